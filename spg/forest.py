@@ -1,0 +1,234 @@
+"""Claim dependency forest (paper §3.1 "Claim Dependency Forest").
+
+A claim set is a forest: independent claims are roots, each dependent claim
+cites one or more earlier claims. US practice allows several cited claims
+("claim 1 or 2", "any one of claims 1-3"); the paper's forest keeps exactly one
+parent per claim. The single-parent rule used everywhere in spg (linearisation,
+the pointer's gold targets, DEA) is :func:`single_parent`: **the lowest cited
+claim**. It is the root-most choice, so a multiply dependent claim hangs under
+the broadest claim it names.
+
+Validation never raises: :meth:`Forest.diagnostics` returns a list of
+:class:`Diagnostic`, each naming the claim and the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim. ``text`` is the claim body without its leading number ("1. ").
+
+    ``parents`` lists every claim number the claim cites, sorted and unique;
+    an empty tuple marks an independent claim.
+    """
+
+    num: int
+    text: str
+    parents: tuple[int, ...] = ()
+
+    @property
+    def independent(self) -> bool:
+        return not self.parents
+
+    @property
+    def parent(self) -> int | None:
+        return single_parent(self.parents)
+
+
+def single_parent(parents: Sequence[int]) -> int | None:
+    """The one parent the paper's forest keeps: the lowest cited claim."""
+    return min(parents) if parents else None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A structural problem, as data. ``claim`` is None for set-level problems."""
+
+    code: str
+    claim: int | None
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        where = f"claim {self.claim}" if self.claim is not None else "claim set"
+        return f"{self.severity}: {where}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True)
+class Forest:
+    """A claim set in document order, with the derived tree structure."""
+
+    claims: tuple[Claim, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_claims(cls, claims: Iterable[Claim]) -> Forest:
+        return cls(tuple(claims))
+
+    @classmethod
+    def from_parents(cls, texts: Sequence[str], parents: Sequence[Sequence[int]]) -> Forest:
+        """Claims numbered 1..n with the given parent lists."""
+        return cls(tuple(Claim(i + 1, t, tuple(sorted(set(p)))) for i, (t, p) in enumerate(zip(texts, parents))))
+
+    def __len__(self) -> int:
+        return len(self.claims)
+
+    def __iter__(self):
+        return iter(self.claims)
+
+    @cached_property
+    def by_num(self) -> dict[int, Claim]:
+        """First claim with each number (duplicates are reported by diagnostics)."""
+        out: dict[int, Claim] = {}
+        for c in self.claims:
+            out.setdefault(c.num, c)
+        return out
+
+    @cached_property
+    def _position(self) -> dict[int, int]:
+        return {c.num: i for i, c in reversed(list(enumerate(self.claims)))}
+
+    def parent_of(self, num: int) -> int | None:
+        """The single parent (lowest cited claim) if it is a valid earlier claim, else None."""
+        claim = self.by_num[num]
+        p = claim.parent
+        if p is None or p not in self.by_num or self._position[p] >= self._position[num]:
+            return None
+        return p
+
+    @cached_property
+    def _depths(self) -> dict[int, int | None]:
+        depths: dict[int, int | None] = {}
+        for c in self.claims:  # parents precede children when parent_of is not None
+            if c.num in depths:
+                continue
+            if c.independent:
+                depths[c.num] = 1
+            else:
+                p = self.parent_of(c.num)
+                pd = depths.get(p) if p is not None else None
+                depths[c.num] = pd + 1 if pd is not None else None
+        return depths
+
+    def depth(self, num: int) -> int | None:
+        """Depth in its tree (root = 1, as in Eq. 4); None for a claim with a broken chain."""
+        return self._depths[num]
+
+    def root_of(self, num: int) -> int | None:
+        """Number of the independent claim at the top of ``num``'s tree, None if the chain is broken."""
+        seen = set()
+        while num not in seen:
+            seen.add(num)
+            c = self.by_num[num]
+            if c.independent:
+                return num
+            p = self.parent_of(num)
+            if p is None:
+                return None
+            num = p
+        return None
+
+    @property
+    def roots(self) -> list[int]:
+        return [c.num for c in self.claims if c.independent]
+
+    @cached_property
+    def _children(self) -> dict[int, list[int]]:
+        kids: dict[int, list[int]] = {c.num: [] for c in self.claims}
+        for c in self.claims:
+            p = self.parent_of(c.num) if not c.independent else None
+            if p is not None and c.num not in kids[p]:
+                kids[p].append(c.num)
+        return {k: sorted(v) for k, v in kids.items()}
+
+    def children(self, num: int) -> list[int]:
+        """Claims whose single parent is ``num``, sorted by claim number."""
+        return self._children[num]
+
+    def trees(self) -> list[list[int]]:
+        """Each tree as its claims in Eq. 1 order: root, then depth-first, children by number."""
+        out = []
+        for root in sorted(self.roots):
+            order: list[int] = []
+            stack = [root]
+            while stack:
+                n = stack.pop()
+                order.append(n)
+                stack.extend(reversed(self.children(n)))
+            out.append(order)
+        return out
+
+    @property
+    def num_independent(self) -> int:
+        return sum(c.independent for c in self.claims)
+
+    @property
+    def num_dependent(self) -> int:
+        return len(self.claims) - self.num_independent
+
+    @property
+    def max_depth(self) -> int:
+        """Deepest tree (1 = only independent claims, 0 = no claims)."""
+        return max((d for d in self._depths.values() if d is not None), default=0)
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return validate(self)
+
+    @property
+    def is_valid(self) -> bool:
+        return not any(d.severity == "error" for d in self.diagnostics())
+
+
+def validate(forest: Forest) -> list[Diagnostic]:
+    """Every structural problem of a claim set, in claim order. Never raises."""
+    out: list[Diagnostic] = []
+    if not forest.claims:
+        return [Diagnostic("empty", None, "the claim set has no claims")]
+    if forest.num_independent == 0:
+        out.append(Diagnostic("no-independent", None, "no independent claim: every claim cites another claim"))
+
+    seen: set[int] = set()
+    for c in forest.claims:
+        if c.num in seen:
+            out.append(Diagnostic("duplicate-number", c.num, f"claim number {c.num} is used more than once"))
+        seen.add(c.num)
+    nums = sorted(seen)
+    missing = sorted(set(range(1, nums[-1] + 1)) - seen) if nums[-1] >= 1 else []
+    if missing:
+        shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
+        out.append(
+            Diagnostic("missing-number", None, f"claim numbers missing from the sequence: {shown}", "warning")
+        )
+    for prev, c in zip(forest.claims, forest.claims[1:]):
+        if c.num < prev.num:
+            out.append(Diagnostic("out-of-order", c.num, f"claim {c.num} follows claim {prev.num}", "warning"))
+
+    position = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}
+    own_broken: set[int] = set()
+    for i, c in enumerate(forest.claims):
+        for p in c.parents:
+            if p == c.num:
+                out.append(Diagnostic("self-reference", c.num, f"claim {c.num} cites itself"))
+                own_broken.add(c.num)
+            elif p not in position:
+                out.append(Diagnostic("missing-parent", c.num, f"cites claim {p}, which does not exist"))
+                own_broken.add(c.num)
+            elif position[p] > i:
+                out.append(Diagnostic("forward-reference", c.num, f"cites claim {p}, which comes later"))
+                own_broken.add(c.num)
+    for c in forest.claims:
+        if c.num in own_broken or c.independent:
+            continue
+        p = forest.parent_of(c.num)
+        if p is not None and forest.depth(c.num) is None:
+            out.append(
+                Diagnostic("broken-parent", c.num, f"its parent claim {p} has a broken dependency chain")
+            )
+    return out
