@@ -203,9 +203,7 @@ def validate(forest: Forest) -> list[Diagnostic]:
     missing = sorted(set(range(1, nums[-1] + 1)) - seen) if nums[-1] >= 1 else []
     if missing:
         shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
-        out.append(
-            Diagnostic("missing-number", None, f"claim numbers missing from the sequence: {shown}", "warning")
-        )
+        out.append(Diagnostic("missing-number", None, f"claim numbers missing from the sequence: {shown}", "warning"))
     for prev, c in zip(forest.claims, forest.claims[1:]):
         if c.num < prev.num:
             out.append(Diagnostic("out-of-order", c.num, f"claim {c.num} follows claim {prev.num}", "warning"))
@@ -228,7 +226,5 @@ def validate(forest: Forest) -> list[Diagnostic]:
             continue
         p = forest.parent_of(c.num)
         if p is not None and forest.depth(c.num) is None:
-            out.append(
-                Diagnostic("broken-parent", c.num, f"its parent claim {p} has a broken dependency chain")
-            )
+            out.append(Diagnostic("broken-parent", c.num, f"its parent claim {p} has a broken dependency chain"))
     return out

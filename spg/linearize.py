@@ -53,9 +53,12 @@ def canonical(forest: Forest) -> Forest:
     claims = []
     for old in order:
         claim = forest.by_num[old]
-        # Cited claims that are not in the serialisation (later or missing ones) are dropped; the
-        # single parent always survives because only claims reachable from a root are kept.
-        parents = tuple(sorted({new_num[p] for p in claim.parents if p in new_num}))
+        # A multiply dependent claim sits under its single parent (the lowest cited claim). Other cited
+        # claims survive only where they keep that parent the lowest and still precede the claim after
+        # renumbering, so every reference points backwards and the single-parent rule gives the same tree.
+        parent = forest.parent_of(old)
+        low = new_num[parent] if parent is not None else 0
+        parents = tuple(sorted(q for q in {new_num.get(p, 0) for p in claim.parents} if 0 < low <= q < new_num[old]))
         text = _rewrite_references(claim.text, claim.num, new_num[old], claim.parents, new_num, parents)
         claims.append(Claim(new_num[old], text, parents))
     return Forest.from_claims(claims)
@@ -128,6 +131,8 @@ def parse_tagged(seq: str, parents: Sequence[int | None] | None = None) -> Tagge
                 problem(f"<eot> inside an open claim ({len(texts) + 1})")
             elif not texts:
                 problem("<eot> before any claim")
+            elif not tree_has_root:
+                problem("<sep> is followed by no tree")
             ended = True
             break
         if piece in (IND, DEP):
@@ -206,31 +211,32 @@ def _rewrite_references(
     new_parents: Sequence[int],
 ) -> str:
     """Make the text's "claim N" references name ``new_parents`` under the new numbering."""
-    refs = extract_references(text, old_num)
     if not new_parents:
         return text
+    refs = extract_references(text, old_num)
     if not refs:
         match = _PREAMBLE_END_RE.search(text)
         cut = match.start() if match else len(text.rstrip(". "))
         return f"{text[:cut]} according to {_format_reference(new_parents)}{text[cut:]}"
-    if {n for r in refs for n in r.nums} != set(old_parents):
-        # The text disagrees with the forest (e.g. the pointer chose another parent): the forest wins.
-        first, rest = refs[0], refs[1:]
-        pieces = [text[: first.start], _format_reference(new_parents)]
-        cursor = first.end
-        for r in rest:
+    cited = {n for r in refs for n in r.nums}
+    if cited != set(old_parents) or {new_num.get(n) for n in cited} != set(new_parents):
+        # The text and the forest disagree (the pointer chose another parent, or a cited claim was
+        # dropped): the forest wins. The first reference names the parents, the others go.
+        pieces, cursor = [text[: refs[0].start], _format_reference(new_parents)], refs[0].end
+        for r in refs[1:]:
             pieces.append(text[cursor : r.start])
             cursor = r.end
         pieces.append(text[cursor:])
         return "".join(pieces)
     pieces, cursor = [], 0
     for r in refs:
-        mapped = sorted({new_num[n] for n in r.nums if n in new_num})
+        mapped = sorted(new_num[n] for n in r.nums)
         phrase = text[r.start : r.end]
-        unchanged = [new_num.get(n) for n in r.nums] == list(r.nums)
-        preceding_phrase = not any(ch.isdigit() for ch in phrase) and mapped == list(range(1, new_self))
-        pieces.append(text[cursor : r.start])
-        pieces.append(phrase if unchanged or preceding_phrase or not mapped else _format_reference(mapped))
+        # "claims 2 to 4" stays if its numbers do; "any preceding claim" stays if it still means all of them.
+        still_true = (
+            mapped == sorted(r.nums) if any(ch.isdigit() for ch in phrase) else mapped == list(range(1, new_self))
+        )
+        pieces += [text[cursor : r.start], phrase if still_true else _format_reference(mapped)]
         cursor = r.end
     pieces.append(text[cursor:])
     return "".join(pieces)

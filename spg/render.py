@@ -7,7 +7,7 @@ from spg.linearize import canonical
 
 
 def render(forest: Forest) -> str:
-    """"1. A method ... 2. The method of claim 1, wherein ..." in Eq. 1 order, one claim per line.
+    """Numbered claim text ("1. A method ... 2. The method of claim 1, ...") in Eq. 1 order, one per line.
 
     Claims are numbered in serialisation order and every back-reference names the forest's
     parents under that numbering, so parsing the result gives the same forest back.

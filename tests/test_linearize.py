@@ -41,8 +41,14 @@ def structure(forest: Forest) -> list[tuple[int, tuple[int, ...], str]]:
 
 def test_linearize_follows_eq1_depth_first_children_by_number():
     forest = Forest.from_parents(
-        ["A chair comprising: a seat.", "The chair of claim 1, wherein a.", "The chair of claim 1, wherein b.",
-         "The chair of claim 2, wherein c.", "A table comprising: a top.", "The table of claim 5, wherein d."],
+        [
+            "A chair comprising: a seat.",
+            "The chair of claim 1, wherein a.",
+            "The chair of claim 1, wherein b.",
+            "The chair of claim 2, wherein c.",
+            "A table comprising: a top.",
+            "The table of claim 5, wherein d.",
+        ],
         [[], [1], [1], [2], [], [5]],
     )
     s = linearize(forest)
@@ -62,8 +68,12 @@ def test_linearize_follows_eq1_depth_first_children_by_number():
 
 def test_linearize_renumbers_back_references_in_serialisation_order():
     forest = Forest.from_parents(
-        ["A pump comprising: a rotor.", "The pump of claim 1, wherein x.", "The pump of claim 1, wherein y.",
-         "The pump of claim 2, wherein z."],
+        [
+            "A pump comprising: a rotor.",
+            "The pump of claim 1, wherein x.",
+            "The pump of claim 1, wherein y.",
+            "The pump of claim 2, wherein z.",
+        ],
         [[], [1], [1], [2]],
     )
     ordered = canonical(forest)
@@ -73,8 +83,9 @@ def test_linearize_renumbers_back_references_in_serialisation_order():
 
 
 def test_linearize_drops_claims_with_broken_chains():
-    forest = Forest.from_parents(["A cup.", "The cup of claim 9, wherein x.", "The cup of claim 2, wherein y."],
-                                 [[], [9], [2]])
+    forest = Forest.from_parents(
+        ["A cup.", "The cup of claim 9, wherein x.", "The cup of claim 2, wherein y."], [[], [9], [2]]
+    )
     s = linearize(forest)
     assert s.claims == [1]
     assert s.text == "<ind>A cup.</ind><eot>"
@@ -162,8 +173,10 @@ def test_linearize_is_idempotent_under_canonical_numbering(forest):
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(STRUCTURE_TOKENS), st.text(max_size=30)), max_size=20),
-       st.one_of(st.none(), st.lists(st.one_of(st.none(), st.integers(-3, 30)), max_size=20)))
+@given(
+    st.lists(st.one_of(st.sampled_from(STRUCTURE_TOKENS), st.text(max_size=30)), max_size=20),
+    st.one_of(st.none(), st.lists(st.one_of(st.none(), st.integers(-3, 30)), max_size=20)),
+)
 def test_parse_tagged_never_raises(pieces, parents):
     parsed = parse_tagged("".join(pieces), parents)
     assert parsed.valid == (not parsed.reasons)

@@ -1,0 +1,169 @@
+"""``spg lint FILE``: a claim set as a dependency tree with its problems; ``spg stats DATA``: corpus statistics.
+
+Exit codes: 0 sound (warnings allowed), 1 structural errors, 2 unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from spg.data import DataError, forest_from_json, load_records
+from spg.forest import Claim, Forest
+from spg.metrics.antecedent import unsupported_references
+from spg.parse import parse_claims
+
+SNIPPET = 70
+
+
+def read_claim_set(path: str) -> Forest:
+    """A claim set from a text file (flat string or one claim per line) or a JSON file; ``-`` is stdin."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(f"{name}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    if path.endswith(".json") or text.lstrip().startswith(("[", "{")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise DataError(
+                f"{name}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}); expected a list of claim "
+                "texts, a list of {num, text, parents} or an object with 'claims'"
+            ) from None
+        return forest_from_json(data, name)
+    return parse_claims(text)
+
+
+def _label(claim: Claim) -> str:
+    if claim.independent:
+        return "ind"
+    cited = f" (cites {', '.join(map(str, claim.parents))})" if len(claim.parents) > 1 else ""
+    return f"dep→{claim.parent}{cited}"
+
+
+def _line(claim: Claim, indent: int) -> str:
+    text = " ".join(claim.text.split())
+    snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1].rstrip() + "…"
+    return f"{'  ' * indent}{claim.num} [{_label(claim)}] {snippet}"
+
+
+def tree_lines(forest: Forest) -> list[str]:
+    """Each tree in Eq. 1 order, indented by depth; claims outside any tree (broken chains, duplicates) last."""
+    lines: list[str] = []
+    shown: set[int] = set()  # id() of printed claims: duplicate numbers are distinct claims
+    for tree in forest.trees():
+        for num in tree:
+            claim = forest.by_num[num]
+            if id(claim) not in shown:
+                shown.add(id(claim))
+                lines.append(_line(claim, (forest.depth(num) or 1) - 1))
+    rest = [c for c in forest.claims if id(c) not in shown]
+    if rest:
+        lines.append("outside any tree:")
+        lines += [_line(c, 1) for c in rest]
+    return lines
+
+
+def lint_report(forest: Forest) -> dict:
+    """The machine-readable result of ``spg lint --json``."""
+    return {
+        "claims": [
+            {
+                "num": c.num,
+                "parents": list(c.parents),
+                "parent": c.parent,
+                "depth": forest.depth(c.num),
+                "independent": c.independent,
+            }
+            for c in forest.claims
+        ],
+        "diagnostics": [
+            {"code": d.code, "claim": d.claim, "message": d.message, "severity": d.severity}
+            for d in forest.diagnostics()
+        ],
+        "antecedent": [
+            {"claim": a.claim, "term": a.term, "start": a.start, "end": a.end} for a in unsupported_references(forest)
+        ],
+    }
+
+
+def _lint(args: argparse.Namespace) -> int:
+    try:
+        forest = read_claim_set(args.file)
+    except DataError as e:
+        print(f"spg lint: {e}", file=sys.stderr)
+        return 2
+    diagnostics = forest.diagnostics()
+    errors = sum(d.severity == "error" for d in diagnostics)
+    if args.json:
+        print(json.dumps(lint_report(forest), ensure_ascii=False, indent=1))
+        return 1 if errors else 0
+    issues = unsupported_references(forest)  # wording, not structure: warnings only
+    print("\n".join(tree_lines(forest)))
+    print()
+    for line in [*map(str, diagnostics), *(f"warning: {a} [antecedent]" for a in issues)]:
+        print(line)
+    print(
+        f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
+        f"max depth {forest.max_depth}); {errors} errors, {len(diagnostics) - errors} warnings, "
+        f"{len(issues)} antecedent-basis warnings"
+    )
+    return 1 if errors else 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from spg.stats import corpus_stats, count_words, hf_token_counter, to_markdown
+
+    skipped: list[DataError] = []
+    count, unit = count_words, "words"
+    try:
+        records = load_records(args.data, skip_bad=args.skip_bad, skipped=skipped)  # checks the path first
+        if args.tokenizer:
+            count, unit = hf_token_counter(args.tokenizer), f"tokens ({args.tokenizer})"
+        stats = corpus_stats(records, count, unit)
+    except DataError as e:
+        print(f"spg stats: {e}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:  # only the tokenizer raises these: data problems are DataErrors
+        print(
+            f"spg stats: cannot load tokenizer {args.tokenizer!r} from a local path or package: {e}", file=sys.stderr
+        )
+        return 2
+    if skipped:
+        print(f"spg stats: skipped {len(skipped)} bad records", file=sys.stderr)
+    if args.json:
+        print(json.dumps({**stats.to_dict(), "skipped": len(skipped)}, indent=1))
+    else:
+        print(to_markdown(stats))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "lint",
+        help="show a claim set as a dependency forest and list its problems",
+        description="Print the claim set as trees (indented by depth), every structural diagnostic and every "
+        "definite reference without antecedent basis. Exit 1 on structural errors, 2 on unreadable input.",
+    )
+    p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line) or JSON; '-' = stdin")
+    p.add_argument("--json", action="store_true", help="print claims, diagnostics and antecedent issues as JSON")
+    p.set_defaults(func=_lint)
+
+    p = sub.add_parser(
+        "stats",
+        help="corpus statistics (the paper's 'Detailed statistics' table)",
+        description="Claims, independent, dependent, max tree depth, claim and description length per document "
+        "(mean, median, min, max) and the dependent-claim ratio, for a folder, .json or .jsonl data source.",
+    )
+    p.add_argument("data", help="folder of HUPD JSON files, a .json file or a .jsonl file")
+    p.add_argument(
+        "--tokenizer",
+        help="count lengths in tokens of this local Hugging Face tokenizer (path or cached name), or 'smollm2' for "
+        "the embedded SmolLM2 tokenizer; default: whitespace words",
+    )
+    p.add_argument("--skip-bad", action="store_true", help="report malformed records and go on instead of stopping")
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    p.set_defaults(func=_stats)

@@ -1,0 +1,293 @@
+"""Patent documents (description + claim set) from any supported data source.
+
+:func:`load_records` detects the layout from the path:
+
+* a **folder** — every ``*.json`` / ``*.jsonl`` below it, recursively, in sorted path order
+  (HUPD and HUPD-DCG store one JSON object per patent, possibly under ``train/`` and ``test/``);
+* a **.json** file — one object or a list of objects (a file of one object per line is read as JSONL);
+* a **.jsonl** file — one object per line, e.g. ``../shared/data/uspto/patents.jsonl``.
+
+A record's ``claims`` is a HUPD flat string ("1. A ... 2. The ... of claim 1"), a list of claim texts,
+or a list of ``{"num", "text", "parents"}``; ``claims_text`` stands in when ``claims`` is absent. Gold
+parents are used when ``has_gold_links`` is true (or, without that flag, when every claim carries a
+``parents`` list); otherwise the dependencies are parsed from the claim wording by :mod:`spg.parse`.
+The description is ``full_description`` (HUPD) or ``description``.
+
+Malformed input raises :class:`DataError` naming the file, the line or record, the field and what was
+expected; with ``skip_bad=True`` the bad record is reported on stderr and loading goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spg.forest import Forest
+from spg.parse import parse_claims
+
+CLAIMS_EXPECTED = "a string or a list of claims (texts, or objects with 'num', 'text' and optional 'parents')"
+_DESCRIPTION_KEYS = ("full_description", "description")
+_ID_KEYS = ("id", "application_number", "patent_number")
+
+
+class DataError(ValueError):
+    """Malformed input; the message names the file, the line or record, and the field."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One patent document.
+
+    ``source`` says where it came from: ``file:line`` (JSONL), ``file[i]`` (i-th object of a JSON list)
+    or ``file``. ``fields`` holds every raw field not turned into an attribute (metadata, ``claims_text``,
+    model outputs such as ``"Llama-3-8B-claim"`` in HUPD-DCG records).
+    """
+
+    id: str
+    description: str
+    claims: Forest
+    title: str = ""
+    abstract: str = ""
+    gold_links: bool = False
+    source: str = ""
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+class _FieldError(Exception):
+    """A problem inside one record; turned into a DataError once the record's location is known."""
+
+
+def _type_name(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_claim_record(i: int, claim: Mapping) -> None:
+    if not _is_int(claim.get("num")):
+        raise _FieldError(f"field 'claims[{i}].num' must be an integer, got {_type_name(claim.get('num'))}")
+    if not isinstance(claim.get("text"), str):
+        raise _FieldError(f"field 'claims[{i}].text' must be a string, got {_type_name(claim.get('text'))}")
+    parents = claim.get("parents")
+    if parents is not None and not (isinstance(parents, list) and all(_is_int(p) for p in parents)):
+        raise _FieldError(f"field 'claims[{i}].parents' must be a list of claim numbers or null, got {parents!r:.60}")
+
+
+def _claims_forest(value: object, gold: bool | None = None) -> tuple[Forest, bool]:
+    """The forest of a raw ``claims`` value, and whether its parents are gold links.
+
+    ``gold`` is the record's ``has_gold_links`` flag: True requires a ``parents`` list on every claim,
+    False ignores any ``parents`` given (they are parsed from the text), None uses them when all are present.
+    Raises ``_FieldError`` for a value of the wrong shape.
+    """
+    if isinstance(value, str):
+        if gold:
+            raise _FieldError("field 'has_gold_links' is true but 'claims' is a flat string without parents")
+        return parse_claims(value), False
+    if not isinstance(value, list):
+        raise _FieldError(f"field 'claims' must be {CLAIMS_EXPECTED}, got {_type_name(value)}")
+    texts = bool(value) and isinstance(value[0], str)  # the first claim sets the form of all of them
+    for i, claim in enumerate(value):
+        if texts and not isinstance(claim, str):
+            raise _FieldError(f"field 'claims[{i}]' must be a claim text like claims[0], got {_type_name(claim)}")
+        if not texts and not isinstance(claim, Mapping):
+            got = _type_name(claim)
+            raise _FieldError(f"field 'claims[{i}]' must be an object with 'num' and 'text' (or a text), got {got}")
+        if not texts:
+            _check_claim_record(i, claim)
+    if texts:
+        if gold:
+            raise _FieldError("field 'has_gold_links' is true but 'claims' are plain texts without parents")
+        return parse_claims(value), False
+    with_parents = [isinstance(c.get("parents"), list) for c in value]
+    if gold and not all(with_parents):
+        i = with_parents.index(False)
+        raise _FieldError(f"field 'has_gold_links' is true but 'claims[{i}].parents' is not a list")
+    if gold is False:
+        value = [{"num": c["num"], "text": c["text"]} for c in value]
+    return parse_claims(value), bool(value) and gold is not False and all(with_parents)
+
+
+def _text_field(raw: Mapping, key: str) -> str:
+    value = raw.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _FieldError(f"field '{key}' must be a string, got {_type_name(value)}")
+    return value
+
+
+def _record_id(raw: Mapping, fallback: str) -> str:
+    for key in _ID_KEYS:
+        value = raw.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return str(value).strip()
+    return fallback
+
+
+def _record_from_mapping(raw: object, source: str, fallback_id: str) -> Record:
+    """One Record from a decoded JSON object. Raises ``_FieldError`` for a malformed record."""
+    if not isinstance(raw, Mapping):
+        raise _FieldError(f"expected a JSON object (one patent), got {_type_name(raw)}")
+    used = {"id", "title", "abstract", "has_gold_links"}
+    if "claims" in raw:
+        claims_key = "claims"
+    elif "claims_text" in raw:
+        claims_key = "claims_text"
+    else:
+        raise _FieldError(f"missing field 'claims' ({CLAIMS_EXPECTED})")
+    used.add(claims_key)
+    gold = raw.get("has_gold_links")
+    if gold is not None and not isinstance(gold, bool):
+        raise _FieldError(f"field 'has_gold_links' must be true or false, got {_type_name(gold)}")
+    forest, gold_links = _claims_forest(raw[claims_key], gold)
+    desc_key = next((k for k in _DESCRIPTION_KEYS if k in raw), None)
+    if desc_key:
+        used.add(desc_key)
+    return Record(
+        id=_record_id(raw, fallback_id),
+        description=_text_field(raw, desc_key) if desc_key else "",
+        claims=forest,
+        title=_text_field(raw, "title"),
+        abstract=_text_field(raw, "abstract"),
+        gold_links=gold_links,
+        source=source,
+        fields={k: v for k, v in raw.items() if k not in used},
+    )
+
+
+def forest_from_json(data: object, where: str) -> Forest:
+    """The claim set of one decoded JSON value (what ``spg lint`` reads).
+
+    ``data`` is a list of claim texts, a list of claim objects, or an object with ``claims`` (or
+    ``claims_text``); a malformed value raises :class:`DataError` prefixed with ``where``.
+    """
+    try:
+        if isinstance(data, Mapping):
+            return _record_from_mapping(data, where, where).claims
+        return _claims_forest(data)[0]
+    except _FieldError as e:
+        raise _located(where, data, str(e)) from None
+
+
+def _located(where: str, raw: object, problem: str) -> DataError:
+    rid = next((raw.get(k) for k in _ID_KEYS if isinstance(raw, Mapping) and raw.get(k)), None)
+    return DataError(f"{where} (id {rid}): {problem}" if rid else f"{where}: {problem}")
+
+
+def _records_of_jsonl(path: Path, lines: Iterable[str]) -> Iterator[Record | DataError]:
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path} line {n}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield DataError(f"{where}: not valid JSON ({e.msg} at column {e.colno})")
+            continue
+        try:
+            yield _record_from_mapping(raw, f"{path}:{n}", f"{path.stem}:{n}")
+        except _FieldError as e:
+            yield _located(where, raw, str(e))
+
+
+def _records_of_json(path: Path) -> Iterator[Record | DataError]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        if e.msg == "Extra data":  # several objects, one per line: JSONL under a .json name
+            yield from _records_of_jsonl(path, text.splitlines())
+        else:
+            yield DataError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})")
+        return
+    items = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
+    for i, raw in items:
+        where, source, fallback = (
+            (str(path), str(path), path.stem)
+            if i is None
+            else (f"{path} record {i}", f"{path}[{i}]", f"{path.stem}[{i}]")
+        )
+        try:
+            yield _record_from_mapping(raw, source, fallback)
+        except _FieldError as e:
+            yield _located(where, raw, str(e))
+
+
+def _records_of_file(path: Path) -> Iterator[Record | DataError]:
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as f:
+                yield from _records_of_jsonl(path, f)
+        else:
+            yield from _records_of_json(path)
+    except (OSError, UnicodeDecodeError) as e:
+        yield DataError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")
+
+
+def _data_files(path: Path) -> list[Path]:
+    if not path.exists():
+        raise DataError(f"{path}: no such file or folder")
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+        if not files:
+            raise DataError(f"{path}: folder holds no *.json or *.jsonl files")
+        return files
+    if path.suffix not in (".json", ".jsonl"):
+        raise DataError(f"{path}: expected a folder of JSON files, a .json or a .jsonl file")
+    return [path]
+
+
+def load_records(
+    path: str | Path, *, skip_bad: bool = False, skipped: list[DataError] | None = None
+) -> Iterator[Record]:
+    """Stream the patent documents of ``path`` (folder, .json or .jsonl; see the module docstring).
+
+    A bad record raises :class:`DataError`; with ``skip_bad`` it is reported on stderr, appended to
+    ``skipped`` when a list is given, and loading continues.
+    """
+    files = _data_files(Path(path))  # fail on a wrong path now, not at the first next()
+
+    def stream() -> Iterator[Record]:
+        for file in files:
+            for item in _records_of_file(file):
+                if isinstance(item, Record):
+                    yield item
+                elif not skip_bad:
+                    raise item
+                else:
+                    print(f"skipped: {item}", file=sys.stderr)
+                    if skipped is not None:
+                        skipped.append(item)
+
+    return stream()
+
+
+def _split_key(seed: int, record: Record) -> tuple[str, str, str]:
+    digest = hashlib.sha256(f"{seed}\x00{record.id}".encode()).hexdigest()
+    return digest, record.id, record.source
+
+
+def split_records(
+    records: Iterable[Record], fractions: Sequence[float] = (0.8, 0.1, 0.1), seed: int = 0
+) -> dict[str, list[Record]]:
+    """Deterministic train/validation/test split.
+
+    Records are ranked by a SHA-256 hash of (seed, id) and cut at the cumulative fractions, so the
+    split depends only on the ids and the seed (not on input order or Python's hash seed) and the
+    sizes match the fractions to within one record.
+    """
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-6:
+        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {tuple(fractions)}")
+    ranked = sorted(records, key=lambda r: _split_key(seed, r))
+    n = len(ranked)
+    a = round(fractions[0] * n)
+    b = round((fractions[0] + fractions[1]) * n)
+    return {"train": ranked[:a], "validation": ranked[a:b], "test": ranked[b:]}

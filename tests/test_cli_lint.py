@@ -1,0 +1,197 @@
+import io
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spg.cli import main
+from spg.cli.lint import lint_report, tree_lines
+from spg.parse import parse_claims
+
+SOUND = (
+    "1. A chair comprising a seat. 2. The chair of claim 1, wherein the seat is round. "
+    "3. The chair of claim 2, wherein the seat is red. 4. A table comprising a top."
+)
+BROKEN = (
+    "1. A chair comprising a seat.\n2. The chair of claim 1, wherein the seat is round.\n3. The chair of claim 9.\n"
+)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path, name: str, content) -> str:
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    return str(path)
+
+
+def test_lint_prints_the_forest_indented_by_depth_and_exits_0_when_sound(tmp_path, capsys):
+    code, out, _ = run(capsys, "lint", write(tmp_path, "c.txt", SOUND))
+    assert code == 0
+    assert out.splitlines()[:4] == [
+        "1 [ind] A chair comprising a seat.",
+        "  2 [dep→1] The chair of claim 1, wherein the seat is round.",
+        "    3 [dep→2] The chair of claim 2, wherein the seat is red.",
+        "4 [ind] A table comprising a top.",
+    ]
+    assert "4 claims (2 independent, 2 dependent, max depth 3); 0 errors" in out
+
+
+def test_lint_exits_1_and_names_the_claim_on_structural_errors(tmp_path, capsys):
+    code, out, _ = run(capsys, "lint", write(tmp_path, "c.txt", BROKEN))
+    assert code == 1
+    assert "error: claim 3: cites claim 9, which does not exist [missing-parent]" in out
+    assert "outside any tree:\n  3 [dep→9] The chair of claim 9." in out
+
+
+def test_lint_warnings_alone_keep_exit_code_0(tmp_path, capsys):
+    code, out, _ = run(capsys, "lint", write(tmp_path, "c.txt", "1. A chair.\n3. The chair of claim 1.\n"))
+    assert code == 0 and "[missing-number]" in out
+
+
+def test_lint_lists_missing_antecedent_basis_as_warnings(tmp_path, capsys):
+    text = "1. A chair comprising a seat.\n2. The chair of claim 1, wherein the lever is red.\n"
+    code, out, _ = run(capsys, "lint", write(tmp_path, "c.txt", text))
+    assert code == 0
+    assert "warning: claim 2: 'the lever' (chars 30-39) has no antecedent basis [antecedent]" in out
+    assert "1 antecedent-basis warnings" in out
+
+
+def test_lint_shortens_long_claims_and_shows_every_cited_claim(tmp_path, capsys):
+    text = "1. A chair.\n2. A table.\n3. The chair according to claim 2 or 1, " + "very " * 30 + "long.\n"
+    _, out, _ = run(capsys, "lint", write(tmp_path, "c.txt", text))
+    line = next(x for x in out.splitlines() if x.lstrip().startswith("3 "))
+    assert line.startswith("  3 [dep→1 (cites 1, 2)] The chair according to claim 2 or 1, very")
+    assert line.endswith("…") and len(line.split("] ", 1)[1]) == 70
+
+
+def test_lint_json_has_claims_diagnostics_and_antecedent(tmp_path, capsys):
+    code, out, _ = run(
+        capsys, "lint", "--json", write(tmp_path, "c.txt", BROKEN + "4. The chair of claim 1, with the lever.\n")
+    )
+    report = json.loads(out)
+    assert code == 1 and set(report) == {"claims", "diagnostics", "antecedent"}
+    assert report["claims"][1] == {"num": 2, "parents": [1], "parent": 1, "depth": 2, "independent": False}
+    assert report["claims"][2]["depth"] is None
+    assert report["diagnostics"] == [
+        {"code": "missing-parent", "claim": 3, "message": "cites claim 9, which does not exist", "severity": "error"}
+    ]
+    assert {"claim": 4, "term": "the lever"}.items() <= report["antecedent"][0].items()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        ["A chair comprising a seat.", "The chair of claim 1, wherein the seat is round."],
+        [
+            {"num": 1, "text": "A chair comprising a seat."},
+            {"num": 2, "text": "The chair, with a back.", "parents": [1]},
+        ],
+        {"id": "X", "claims": "1. A chair comprising a seat. 2. The chair of claim 1, wherein the seat is round."},
+    ],
+    ids=["texts", "records-with-gold-parents", "object-with-claims"],
+)
+def test_lint_reads_every_json_form(tmp_path, capsys, content):
+    code, out, _ = run(capsys, "lint", "--json", write(tmp_path, "c.json", content))
+    assert code == 0
+    assert [(c["num"], c["parents"]) for c in json.loads(out)["claims"]] == [(1, []), (2, [1])]
+
+
+def test_lint_reads_stdin(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(BROKEN))
+    code, out, _ = run(capsys, "lint", "-")
+    assert code == 1 and "[missing-parent]" in out
+
+
+def test_lint_exits_2_naming_an_unreadable_file(tmp_path, capsys):
+    missing = str(tmp_path / "nope.txt")
+    code, out, err = run(capsys, "lint", missing)
+    assert (code, out) == (2, "") and f"{missing}: cannot read (No such file or directory)" in err
+
+
+def test_lint_exits_2_on_malformed_json(tmp_path, capsys):
+    code, _, err = run(capsys, "lint", write(tmp_path, "c.json", '["A chair.", '))
+    assert code == 2 and "c.json: not valid JSON" in err
+    code, _, err = run(capsys, "lint", write(tmp_path, "d.json", {"claims": 5}))
+    assert code == 2 and "d.json: field 'claims' must be a string or a list of claims" in err
+
+
+def test_lint_on_real_hupd_dcg_record(hupd_dcg_path, capsys):
+    code, out, _ = run(capsys, "lint", str(hupd_dcg_path))
+    assert code == 0 and "6 claims (1 independent, 5 dependent" in out
+
+
+def jsonl(tmp_path, rows: list) -> str:
+    return write(tmp_path, "d.jsonl", "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+
+
+GOOD = {"id": "A", "claims": "1. A chair. 2. The chair of claim 1.", "description": "one two three"}
+
+
+def test_stats_prints_the_markdown_table(tmp_path, capsys):
+    code, out, _ = run(capsys, "stats", jsonl(tmp_path, [GOOD]))
+    assert code == 0
+    assert "| Claims / doc | 2.0 | 2 | 2 | 2 |" in out and "| Desc. words | 3.0 | 3 | 3 | 3 |" in out
+    assert "Dependent-claim ratio: 50.0% (1 of 2 claims)" in out
+
+
+def test_stats_json_and_skip_bad(tmp_path, capsys):
+    path = jsonl(tmp_path, [GOOD, {"id": "B", "claims": 7}])
+    code, _, err = run(capsys, "stats", path)
+    assert code == 2 and "d.jsonl line 2 (id B): field 'claims'" in err
+    code, out, err = run(capsys, "stats", "--skip-bad", "--json", path)
+    stats = json.loads(out)
+    assert code == 0 and stats["documents"] == 1 and stats["skipped"] == 1
+    assert stats["rows"]["Dependent / doc"] == {"mean": 1.0, "median": 1, "min": 1, "max": 1}
+    assert stats["dependent_ratio"] == 0.5 and "skipped 1 bad records" in err
+
+
+def test_stats_exits_2_for_a_missing_data_source(tmp_path, capsys):
+    code, _, err = run(capsys, "stats", str(tmp_path / "none.jsonl"))
+    assert code == 2 and "none.jsonl: no such file or folder" in err
+
+
+def test_stats_on_the_shared_corpus(uspto_path, capsys):
+    code, out, _ = run(capsys, "stats", "--json", str(uspto_path))
+    stats = json.loads(out)
+    assert code == 0 and (stats["documents"], stats["gold_link_documents"]) == (397, 295)
+
+
+FRAGMENTS = [
+    "1.",
+    "2.",
+    "3 .",
+    "A chair",
+    "the seat",
+    "said lever",
+    "of claim 1",
+    "of claim 5",
+    "claims 1 to 3",
+    "any preceding claim",
+    "claim 2 or 1",
+    "\n",
+    ", wherein",
+    "comprising:",
+    "(DR)",
+    "a",
+    "an arm",
+    "12.",
+]
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=300), st.lists(st.sampled_from(FRAGMENTS), max_size=40).map(" ".join)))
+def test_linter_never_raises_on_arbitrary_text(text):
+    forest = parse_claims(text)
+    assert len(tree_lines(forest)) >= len(forest)
+    json.dumps(lint_report(forest))
+
+
+def test_stats_exits_2_for_a_tokenizer_that_is_not_available_offline(tmp_path, capsys):
+    code, out, err = run(capsys, "stats", "--tokenizer", str(tmp_path / "no-tokenizer"), jsonl(tmp_path, [GOOD]))
+    assert (code, out) == (2, "") and "cannot load tokenizer" in err and "no-tokenizer" in err

@@ -1,0 +1,254 @@
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from spg.data import DataError, Record, forest_from_json, load_records, split_records
+from spg.forest import Forest
+
+CHAIR_FLAT = "1. A chair comprising a seat. 2. The chair of claim 1, wherein the seat is round. 3. A table."
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def parents(record: Record) -> dict[int, tuple[int, ...]]:
+    return {c.num: c.parents for c in record.claims}
+
+
+def hupd(app: str, claims: str = CHAIR_FLAT, **extra) -> dict:
+    return {
+        "application_number": app,
+        "title": "Chair",
+        "abstract": "A chair.",
+        "claims": claims,
+        "full_description": "A chair has a seat.",
+        **extra,
+    }
+
+
+def test_jsonl_claim_records_use_gold_parents_not_the_wording(tmp_path):
+    # claim 3's wording cites claim 1, its gold link says 2: the gold link wins.
+    claims = [
+        {"num": 1, "text": "1. A chair.", "parents": []},
+        {"num": 2, "text": "2. The chair of claim 1.", "parents": [1]},
+        {"num": 3, "text": "3. The chair of claim 1, wherein x.", "parents": [2]},
+    ]
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [{"id": "US1", "claims": claims, "has_gold_links": True, "description": "Chairs.", "kind": "grant"}],
+    )
+    (r,) = load_records(path)
+    assert r.gold_links and r.id == "US1" and r.description == "Chairs."
+    assert parents(r) == {1: (), 2: (1,), 3: (2,)}
+    assert r.claims.by_num[2].text == "The chair of claim 1."
+    assert r.source == f"{path}:1" and r.fields == {"kind": "grant"}
+
+
+def test_parents_are_parsed_from_the_wording_when_has_gold_links_is_false(tmp_path):
+    claims = [
+        {"num": 1, "text": "1. A chair.", "parents": []},
+        {"num": 2, "text": "2. The chair of claim 1.", "parents": [7]},
+    ]
+    (r,) = load_records(write_jsonl(tmp_path / "p.jsonl", [{"id": "X", "claims": claims, "has_gold_links": False}]))
+    assert not r.gold_links and parents(r) == {1: (), 2: (1,)}
+
+
+def test_claim_records_with_null_parents_are_parsed_and_not_gold(tmp_path):
+    claims = [{"num": 1, "text": "1. A chair.", "parents": None}, {"num": 2, "text": "2. The chair of claim 1."}]
+    (r,) = load_records(write_jsonl(tmp_path / "p.jsonl", [{"id": "X", "claims": claims}]))
+    assert not r.gold_links and parents(r) == {1: (), 2: (1,)}
+
+
+def test_hupd_folder_is_read_recursively_in_path_order(tmp_path):
+    for split, app in (("train", "222"), ("test", "111"), ("train", "333")):
+        (tmp_path / split).mkdir(exist_ok=True)
+        (tmp_path / split / f"{app}.json").write_text(json.dumps(hupd(app, **{"Llama-3-8B-claim": "1. A stool."})))
+    records = list(load_records(tmp_path))
+    assert [r.id for r in records] == ["111", "222", "333"]  # test/ sorts before train/
+    r = records[0]
+    assert (r.title, r.abstract, r.description) == ("Chair", "A chair.", "A chair has a seat.")
+    assert parents(r) == {1: (), 2: (1,), 3: ()}
+    assert r.fields["Llama-3-8B-claim"] == "1. A stool." and r.fields["application_number"] == "111"
+    assert r.source == str(tmp_path / "test" / "111.json")
+
+
+def test_json_list_records_fall_back_to_the_file_stem_and_position_for_ids(tmp_path):
+    path = tmp_path / "batch.json"
+    path.write_text(
+        json.dumps(
+            [{"claims": ["A chair.", "The chair of claim 1."]}, {"patent_number": "9972749", "claims": "1. A table."}]
+        )
+    )
+    a, b = load_records(path)
+    assert (a.id, a.source) == ("batch[0]", f"{path}[0]")
+    assert parents(a) == {1: (), 2: (1,)}
+    assert b.id == "9972749" and len(b.claims) == 1
+
+
+def test_single_json_object_without_id_takes_the_file_stem(tmp_path):
+    path = tmp_path / "US42.json"
+    path.write_text(json.dumps({"claims": CHAIR_FLAT, "description": "d"}))
+    (r,) = load_records(path)
+    assert (r.id, r.source, r.description) == ("US42", str(path), "d")
+
+
+def test_json_file_holding_one_object_per_line_is_read_as_jsonl(tmp_path):
+    path = write_jsonl(tmp_path / "lines.json", [hupd("1"), hupd("2")])
+    assert [r.id for r in load_records(path)] == ["1", "2"]
+
+
+def test_claims_text_stands_in_for_missing_claims(tmp_path):
+    (r,) = load_records(write_jsonl(tmp_path / "p.jsonl", [{"id": "X", "claims_text": CHAIR_FLAT}]))
+    assert len(r.claims) == 3 and "claims_text" not in r.fields
+
+
+def test_malformed_claims_field_names_file_line_id_and_field(tmp_path):
+    path = write_jsonl(tmp_path / "patents.jsonl", [hupd("1"), {"id": "US123", "claims": 5}])
+    with pytest.raises(DataError) as e:
+        list(load_records(path))
+    msg = str(e.value)
+    assert str(path) in msg and "line 2" in msg and "(id US123)" in msg
+    assert "field 'claims' must be a string or a list of claims" in msg and "got int" in msg
+
+
+def test_invalid_json_line_names_the_line(tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [hupd("1"), "", '{"id": "broken", '])
+    with pytest.raises(DataError, match=r"p\.jsonl line 3: not valid JSON"):
+        list(load_records(path))
+
+
+@pytest.mark.parametrize(
+    ("claims", "field"),
+    [
+        ([{"num": 1, "text": "A."}, {"num": "2", "text": "B."}], "'claims[1].num' must be an integer, got str"),
+        ([{"num": 1, "text": "A."}, {"num": 2}], "'claims[1].text' must be a string, got null"),
+        ([{"num": 1, "text": "A.", "parents": "1"}], "'claims[0].parents' must be a list of claim numbers"),
+        (["A chair.", 7], "'claims[1]' must be a claim text like claims[0], got int"),
+        ([{"num": 1, "text": "A."}, "B."], "'claims[1]' must be an object with 'num' and 'text'"),
+    ],
+)
+def test_malformed_claim_entries_name_the_entry_and_field(tmp_path, claims, field):
+    with pytest.raises(
+        DataError, match=r"p\.jsonl line 1 \(id X\): field " + field.replace("[", r"\[").replace("]", r"\]")
+    ):
+        list(load_records(write_jsonl(tmp_path / "p.jsonl", [{"id": "X", "claims": claims}])))
+
+
+def test_gold_flag_without_parent_lists_is_an_error(tmp_path):
+    claims = [{"num": 1, "text": "A.", "parents": []}, {"num": 2, "text": "B of claim 1.", "parents": None}]
+    with pytest.raises(DataError, match=r"'has_gold_links' is true but 'claims\[1\]\.parents' is not a list"):
+        list(load_records(write_jsonl(tmp_path / "p.jsonl", [{"id": "X", "claims": claims, "has_gold_links": True}])))
+
+
+def test_missing_claims_and_wrong_text_types_are_errors(tmp_path):
+    with pytest.raises(DataError, match="line 1 \\(id X\\): missing field 'claims'"):
+        list(load_records(write_jsonl(tmp_path / "a.jsonl", [{"id": "X", "description": "d"}])))
+    with pytest.raises(DataError, match="field 'full_description' must be a string, got list"):
+        list(load_records(write_jsonl(tmp_path / "b.jsonl", [{"id": "X", "claims": "1. A.", "full_description": []}])))
+
+
+def test_non_object_in_a_json_list_names_the_record(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps([hupd("1"), ["not", "a", "patent"]]))
+    with pytest.raises(DataError, match=r"list\.json record 1: expected a JSON object \(one patent\), got list"):
+        list(load_records(path))
+
+
+def test_bad_paths_fail_when_load_records_is_called(tmp_path):
+    with pytest.raises(DataError, match="no such file or folder"):
+        load_records(tmp_path / "nope.jsonl")
+    with pytest.raises(DataError, match="folder holds no"):
+        load_records(tmp_path)
+    (tmp_path / "claims.txt").write_text(CHAIR_FLAT)
+    with pytest.raises(DataError, match="expected a folder of JSON files, a .json or a .jsonl file"):
+        load_records(tmp_path / "claims.txt")
+
+
+def test_skip_bad_reports_each_bad_record_and_keeps_the_good_ones(tmp_path, capsys):
+    path = write_jsonl(tmp_path / "p.jsonl", [hupd("1"), "{oops", {"id": "B", "claims": 3}, hupd("2")])
+    skipped: list[DataError] = []
+    records = list(load_records(path, skip_bad=True, skipped=skipped))
+    assert [r.id for r in records] == ["1", "2"]
+    assert [("line 2" in str(e), "line 3" in str(e)) for e in skipped] == [(True, False), (False, True)]
+    assert capsys.readouterr().err.count("skipped: ") == 2
+
+
+def test_skip_bad_skips_an_unparseable_file_in_a_folder(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps(hupd("1")))
+    (tmp_path / "b.json").write_text("{ not json")
+    skipped: list[DataError] = []
+    assert [r.id for r in load_records(tmp_path, skip_bad=True, skipped=skipped)] == ["1"]
+    assert "b.json: not valid JSON" in str(skipped[0])
+
+
+def test_loading_streams_records_before_reaching_a_bad_line(tmp_path):
+    it = load_records(write_jsonl(tmp_path / "p.jsonl", [hupd("1"), "{oops"]))
+    assert next(it).id == "1"
+    with pytest.raises(DataError):
+        next(it)
+
+
+def test_forest_from_json_accepts_texts_records_and_objects():
+    texts = forest_from_json(["A chair.", "The chair of claim 1."], "x.json")
+    records = forest_from_json([{"num": 1, "text": "A chair."}, {"num": 2, "text": "B.", "parents": [1]}], "x.json")
+    obj = forest_from_json({"claims": CHAIR_FLAT}, "x.json")
+    assert [c.parents for c in texts] == [c.parents for c in records] == [(), (1,)]
+    assert len(obj) == 3
+    with pytest.raises(DataError, match=r"^x\.json: field 'claims' must be"):
+        forest_from_json(12, "x.json")
+
+
+def test_real_uspto_corpus_loads_with_gold_links(uspto_path):
+    records = list(load_records(uspto_path))
+    assert len(records) == 397 and len({r.id for r in records}) == 397
+    assert sum(r.gold_links for r in records) == 295
+    raw = [json.loads(line) for line in uspto_path.read_text(encoding="utf-8").splitlines()]
+    for r, row in zip(records, raw, strict=True):
+        assert r.id == row["id"] and len(r.claims) == len(row["claims"])
+        if row["has_gold_links"]:
+            assert [c.parents for c in r.claims] == [tuple(sorted(set(c["parents"]))) for c in row["claims"]]
+    assert records[0].fields["claims_text"].startswith("1. ")
+
+
+def test_real_hupd_dcg_record_keeps_model_outputs(hupd_dcg_path):
+    (r,) = load_records(hupd_dcg_path)
+    raw = json.loads(hupd_dcg_path.read_text(encoding="utf-8"))
+    assert r.id == "15561032" and not r.gold_links
+    assert r.description == raw["full_description"] and r.title == raw["title"]
+    assert len(r.claims) == 6 and r.claims.num_independent == 1
+    outputs = [k for k in r.fields if k.endswith("-claim")]
+    assert len(outputs) == 8 and r.fields["Llama-3-8B-claim"] == raw["Llama-3-8B-claim"]
+
+
+def toy_records(n: int) -> list[Record]:
+    return [Record(id=f"D{i}", description="", claims=Forest()) for i in range(n)]
+
+
+def test_split_is_deterministic_and_independent_of_input_order():
+    records = toy_records(200)
+    first = split_records(records, seed=3)
+    shuffled = records[:]
+    random.Random(1).shuffle(shuffled)
+    again = split_records(shuffled, seed=3)
+    assert {k: [r.id for r in v] for k, v in first.items()} == {k: [r.id for r in v] for k, v in again.items()}
+
+
+def test_split_partitions_by_the_fractions():
+    parts = split_records(toy_records(397), (0.8, 0.1, 0.1))
+    assert [len(parts[k]) for k in ("train", "validation", "test")] == [318, 39, 40]
+    ids = [r.id for part in parts.values() for r in part]
+    assert sorted(ids) == sorted(f"D{i}" for i in range(397))
+
+
+def test_split_changes_with_the_seed():
+    a, b = split_records(toy_records(100), seed=0), split_records(toy_records(100), seed=1)
+    assert {r.id for r in a["test"]} != {r.id for r in b["test"]}
+
+
+def test_split_rejects_fractions_that_do_not_sum_to_one():
+    with pytest.raises(ValueError, match="summing to 1"):
+        split_records(toy_records(3), (0.5, 0.1, 0.1))
