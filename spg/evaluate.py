@@ -1,0 +1,369 @@
+"""Score any claim generator against reference claim sets: the paper's Table 1 plus DEA and valid rate.
+
+Predictions come in one of two layouts:
+
+* **prediction JSONL** (one system per file): one object per line with a string ``id`` matching a
+  reference record's id and the claim set as ``prediction`` (plain numbered claims or a tagged
+  sequence). The output of ``spg generate`` is accepted as is: ``raw`` (the generated sequence)
+  decides validity and DEA; text metrics read ``claims_text`` (the forest rendered as numbered claims)
+  when ``raw`` is tagged, and ``raw`` itself when it is plain text (``claims_text`` would be a
+  re-rendering of the model's words); ``pointer_parents`` (per claim, the serialisation index of the
+  pointer's parent, null for independent claims) gives the pointer/back-reference agreement.
+* **HUPD-style records** carrying model outputs as fields (``"Llama-3-8B-claim": "1. A ..."``), as
+  HUPD-DCG stores them: pick fields with ``fields=[...]`` or every ``*-claim`` field with ``all_fields``.
+
+Every reference record is scored for every system. A reference without a prediction ("missing") or
+with a blank one ("empty") is scored as an empty claim set — it gets zero, not a pass — and both are
+counted in the table; predictions whose id matches no reference are counted as "unmatched".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spg.data import Record
+from spg.forest import Forest
+from spg.linearize import canonical, parse_tagged, strip_model_tokens
+from spg.metrics import text as text_metrics
+from spg.metrics.patentscore import patent_score
+from spg.metrics.structure import (
+    DEA,
+    Ratio,
+    Validity,
+    dependency_edge_accuracy,
+    generated_parents,
+    is_tagged,
+    pointer_agreement,
+    read_output,
+)
+
+CLAIM_FIELD_SUFFIX = "-claim"
+TEXT_KEYS = ("prediction", "claims_text", "raw")
+COLUMNS = ("BLEU", "BLEU-hf", "R-1", "BS", "SP", "AC", "CC", "PS", "DEA", "valid")
+
+
+class EvaluateError(ValueError):
+    """Bad evaluation input; the message names the file, the record and what was expected."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    text: str  # the claim set that text metrics and PatentScore read
+    raw: str | None = None  # tagged sequence, when the generator produced one
+    pointer: list[int | None] | None = None  # pointer parents (serialisation indices)
+
+
+@dataclass
+class System:
+    name: str
+    predictions: dict[str, Prediction]
+    source: str
+
+
+def numbered_text(forest: Forest) -> str:
+    """A claim set as numbered text in its own order ("1. A ...\n2. The ... of claim 1 ...")."""
+    return "\n".join(f"{c.num}. {c.text}" for c in forest)
+
+
+def scored_text(text: str) -> str:
+    """What text metrics and PatentScore read: numbered claims (a tagged sequence is numbered in sequence order)."""
+    return numbered_text(parse_tagged(text).forest) if is_tagged(text) else strip_model_tokens(text)
+
+
+# ---------------------------------------------------------------- reading predictions
+
+
+def read_prediction_file(path: str | Path, name: str | None = None) -> System:
+    """A prediction JSONL (or a .json list of the same objects) as one system named after the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise EvaluateError(f"{path}: no such predictions file")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json" and text.lstrip().startswith("["):
+        try:
+            items = [(f"{path} record {i}", obj) for i, obj in enumerate(json.loads(text))]
+        except json.JSONDecodeError as e:
+            raise EvaluateError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    else:
+        items = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    items.append((f"{path} line {n}", json.loads(line)))
+                except json.JSONDecodeError as e:
+                    raise EvaluateError(f"{path} line {n}: not valid JSON ({e.msg} at column {e.colno})") from None
+    predictions: dict[str, Prediction] = {}
+    for where, obj in items:
+        pid, prediction = _prediction(where, obj)
+        if pid in predictions:
+            raise EvaluateError(f"{where}: id {pid!r} appears twice; expected one prediction per document")
+        predictions[pid] = prediction
+    return System(name or path.stem, predictions, str(path))
+
+
+def _prediction(where: str, obj: Any) -> tuple[str, Prediction]:
+    if not isinstance(obj, dict):
+        raise EvaluateError(f"{where}: expected a JSON object with 'id' and 'prediction', got {type(obj).__name__}")
+    pid = obj.get("id")
+    if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+        raise EvaluateError(f"{where}: expected an 'id' (string) naming the reference document, got {pid!r:.40}")
+    key = next((k for k in TEXT_KEYS if k in obj), None)
+    if key is None:
+        raise EvaluateError(f"{where} (id {pid}): expected the claim set in one of the fields {', '.join(TEXT_KEYS)}")
+    for k in (key, "raw"):
+        if obj.get(k) is not None and not isinstance(obj[k], str):
+            raise EvaluateError(f"{where} (id {pid}): field '{k}' must be a string, got {type(obj[k]).__name__}")
+    if key == "claims_text" and obj.get("raw") and not is_tagged(obj["raw"]):
+        key = "raw"  # a plain-text generator's own words, not spg's re-rendering of them
+    pointer = obj.get("pointer_parents")
+    if pointer is not None and not (
+        isinstance(pointer, list)
+        and all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in pointer)
+    ):
+        raise EvaluateError(f"{where} (id {pid}): field 'pointer_parents' must be a list of integers or nulls")
+    return str(pid), Prediction(obj[key] or "", obj.get("raw"), pointer)
+
+
+def claim_fields(records: Iterable[Record]) -> list[str]:
+    """Every ``*-claim`` field of the records, in first-seen order."""
+    seen: dict[str, None] = {}
+    for r in records:
+        for k in r.fields:
+            if k.endswith(CLAIM_FIELD_SUFFIX):
+                seen.setdefault(k)
+    return list(seen)
+
+
+def systems_from_fields(records: Sequence[Record], fields: Sequence[str] | None, source: str) -> list[System]:
+    """One system per model-output field of HUPD-style records (every ``*-claim`` field when ``fields`` is None)."""
+    available = claim_fields(records)
+    names = list(fields) if fields else available
+    if not names:
+        raise EvaluateError(f"{source}: no record has a model-output field ending in '{CLAIM_FIELD_SUFFIX}'")
+    systems = []
+    for name in names:
+        if not any(name in r.fields for r in records):
+            raise EvaluateError(
+                f"{source}: no record has the field {name!r}; model-output fields present: {', '.join(available) or 'none'}"
+            )
+        predictions = {}
+        for r in records:
+            value = r.fields.get(name)
+            if value is not None and not isinstance(value, str):
+                raise EvaluateError(
+                    f"{r.source} (id {r.id}): field {name!r} must be a string, got {type(value).__name__}"
+                )
+            if value is not None:
+                predictions[r.id] = Prediction(value)
+        display = name[: -len(CLAIM_FIELD_SUFFIX)] if name.endswith(CLAIM_FIELD_SUFFIX) else name
+        systems.append(System(display, predictions, f"{source}:{name}"))
+    return systems
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def structure_of(gold: Forest, prediction: Prediction) -> tuple[DEA, Ratio, Validity]:
+    """DEA of a prediction against its gold forest, its pointer/back-reference agreement, and its validity.
+
+    A tagged output numbers its claims in serialisation order, so it is aligned with the gold forest
+    renumbered the same way (Eq. 1); plain text is aligned with the gold numbering as printed.
+    """
+    seq = prediction.raw if prediction.raw is not None else prediction.text
+    output = read_output(seq, prediction.pointer)
+    agreement = Ratio()
+    if output.tagged:
+        gold = canonical(gold)
+        if prediction.pointer is not None:
+            text_parents = [None if c.parent is None else c.parent - 1 for c in read_output(seq).forest]
+            agreement = pointer_agreement(prediction.pointer[: len(text_parents)], text_parents)
+    return dependency_edge_accuracy(gold, generated_parents(gold, output.forest)), agreement, output.validity
+
+
+@dataclass
+class SystemResult:
+    row: dict[str, Any]
+    documents: list[dict[str, Any]]
+
+
+def score_system(
+    system: System,
+    references: Sequence[Record],
+    *,
+    bertscore: bool = True,
+    bertscore_model: str | None = None,
+    per_claim: bool = False,
+    progress: bool = True,
+) -> SystemResult:
+    """Every metric for one system over every reference record (see the module docstring for missing ones)."""
+    from tqdm import tqdm
+
+    unmatched = sorted(set(system.predictions) - {r.id for r in references})
+    preds, refs, docs = [], [], []
+    dea_total, agreement_total, valid_total = DEA(), Ratio(), Ratio()
+    for record in tqdm(references, desc=system.name, unit="doc", disable=not progress, leave=False):
+        prediction = system.predictions.get(record.id)
+        status = "missing" if prediction is None else "empty" if not prediction.text.strip() else "ok"
+        prediction = prediction or Prediction("")
+        cand = scored_text(prediction.text)
+        ref = numbered_text(record.claims)
+        ps = patent_score(cand, ref)
+        dea, agreement, validity = structure_of(record.claims, prediction)
+        dea_total, agreement_total = dea_total + dea, agreement_total + agreement
+        valid_total += Ratio(int(validity.valid), 1)
+        preds.append(cand)
+        refs.append(ref)
+        docs.append(
+            {
+                "system": system.name,
+                "id": record.id,
+                "status": status,
+                "sentence_BLEU": text_metrics.sentence_bleu(cand, ref),
+                "SP": ps.struct,
+                "AC": ps.ante,
+                "CC": ps.count,
+                "PS": ps.normalized,
+                "PS_total": ps.total,
+                "DEA": dea.overall,
+                "DEA_counts": dea.counts,
+                "agreement": agreement.value,
+                "valid": validity.valid,
+                "reasons": validity.reasons,
+            }
+        )
+    for doc, r1 in zip(docs, text_metrics.rouge1_per_doc(preds, refs), strict=True):
+        doc["R-1"] = r1
+    bs_mean = None
+    if bertscore:
+        scores = text_metrics.bertscore_f1(preds, refs, model=bertscore_model, per_claim=per_claim)
+        for doc, s in zip(docs, scores, strict=True):
+            doc["BS"] = 100 * s
+        bs_mean = 100 * sum(scores) / len(scores) if scores else None
+
+    def mean(key: str) -> float | None:
+        return sum(d[key] for d in docs) / len(docs) if docs else None
+
+    statuses = [d["status"] for d in docs]
+    row = {
+        "system": system.name,
+        "source": system.source,
+        "n": len(docs),
+        "missing": statuses.count("missing"),
+        "empty": statuses.count("empty"),
+        "unmatched": len(unmatched),
+        "unmatched_ids": unmatched[:20],
+        "BLEU": text_metrics.sacrebleu_corpus(preds, refs) if docs else None,
+        "BLEU-hf": text_metrics.hf_bleu(preds, refs) if docs else None,
+        "R-1": mean("R-1"),
+        "BS": bs_mean,
+        "SP": mean("SP"),
+        "AC": mean("AC"),
+        "CC": mean("CC"),
+        "PS": mean("PS"),
+        "DEA": dea_total.overall,
+        "valid": valid_total.value,
+        "DEA_detail": dea_total.as_dict(),
+        "agreement": {"value": agreement_total.value, "agree": agreement_total.hits, "total": agreement_total.total},
+    }
+    return SystemResult(row, docs)
+
+
+def evaluate(
+    systems: Sequence[System],
+    references: Sequence[Record],
+    *,
+    bertscore: bool = True,
+    bertscore_model: str | None = None,
+    per_claim: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """The full report: one row per system, the per-document scores, and how the numbers were made."""
+    if not references:
+        raise EvaluateError("no reference records to evaluate against")
+    results = [
+        score_system(
+            s, references, bertscore=bertscore, bertscore_model=bertscore_model, per_claim=per_claim, progress=progress
+        )
+        for s in systems
+    ]
+    return {
+        "rows": [r.row for r in results],
+        "documents": [d for r in results for d in r.documents],
+        "settings": {
+            "references": len(references),
+            "sacrebleu_signature": text_metrics.sacrebleu_signature(),
+            "bertscore_model": text_metrics.bertscore_label(bertscore_model) if bertscore else None,
+            "bertscore_per_claim": per_claim if bertscore else None,
+        },
+    }
+
+
+# ---------------------------------------------------------------- tables
+
+_FORMATS = {"BLEU": 2, "BLEU-hf": 2, "R-1": 2, "BS": 2, "SP": 3, "AC": 3, "CC": 3, "PS": 2, "DEA": 3, "valid": 3}
+
+
+def _fmt(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    """The paper-style table, then DEA by depth with its counts."""
+    head = ["System", "n", "missing", "empty", *COLUMNS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    for row in report["rows"]:
+        cells = [row["system"], str(row["n"]), str(row["missing"]), str(row["empty"])]
+        cells += [_fmt(row[c], _FORMATS[c]) for c in COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "| System | DEA | d2 | d3 | d4 | d5 | d6+ | coverage | ptr/text agreement |", "|---|" + "---:|" * 8]
+    for row in report["rows"]:
+        detail, counts = row["DEA_detail"], row["DEA_detail"]["counts"]
+        cells = [row["system"]]
+        for key, count_key in (
+            ("overall", "all"),
+            ("d2", "d2"),
+            ("d3", "d3"),
+            ("d4", "d4"),
+            ("d5", "d5"),
+            ("d6+", "d6+"),
+        ):
+            hits, total = counts[count_key]
+            cells.append(f"{_fmt(detail[key], 3)} ({hits}/{total})")
+        cells.append(_fmt(detail["coverage"], 3))
+        agreement = row["agreement"]
+        cells.append(f"{_fmt(agreement['value'], 3)} ({agreement['agree']}/{agreement['total']})")
+        lines.append("| " + " | ".join(cells) + " |")
+    settings = report["settings"]
+    notes = [f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'."]
+    if settings["bertscore_model"]:
+        notes.append(
+            f"BS: BERTScore F1 ×100 with {settings['bertscore_model']}"
+            + (" (per claim)." if settings["bertscore_per_claim"] else " (inputs truncated to 510 tokens).")
+        )
+    unmatched = [
+        f"{r['system']}: {r['unmatched']} ({', '.join(r['unmatched_ids'])}{' …' if r['unmatched'] > 20 else ''})"
+        for r in report["rows"]
+        if r["unmatched"]
+    ]
+    if unmatched:
+        notes.append("Predictions with no matching reference id: " + "; ".join(unmatched) + ".")
+    return "\n".join(lines + [""] + notes) + "\n"
+
+
+def write_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
+    """table.md, table.json (rows + settings) and documents.jsonl (one line per system × document)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "table.md", out / "table.json", out / "documents.jsonl"]
+    paths[0].write_text(markdown_table(report), encoding="utf-8")
+    paths[1].write_text(
+        json.dumps({"rows": report["rows"], "settings": report["settings"]}, indent=2) + "\n", encoding="utf-8"
+    )
+    with paths[2].open("w", encoding="utf-8") as f:
+        for doc in report["documents"]:
+            f.write(json.dumps(doc) + "\n")
+    return paths
