@@ -1,0 +1,460 @@
+"""Claim text → claims, claim references and a :class:`~spg.forest.Forest` (paper §3.1).
+
+Two jobs:
+
+* **Splitting** a claim set into numbered claims (:func:`split_claims`). HUPD stores a claim set
+  as one flat string ("1. A device comprising: ... 2. The device of claim 1, wherein ..."), and
+  claim bodies are full of numbers followed by a period ("about 2. 5 mm", "FIG. 3.", "claim 8.").
+  Every "N." is only a *candidate* boundary; the split is the chain of candidates that best fits
+  the claim numbering (1, 2, 3, ... with rare gaps where cancelled claims were dropped), scored by
+  how much each candidate looks like the start of a claim (after a sentence end, before a capital).
+* **References** (:func:`extract_references`, :func:`claim_parents`): every way US and EP claims
+  cite other claims ("of claim 3", "as claimed in claims 1 to 4", "according to any preceding
+  claim", OCR noise such as "claim1" or "claims l-3"). A claim citing several claims keeps all of
+  them; the single-parent rule lives in :func:`spg.forest.single_parent`.
+
+Nothing here raises on arbitrary text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from spg.forest import Claim, Forest
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A citation of other claims: ``text[start:end]`` is the whole phrase ("claims 1 to 3")."""
+
+    start: int
+    end: int
+    nums: tuple[int, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# References
+# ---------------------------------------------------------------------------------------------
+
+# The word "claim(s)" including typing and OCR variants ("clam 27" is in a granted US patent;
+# OCR turns "cl" into "d" and "m" into "rn"). No letter may follow, so "claimed"/"claimant" are
+# not references, but a digit may ("claim1").
+_CLAIM_WORD = re.compile(r"\b(?:claim|clam|cliam|c1aim|ciaim|daim|clairn)s?(?![a-z])", re.IGNORECASE)
+# A misspelt "claim" only counts after a citing word ("the fastener of clam 27"), so that a
+# shellfish ("a clam 5 cm long") is not a citation.
+_CITING_WORD_BEFORE = re.compile(r"\b(?:of|to|in|with|by|on|under|per)\s*$", re.IGNORECASE)
+
+# One cited number. OCR reads "1" as "l" or "I" ("claims l-3", "claim I wherein"); those are only
+# taken when they stand alone. "claim 1(a)" / "claim 2a" cite claims 1 and 2. A period may sit
+# between the word and the number ("claim. 2", a typo seen in granted EP claims).
+_NUM = r"(\d{1,4}(?!\d)|(?-i:[lI])(?!\w)(?!-[a-zA-Z]))(?:\s?\([a-z]\)|[a-z](?![a-z]))?"
+_FIRST_NUM = re.compile(r"\s*\.?\s*" + _NUM)
+# A later member of a list must not be a quantity ("claims 1 and 2 to 3 and 90-0% by weight") nor a
+# chemical locant ("the compound of claim 1, 2-amino-..." or "..., 2,3-dimethyl", "2'-").
+_LATER_NUM = _NUM + r"(?!\s*(?:%|°|[-–]\s*\d+\s*(?:%|°)|\.\d|/\d)|(?:,\d+)*[-–]\s*[a-zA-Z(\[]|['′])"
+# "claims 1 to 3", "1-3", "1 – 3", "1 through 3", "1 to 3 inclusive", "claim 7 to claim 12".
+_RANGE = re.compile(
+    r"\s*(?:-|–|—|‑|\bto\b|\bthrough\b|\bthru\b|\buntil\b)\s*(?:claims?\s*)?"
+    + _LATER_NUM
+    + r"(?:\s*,?\s*inclusive\b)?",
+    re.IGNORECASE,
+)
+# Further members of a list: "claim 1 or 2", "claims 1, 2 and 4", "claim 1 or claim 2",
+# "claim 1 or any one of claims 4 to 7", "claims 1 and 9 or claims 4 and 9".
+_LIST_ITEM = re.compile(
+    r"\s*(?:,\s*(?:and/or|and|or)?|\band/or\b|\band\b|\bor\b|&)\s*"
+    r"(?:(?:any|either|one)\s+(?:one\s+)?of\s+)?(?:the\s+)?(?:(?:claim|clam)s?\s*\.?\s*)?" + _LATER_NUM,
+    re.IGNORECASE,
+)
+# Citations of "every earlier claim": "any preceding claim", "any one of the preceding claims",
+# "one or more of the previous claims", "any of the foregoing claims", "the claims above".
+_PRECEDING = re.compile(
+    r"(?:\b(?:any|all|each|either|one)(?:\s+(?:one|or\s+more|or\s+several|or\s+other))?(?:\s+of)?\s+(?:the\s+)?"
+    r"|\bthe\s+)"
+    r"(?P<which>preceding|previous|foregoing|above|prior|aforementioned|aforesaid|above-mentioned|earlier)\s+"
+    r"(?P<word>claims?)\b"
+    r"|\b(?:any|one)\s+(?:(?:one\s+)?of\s+)?(?:the\s+)?(?P<word2>claims?)\s+(?:above|hereinbefore|before)\b",
+    re.IGNORECASE,
+)
+# Substrings without which _PRECEDING cannot match: a cheap test that lets most claims skip it.
+_PRECEDING_HINTS = ("preced", "previous", "foregoing", "above", "prior", "afore", "earlier", "before")
+# "claim 7 when dependent on claim 5" narrows claim 7 to one of its versions; claim 5 is not
+# another parent, so citations behind these words are not references.
+_QUALIFIER_BEFORE = re.compile(
+    r"(?:(?:when|as|if|insofar\s+as(?:\s+it\s+is)?)\s+(?:dependent|depending|appended)\s+(?:up)?(?:on|to)"
+    r"(?:\s+(?:any\s+(?:one\s+)?of\s+)?(?:the\s+)?)?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _number(token: str) -> int:
+    return 1 if token in ("l", "I") else int(token)
+
+
+def _explicit_reference(text: str, word: re.Match) -> Reference | None:
+    """The numbered citation that starts at the word "claim(s)", if a number follows it."""
+    first = _FIRST_NUM.match(text, word.end())
+    if not first:
+        return None
+    nums = {_number(first.group(1))}
+    end = last = first.end()
+    previous = _number(first.group(1))
+    while True:
+        step = _RANGE.match(text, end)
+        if step:
+            high = _number(step.group(1))
+            # A "range" running backwards or over hundreds of claims is a measurement, not a citation.
+            if previous < high <= previous + 500:
+                nums.update(range(previous + 1, high + 1))
+                end = last = step.end()
+                previous = high
+                continue
+            break
+        step = _LIST_ITEM.match(text, end)
+        if not step:
+            break
+        previous = _number(step.group(1))
+        nums.add(previous)
+        end = last = step.end()
+    return Reference(word.start(), last, tuple(sorted(nums)))
+
+
+def _preceding_reference(match: re.Match, num: int | None) -> Reference:
+    """'any preceding claim' in claim ``num`` cites 1..num-1; 'the preceding claim' cites num-1."""
+    singular = (match.group("word") or match.group("word2") or "").lower() == "claim"
+    definite = match.group(0).lower().startswith("the ")
+    if num is None or num <= 1:
+        nums: tuple[int, ...] = ()
+    elif singular and definite:
+        nums = (num - 1,)
+    else:
+        nums = tuple(range(1, num))
+    return Reference(match.start(), match.end(), nums)
+
+
+def extract_references(text: str, num: int | None = None) -> list[Reference]:
+    """Every citation of other claims in ``text`` (the body of claim ``num``), in text order.
+
+    Ranges are expanded ("claims 2 to 4" → 2, 3, 4) and "any preceding claim" becomes 1..num-1
+    (empty when ``num`` is unknown). Citations that only qualify another one ("claim 7 when
+    dependent on claim 5") are left out.
+    """
+    if not isinstance(text, str):
+        return []
+    refs: list[Reference] = []
+    covered_until = -1
+    lowered = text.lower()
+    for match in _PRECEDING.finditer(text) if any(h in lowered for h in _PRECEDING_HINTS) else ():
+        if _FIRST_NUM.match(text, match.end()):
+            continue  # "the preceding claims 1 to 3": the numbers decide, read below
+        refs.append(_preceding_reference(match, num))
+    taken = [(r.start, r.end) for r in refs]
+    for word in _CLAIM_WORD.finditer(text):
+        if word.start() < covered_until or any(s <= word.start() < e for s, e in taken):
+            continue
+        if not word.group(0).lower().startswith("claim") and not _CITING_WORD_BEFORE.search(
+            text, max(0, word.start() - 12), word.start()
+        ):
+            continue
+        ref = _explicit_reference(text, word)
+        if ref is None:
+            continue
+        covered_until = ref.end
+        if _QUALIFIER_BEFORE.search(text, max(0, word.start() - 60), word.start()):
+            continue
+        refs.append(ref)
+    return sorted(refs, key=lambda r: r.start)
+
+
+def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
+    """Sorted unique claim numbers cited by claim ``num``; () means the claim is independent."""
+    return tuple(sorted({n for ref in extract_references(text, num) for n in ref.nums}))
+
+
+# ---------------------------------------------------------------------------------------------
+# Splitting a claim set into claims
+# ---------------------------------------------------------------------------------------------
+
+# A candidate claim start: "12." "12)" "12:" "12 -", optionally "Claim 12." as model outputs
+# print it, or a cancelled range "1-18." / "1.-18.". No letter, digit or "(" may come just before
+# it, so "A1.", "(10)" and "802.16." are never candidates; "layer.2. The" (no space) is one.
+_MARKER = re.compile(
+    r"(?<![\w,/(\[-])(?P<word>claim\s+)?(?P<num>\d{1,4})(?:\s*\.?\s*[-–]\s*(?P<to>\d{1,4}))?"
+    r"(?P<punct>\s*\.|\s*\)|\s*:|\s+-)(?=\s*\S)",
+    re.IGNORECASE,
+)
+# Placeholders of cancelled claims ("(canceled)", "Cancelled.", "(deleted)"): not claims.
+_CANCELLED = re.compile(r"\(?\s*(?:canceled|cancelled|deleted)\s*\)?\s*[.;]?", re.IGNORECASE)
+# US amendment status identifiers that prefix a claim body in a claim listing.
+_STATUS = re.compile(
+    r"\(\s*(?:original|currently\s+amended|previously\s+presented|new|withdrawn(?:\s*-\s*currently\s+amended)?"
+    r"|amended|not\s+entered)\s*\)\s*",
+    re.IGNORECASE,
+)
+# A heading before claim 1: a short text naming the claims ("What is claimed is:", "I claim:",
+# "Claims") or a line of its own ending in a colon ("Here is the claim set:\n1. ..."). A colon
+# without a line break ("A method comprising: 1. heating; 2. cooling.") opens a single claim.
+_HEADING = re.compile(r"\s*(?:[^\n]{0,60}\bclaim[^\n]{0,40}|[^\n]{0,100}:[ \t]*\n)\s*", re.IGNORECASE)
+# Words after which "N." names something else ("claim 8.", "FIG. 3.", "step 1.", "SEQ ID NO: 2.").
+# fmt: off
+_LABEL_WORDS = frozenset({
+    "claim", "claims", "fig", "fig.", "figs", "figs.", "figure", "figures", "step", "steps", "no", "no.", "nos",
+    "nos.", "number", "table", "formula", "example", "sec", "sec.", "section", "par", "par.", "paragraph", "page",
+    "col", "col.", "column", "line", "item",
+})
+_LABEL_CHARS = tuple("-,=<>±×~+/")
+# Words after which "N." is usually a quantity ("about 2. 5 mm", "between 1 and 10."); weaker,
+# since a claim whose chemical formula was an image can end "... and X is" right before "28.".
+_QUANTITY_WORDS = frozenset({
+    "about", "approximately", "of", "to", "and", "or", "than", "from", "between", "is", "are", "least", "most",
+    "being", "by", "in", "at",
+})
+# Abbreviations whose period is not a sentence end ("FIG. 3 shows", "No. 5").
+_ABBREVIATIONS = frozenset({
+    "fig.", "figs.", "no.", "nos.", "e.g.", "i.e.", "approx.", "ca.", "ref.", "eq.", "ex.", "vol.", "pat.", "ser.",
+    "appl.",
+})
+# fmt: on
+
+# A dependent claim opens by citing an earlier claim ("The method of claim 1"): strong evidence.
+_EARLY_CITATION = re.compile(r"^[^.;]{0,120}?\b(?:claim|clam)s?\s*(\d{1,4})", re.IGNORECASE)
+
+_GAP_PENALTY = 3.0  # a numbering gap needs a strong claim start to be believed (cancelled claims)
+_REPEAT_PENALTY = 3.0  # a repeated number happens (misprints) but rarely
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int  # where the marker begins
+    body: int  # where the claim text begins
+    low: int
+    high: int
+    score: float
+
+
+def _start_score(text: str, match: re.Match) -> float:
+    """How much the candidate at ``match`` looks like the start of a claim (positive = likely)."""
+    start, body = match.start(), match.end()
+    before = text[max(0, start - 40) : start]
+    stripped = before.rstrip()
+    last = stripped.rsplit(None, 1)[-1].lower().lstrip("([{'\"") if stripped else ""  # the word before the number
+    score, boundary = 1.0, True  # boundary: a claim may start here (text start, sentence end, new line)
+    if not stripped and start == len(before):
+        score += 3.0
+    elif last.rstrip(":") in _LABEL_WORDS or last.endswith(_LABEL_CHARS):
+        score, boundary = score - 3.0, False
+    elif last in _QUANTITY_WORDS:
+        score, boundary = score - 1.5, False
+    elif last.endswith((".", ";")) and last not in _ABBREVIATIONS:
+        # "layer.2. The" (no space) is a sentence end too, but so is the "1." of "1.5." at times.
+        score += 2.0 if stripped != before or stripped[-2:-1].isalpha() else 0.0
+    elif last.endswith(")") and _CANCELLED.search(stripped[-14:]):
+        score += 2.0  # right after "(canceled)"
+    else:
+        boundary = False
+    if "\n" in before[len(stripped) :]:
+        score, boundary = score + 1.5, True  # a line break before the number: claims one per line
+    if match.group("word") and not boundary:
+        score -= 3.0  # "as in claim 2." cites claim 2; only "Claim 2:" opening a line numbers one
+    if match.group("punct").strip() != ".":
+        score -= 1.0  # "2)" and "2:" mostly number items inside a claim
+    following = text[body : body + 160].lstrip()
+    if following[:1].isupper() or following[:1] in "(\"'[":
+        score += 1.0
+    elif following[:1].isdigit():
+        score -= 2.0
+    elif following[:1].islower():
+        score -= 1.0
+    cited = _EARLY_CITATION.match(following)
+    if cited and int(cited.group(1)) < int(match.group("num")):
+        score += 1.0
+    if match.group("to") and not _CANCELLED.match(following):
+        score -= 4.0  # "1-18." only numbers a block of cancelled claims
+    return score
+
+
+def _candidates(text: str) -> list[_Candidate]:
+    out = []
+    for match in _MARKER.finditer(text):
+        low = int(match.group("num"))
+        high = int(match.group("to")) if match.group("to") else low
+        if low < 1 or high < low:
+            continue
+        out.append(_Candidate(match.start(), match.end(), low, high, _start_score(text, match)))
+    return out
+
+
+class _PrefixBest:
+    """Best (score, candidate) among chains ending at claim numbers ≤ n (a Fenwick tree of maxima),
+    so that the gap transitions of :func:`_best_chain` cost O(log n) instead of a scan."""
+
+    def __init__(self, size: int):
+        self.tree: list[tuple[float, int]] = [(float("-inf"), -1)] * (size + 1)
+
+    def update(self, n: int, item: tuple[float, int]) -> None:
+        n += 1
+        while n < len(self.tree):
+            self.tree[n] = max(self.tree[n], item)
+            n += n & -n
+
+    def query(self, n: int) -> tuple[float, int]:
+        best, n = (float("-inf"), -1), n + 1
+        while n > 0:
+            best = max(best, self.tree[n])
+            n -= n & -n
+        return best
+
+
+def _best_chain(cands: list[_Candidate]) -> list[_Candidate]:
+    """The highest-scoring sequence of candidates with rising numbers (dynamic programming).
+
+    Consecutive numbers cost nothing, a gap costs ``_GAP_PENALTY`` (the numbering normally starts
+    at 1, so starting higher counts as a gap), a repeated number ``_REPEAT_PENALTY``.
+    """
+    if not cands:
+        return []
+    best: list[float] = []
+    back: list[int | None] = []
+    ending: dict[int, int] = {}  # claim number → candidate ending the best chain there, so far
+    below = _PrefixBest(max(c.high for c in cands))
+    for j, c in enumerate(cands):
+        options = [(0.0 if c.low == 1 else -_GAP_PENALTY, None)]
+        if c.low - 1 in ending:
+            options.append((best[ending[c.low - 1]], ending[c.low - 1]))
+        if c.low == c.high and c.low in ending:
+            options.append((best[ending[c.low]] - _REPEAT_PENALTY, ending[c.low]))
+        gap_score, gap_from = below.query(c.low - 2)
+        if gap_from >= 0:
+            options.append((gap_score - _GAP_PENALTY, gap_from))
+        total, prev = max(options, key=lambda option: option[0])
+        best.append(total + c.score)
+        back.append(prev)
+        if c.high not in ending or best[j] > best[ending[c.high]]:
+            ending[c.high] = j
+            below.update(c.high, (best[j], j))
+    j: int | None = max(range(len(best)), key=best.__getitem__)
+    if best[j] <= 0:
+        return []
+    chain = []
+    while j is not None:
+        chain.append(cands[j])
+        j = back[j]
+    return chain[::-1]
+
+
+def _clean_body(body: str) -> str:
+    body = " ".join(body.split())
+    status = _STATUS.match(body)
+    return body[status.end() :] if status else body
+
+
+def split_claims(flat: str) -> list[tuple[int, str]]:
+    """A numbered claim set as one string (HUPD style, or one claim per line) → [(num, body)].
+
+    ``body`` is the claim without its number, whitespace normalised. Placeholders of cancelled
+    claims ("2. (Canceled)", "1-18. (canceled)") are dropped, which leaves a gap in the numbers.
+    Text before the first number is a heading ("What is claimed is:") and dropped, or the
+    unnumbered claim before it when the first number is above 1. Otherwise the numbers only
+    count items inside one claim ("A method comprising: 1. heating; 2. cooling."), as do
+    numbers in a text without any claim start: such a text is one claim.
+    """
+    if not isinstance(flat, str) or not flat.strip():
+        return []
+    chain = _best_chain(_candidates(flat))
+    prefix = flat[: chain[0].start] if chain else flat
+    preamble = bool(prefix.strip()) and not _HEADING.fullmatch(prefix)
+    if not chain or (preamble and chain[0].low == 1):
+        return [(1, " ".join(flat.split()))]
+    out: list[tuple[int, str]] = []
+    if preamble:
+        out.append((chain[0].low - 1, " ".join(prefix.split())))
+    ends = [c.start for c in chain[1:]] + [len(flat)]
+    for cand, end in zip(chain, ends, strict=True):
+        body = _clean_body(flat[cand.body : end])
+        if cand.high > cand.low or _CANCELLED.fullmatch(body):
+            continue  # cancelled claims are not claims
+        if body:
+            out.append((cand.low, body))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Any claim-set input → Forest
+# ---------------------------------------------------------------------------------------------
+
+# The number that opens a single claim text ("3. The method", "Claim 3: The method").
+_LEADING_NUMBER = re.compile(r"\s*(?:claim\s+)?(\d{1,4})\s*(?:\.|\)|:|\s-)(?!\d)\s*", re.IGNORECASE)
+
+
+def _strip_number(text: str) -> tuple[int | None, str]:
+    match = _LEADING_NUMBER.match(text)
+    if not match:
+        return None, " ".join(text.split())
+    return int(match.group(1)), " ".join(text[match.end() :].split())
+
+
+def _as_int(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _from_records(records: Sequence[Mapping]) -> Forest:
+    claims = []
+    for position, record in enumerate(records, start=1):
+        printed, text = _strip_number(str(record.get("text", "") or ""))
+        num = _as_int(record.get("num"))
+        num = num if num is not None else printed if printed is not None else position
+        gold = record.get("parents")
+        if isinstance(gold, (list, tuple)):
+            parents = tuple(sorted({n for n in map(_as_int, gold) if n is not None}))
+        else:
+            parents = claim_parents(text, num)
+        claims.append(Claim(num, text, parents))
+    return Forest.from_claims(claims)
+
+
+def _from_texts(texts: Sequence[object]) -> Forest:
+    claims, previous = [], 0
+    for item in texts:
+        printed, text = _strip_number(str(item))
+        if not text:
+            continue
+        num = printed if printed is not None else previous + 1
+        previous = num
+        claims.append(Claim(num, text, claim_parents(text, num)))
+    return Forest.from_claims(claims)
+
+
+def _from_string(source: str) -> Forest:
+    pairs = split_claims(source)
+    lines = [line for line in source.splitlines() if line.strip()]
+    if lines and _HEADING.fullmatch(lines[0] + "\n"):
+        lines = lines[1:]
+    if len(pairs) <= 1 and len(lines) > 1 and not _LEADING_NUMBER.match(lines[0]):
+        return _from_texts(lines)  # unnumbered, one claim per line
+    return Forest.from_claims(Claim(num, body, claim_parents(body, num)) for num, body in pairs)
+
+
+def parse_claims(source: str | Sequence[str] | Sequence[Mapping]) -> Forest:
+    """Any claim-set input as a forest of claims with all their cited parents.
+
+    ``source`` is a flat numbered string (HUPD), one claim per line (numbered or not), a list of
+    claim texts (numbered or not), or records ``{"num", "text", "parents"?}`` whose ``parents``,
+    when a list, are taken as gold instead of being read from the text. Never raises.
+    """
+    if isinstance(source, (bytes, bytearray)):
+        source = source.decode("utf-8", "replace")
+    if isinstance(source, str):
+        return _from_string(source)
+    if isinstance(source, Mapping):
+        source = [source]
+    if not isinstance(source, Iterable):
+        return Forest()
+    items = list(source)
+    if items and all(isinstance(item, Mapping) for item in items):
+        return _from_records(items)
+    return _from_texts([item for item in items if not isinstance(item, Mapping)])
