@@ -1,0 +1,1 @@
+"""Claim-set metrics: PatentScore_rule, antecedent basis, structure (DEA, valid rate), text overlap."""
