@@ -1,0 +1,46 @@
+"""``spg pairs``: build the LPO preference set from a Stage I model (docs/stage2.md)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "pairs",
+        help="sample Stage I candidates, score them with PatentScore_rule and write LPO preference pairs",
+        description=(
+            "For up to B training descriptions, sample one candidate per temperature from the Stage I model "
+            "(`model`), score each against the reference claims with PatentScore_rule, and write up to three "
+            "pairs per description (gt-vs-worst; best-vs-worst if the gap > kappa; gt-vs-best if the gap > delta) "
+            "to the JSONL file `pairs`. Settings come from the Stage II config file, overridden by key=value. "
+            "Re-running skips descriptions already in the file."
+        ),
+    )
+    p.add_argument("--config", help="Stage II YAML config (e.g. configs/cpu/smollm2-stage2.yaml)")
+    p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. num_descriptions=10")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from spg.data import DataError
+    from spg.train.pairs import done_ids
+    from spg.train.stage2 import load_config, make_pairs
+
+    try:
+        config = load_config(args.config, args.overrides)
+        if not config.model or not config.data:
+            raise ValueError("both `model` (the Stage I artefact) and `data` (training records) must be set")
+        logging.basicConfig(format="%(message)s")
+        logging.getLogger("spg").setLevel(logging.INFO)
+        counts = make_pairs(config)
+    except (DataError, OSError, ValueError) as e:
+        print(f"spg pairs: {e}", file=sys.stderr)
+        return 2
+    total = sum(n for kind, n in counts.items() if kind != "no-pair")
+    described = ", ".join(f"{kind} {counts[kind]}" for kind in ("gt-vs-worst", "best-vs-worst", "gt-vs-best"))
+    print(f"{config.pairs}: {total} pairs from {len(done_ids(config.pairs))} descriptions ({described}); "
+          f"{counts['no-pair']} descriptions without a pair")
+    return 0

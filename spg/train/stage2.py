@@ -1,0 +1,277 @@
+"""Stage II: LPO on self-generated preference pairs (paper §3.3, Eq. 7, appendix "Stage II").
+
+    spg pairs --config configs/cpu/smollm2-stage2.yaml            # sample, score, pair (resumable)
+    spg train stage2 --config configs/cpu/smollm2-stage2.yaml mode=matched output_dir=runs/matched
+
+The Stage I adapter is merged into the backbone (its structure-token rows included) and everything is frozen;
+a fresh LoRA adapter (r 8, α 16) is the only trainable part. Switching that adapter off gives the Stage I
+model back, so the reference policy costs no second copy of the weights. The structural losses are off
+(γ = η = 0): the loss is Eq. 5 alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from peft import LoraConfig, PeftModel, get_peft_model
+
+import spg.config
+from spg.train.lpo import MODES
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Stage2Config:
+    """Everything ``spg pairs`` and ``spg train stage2`` read; defaults are the paper's (appendix Table 8)."""
+
+    model: str = ""  # the Stage I artefact
+    data: str = ""  # training records (anything spg.data.load_records reads)
+    pairs: str = "pairs.jsonl"  # the preference set P, written by `spg pairs`, read by training
+    output_dir: str = "runs/stage2"
+    # Pair construction (§3.3)
+    num_descriptions: int = 2000  # B
+    temperatures: list[float] = field(default_factory=lambda: [0.3, 1.2])
+    max_new_tokens: int = 768
+    max_prompt_tokens: int = 1280  # descriptions are cut to fit max_length − max_new_tokens
+    kappa: float = 0.3
+    delta: float = 0.1
+    sample_batch_size: int = 12
+    # LPO (Eq. 5)
+    mode: str = "lpo"  # lpo | dpo | matched: the §6 ablation
+    beta: float = 0.1
+    lora_r: int = 8
+    lora_alpha: int = 16
+    lora_dropout: float = 0.05
+    lora_target_modules: list[str] | str = "all-linear"
+    learning_rate: float = 5e-6
+    lr_scheduler_type: str = "cosine"
+    warmup_ratio: float = 0.1
+    per_device_train_batch_size: int = 7
+    gradient_accumulation_steps: int = 4
+    num_train_epochs: float = 3.0
+    max_steps: int = -1
+    max_length: int = 2048
+    bf16: bool = True
+    gradient_checkpointing: bool = False
+    logging_steps: int = 10
+    save_steps: int = 500
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return torch.bfloat16 if self.bf16 and torch.cuda.is_available() else torch.float32
+
+
+def stage2_model(stage1, config: Stage2Config) -> PeftModel:
+    """Merge Stage I into the backbone, freeze it, and attach the new Stage II LoRA adapter."""
+    base = stage1.merge_and_unload() if isinstance(stage1, PeftModel) else stage1
+    base.requires_grad_(False)
+    lora = LoraConfig(
+        r=config.lora_r,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=config.lora_dropout,
+        target_modules=config.lora_target_modules,
+        task_type="CAUSAL_LM",
+    )
+    return get_peft_model(base, lora)
+
+
+def tokenize_pairs(dataset, tokenizer, max_length: int, mode: str):
+    """Token ids, the per-mode weight, and a count of pairs that do not fit ``max_length``.
+
+    Prompt and completions are tokenized separately, so the completion starts exactly where generation
+    started. No eos is appended: a tagged sequence ends at ``<eot>``, which is where Stage I training and
+    generation stop (a candidate cut by ``max_new_tokens`` has none, and is scored that way). A pair whose prompt alone fills ``max_length`` is dropped and one whose completion overruns is
+    truncated by the collator; both are counted and logged, never silent.
+    """
+    from spg.train.lpo import mode_weights
+
+    def encode(row):
+        prompt = tokenizer(row["prompt"], add_special_tokens=False)["input_ids"]
+        chosen = tokenizer(row["chosen"], add_special_tokens=False)["input_ids"]
+        rejected = tokenizer(row["rejected"], add_special_tokens=False)["input_ids"]
+        return {"prompt_ids": prompt, "chosen_ids": chosen, "rejected_ids": rejected}
+
+    dataset = dataset.map(encode)
+    lengths = [
+        (len(p), len(p) + max(len(c), len(r)))
+        for p, c, r in zip(dataset["prompt_ids"], dataset["chosen_ids"], dataset["rejected_ids"])
+    ]
+    keep = [i for i, (prompt, _) in enumerate(lengths) if prompt < max_length]
+    report = {"dropped": len(lengths) - len(keep), "truncated": sum(p < max_length < t for p, t in lengths)}
+    if report["dropped"]:
+        logger.warning("%d of %d pairs dropped: prompt alone >= max_length %d", report["dropped"], len(lengths),
+                       max_length)
+        dataset = dataset.select(keep)
+    if report["truncated"]:
+        logger.warning("%d of %d pairs have a completion cut at max_length %d", report["truncated"], len(lengths),
+                       max_length)
+    # Weights after the drop: `matched` is the mean ω of the pairs actually trained on.
+    dataset = dataset.add_column("train_weight", mode_weights(list(dataset["weight"]), mode))
+    columns = ["prompt_ids", "chosen_ids", "rejected_ids", "train_weight"]
+    dataset = dataset.remove_columns([c for c in dataset.column_names if c not in columns])
+    return dataset.rename_column("train_weight", "weight"), report
+
+
+def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
+    """Run LPO on a tokenized pair set; returns the trainer (its model carries the trained adapter)."""
+    from transformers import TrainingArguments
+    from transformers.trainer_utils import get_last_checkpoint
+
+    from spg.train.lpo import LPOTrainer, PreferenceCollator
+
+    args = TrainingArguments(
+        output_dir=config.output_dir,
+        learning_rate=config.learning_rate,
+        lr_scheduler_type=config.lr_scheduler_type,
+        warmup_steps=config.warmup_ratio,  # transformers 5: a float in [0, 1) is a ratio of the total steps
+        per_device_train_batch_size=config.per_device_train_batch_size,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        num_train_epochs=config.num_train_epochs,
+        max_steps=config.max_steps,
+        bf16=config.bf16 and torch.cuda.is_available(),
+        activation_checkpointing=config.gradient_checkpointing,
+        logging_steps=config.logging_steps,
+        save_steps=config.save_steps,
+        seed=config.seed,
+        remove_unused_columns=False,  # the collator needs the token-id columns the model's forward does not name
+        report_to=[],
+    )
+    if config.gradient_checkpointing:
+        model.enable_input_require_grads()  # with the embedding frozen, checkpointed blocks would get no grads
+    collator = PreferenceCollator(pad_token_id=tokenizer.pad_token_id, max_length=config.max_length)
+    trainer = LPOTrainer(
+        model=model, args=args, data_collator=collator, train_dataset=dataset, processing_class=tokenizer,
+        beta=config.beta,
+    )
+    # A rerun of an interrupted run resumes from the newest checkpoint-N in output_dir.
+    output = Path(config.output_dir)
+    checkpoint = get_last_checkpoint(output) if output.is_dir() else None
+    if checkpoint:
+        logger.warning("resuming from %s", checkpoint)
+    trainer.train(resume_from_checkpoint=checkpoint)
+    return trainer
+
+
+def pair_items(config: Stage2Config, tokenizer, instruction: str):
+    """``(id, prompt, gt, reference)`` for the first B records with a description and claims; descriptions are
+    cut to ``max_prompt_tokens`` and the number cut is reported, as are the records left out."""
+    from spg.data import load_records
+    from spg.linearize import linearize
+    from spg.model.batch import build_prompt
+    from spg.render import render
+
+    frame = len(build_prompt(tokenizer, "", config.max_prompt_tokens, instruction))
+    items, skipped, cut = [], 0, 0
+    for record in load_records(config.data):
+        if len(items) == config.num_descriptions:
+            break
+        if not record.description.strip() or not record.claims.claims:
+            skipped += 1
+            continue
+        description = record.description.strip()
+        prompt = build_prompt(tokenizer, description, config.max_prompt_tokens, instruction)
+        cut += len(prompt) - frame < len(tokenizer.encode(description, add_special_tokens=False))
+        gt = linearize(record.claims).text
+        items.append((record.id, tokenizer.decode(prompt), gt, render(record.claims)))
+    logger.info("%s: %d descriptions (%d cut to %d prompt tokens), %d records without description or claims",
+                   config.data, len(items), cut, config.max_prompt_tokens, skipped)
+    return items
+
+
+def candidate_sampler(lm, tokenizer, temperatures: list[float], max_new_tokens: int):
+    """``sample(prompts) -> candidates per prompt``: one sampled sequence per temperature (appendix Stage II)."""
+    from spg.generation.pointer_decode import DecodeSettings, generate_batch
+
+    def sample(prompts: list[str]) -> list[list[str]]:
+        ids = [tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
+        runs = [
+            generate_batch(lm, tokenizer, ids, DecodeSettings(max_new_tokens, 0, True, t), tagged=True)
+            for t in temperatures
+        ]
+        return [[run[i].text for run in runs] for i in range(len(prompts))]
+
+    return sample
+
+
+def make_pairs(config: Stage2Config) -> Counter:
+    """``spg pairs``: sample candidates from the Stage I model, score with PS_rule, write the preference set."""
+    from spg.metrics.patentscore import patent_score
+    from spg.model.spg_model import SPGModel
+    from spg.train.pairs import count_types, write_pairs
+
+    stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype).eval()
+    if torch.cuda.is_available():
+        stage1.cuda()
+    tokenizer = stage1.tokenizer
+    items = pair_items(config, tokenizer, stage1.spg_config.instruction)
+    sample = candidate_sampler(stage1.lm, tokenizer, config.temperatures, config.max_new_tokens)
+    torch.manual_seed(config.seed)
+    write_pairs(
+        items, sample, lambda cand, ref: patent_score(cand, ref).total, Path(config.pairs), config.kappa,
+        config.delta, config.sample_batch_size,
+    )
+    return count_types(config.pairs)
+
+
+def run(config: Stage2Config) -> Path:
+    """``spg train stage2``: LPO on the pair set; returns the final artefact dir (loads with ``--model``).
+
+    The merged Stage I backbone is written once to ``output_dir/stage1-merged``; the final artefact holds
+    the Stage II adapter, the Stage I pointer head and tokenizer, and names that backbone as its base model.
+    """
+    from spg.model.spg_model import SPGModel
+    from spg.train.pairs import load_pairs
+
+    output = Path(config.output_dir)
+    stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
+    tokenizer = stage1.tokenizer
+    dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length, config.mode)
+    logger.info("%s: %d pairs for %s training (%d dropped for length, %d cut)", config.pairs, len(dataset),
+                   config.mode, report["dropped"], report["truncated"])
+    merged = stage1.lm.merge_and_unload()
+    backbone = (output / "stage1-merged").resolve()
+    merged.save_pretrained(backbone)
+    tokenizer.save_pretrained(backbone)
+    model = stage2_model(merged, config)
+    train(model, tokenizer, dataset, config)
+    final = output / "final"
+    spg_config = dataclasses.replace(
+        stage1.spg_config, base_model=str(backbone), lora_r=config.lora_r, lora_alpha=config.lora_alpha,
+        lora_dropout=config.lora_dropout, lora_target_modules=config.lora_target_modules,
+    )
+    SPGModel(model, tokenizer, stage1.pointer, spg_config).save_pretrained(final)
+    return final
+
+
+def load_config(path: str | None, overrides: list[str]) -> Stage2Config:
+    return spg.config.load_config(Stage2Config, path, overrides)
+
+
+def main(config_path: str | None, overrides: list[str]) -> int:
+    """Entry point of ``spg train stage2 --config FILE [key=value ...]``."""
+    try:
+        config = load_config(config_path, overrides)
+        if not Path(config.model, "spg_config.json").is_file():
+            raise ValueError(f"model={config.model!r} is not a Stage I artefact (no spg_config.json inside)")
+        if not Path(config.pairs).is_file():
+            raise ValueError(f"pairs={config.pairs!r} does not exist: run `spg pairs --config {config_path}` first")
+    except ValueError as e:
+        print(f"spg train stage2: {e}", file=sys.stderr)
+        return 2
+    logging.basicConfig(format="%(message)s")
+    logging.getLogger("spg").setLevel(logging.INFO)
+    final = run(config)
+    print(f"Stage II ({config.mode}) artefact: {final}")
+    return 0

@@ -1,0 +1,221 @@
+"""Stage II training on a tiny random model: reference = Stage I, only the new adapter learns, one base copy."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+import torch
+from datasets import Dataset
+from tiny import tiny_llama, tiny_tokenizer
+from transformers import TrainingArguments
+
+from spg.model.spg_model import SPGConfig, SPGModel
+from spg.model.tokens import add_structure_tokens
+from spg.train.lpo import LPOTrainer, PreferenceCollator, completion_logps
+from spg.train.pairs import count_types, load_pairs
+from spg.train.stage2 import Stage2Config, load_config, make_pairs, run, stage2_model, tokenize_pairs, train
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+PAIRS = [
+    {
+        "prompt": "<|start|>user\nA chair with a seat.<|end|><|start|>assistant\n",
+        "chosen": "<ind>A chair comprising a seat.</ind><dep>The chair of claim 1, wherein the seat is round.</dep><eot>",
+        "rejected": "<ind>A chair</ind><eot>",
+        "weight": 0.8,
+    },
+    {
+        "prompt": "<|start|>user\nA lamp.<|end|><|start|>assistant\n",
+        "chosen": "<ind>A lamp comprising a bulb.</ind><eot>",
+        "rejected": "<ind>A lamp comprising a bulb.</ind><dep>The lamp</dep><eot>",
+        "weight": 0.3,
+    },
+]
+
+
+def stage1_spg(base_model: str = "unused") -> SPGModel:
+    """A Stage I model on a tiny Llama whose LoRA, structure-token rows and pointer look trained (non-zero)."""
+    spg = SPGModel.from_base(SPGConfig(base_model=base_model, lora_r=4, lora_alpha=8), tiny_llama(), tiny_tokenizer())
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for param in spg.parameters():
+            if param.requires_grad:
+                param.add_(0.1 * torch.randn_like(param))
+    return spg
+
+
+def stage1_model():
+    spg = stage1_spg().eval()  # LoRA dropout off, so log-probs are deterministic
+    return spg.lm, spg.tokenizer
+
+
+def config(tmp_path, **overrides) -> Stage2Config:
+    values = dict(output_dir=str(tmp_path), lora_r=4, lora_alpha=8, lora_dropout=0.0, per_device_train_batch_size=2,
+                  gradient_accumulation_steps=1, max_steps=1, learning_rate=1e-2, warmup_ratio=0.0,
+                  logging_steps=1, save_steps=1000, bf16=False, max_length=256)
+    values.update(overrides)
+    return Stage2Config(**values)
+
+
+def batch(tokenizer, max_length=256):
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, max_length, "lpo")
+    return PreferenceCollator(pad_token_id=tokenizer.pad_token_id)(list(dataset))
+
+
+def test_reference_is_the_stage1_model_and_equals_the_policy_at_step_0(tmp_path):
+    stage1, tokenizer = stage1_model()
+    inputs = batch(tokenizer)
+    with torch.no_grad():
+        stage1_logps = completion_logps(stage1, inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"])
+    model = stage2_model(stage1, config(tmp_path))
+    trainer = LPOTrainer(model=model, data_collator=PreferenceCollator(pad_token_id=0),
+                         train_dataset=Dataset.from_list([{"x": 0}]),
+                         args=TrainingArguments(output_dir=str(tmp_path), report_to=[]))
+    with torch.no_grad():
+        policy = completion_logps(model, inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"])
+    reference = trainer.reference_logps(model, inputs)
+    assert torch.allclose(policy, reference, atol=1e-5)
+    assert torch.allclose(reference, stage1_logps, atol=1e-4)
+
+
+@pytest.mark.parametrize("checkpointing", [False, True])
+def test_one_step_changes_only_the_new_adapter_and_keeps_the_reference(tmp_path, checkpointing):
+    stage1, tokenizer = stage1_model()
+    inputs = batch(tokenizer)
+    cfg = config(tmp_path, gradient_checkpointing=checkpointing)
+    model = stage2_model(stage1, cfg)
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    reference_before = completion_logps(model, inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"])
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, cfg.max_length, cfg.mode)
+    trainer = train(model, tokenizer, dataset, cfg)
+    assert trainer.state.global_step == 1
+    changed = {name for name, p in model.named_parameters() if not torch.equal(p, before[name])}
+    assert changed, "the step updated nothing"
+    assert all(".lora_" in name and ".default." in name for name in changed)
+    assert not any("embed_tokens" in name or "lm_head" in name for name in changed)
+    with torch.no_grad():
+        policy = completion_logps(model, inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"])
+    reference_after = trainer.reference_logps(model, inputs)
+    assert torch.allclose(reference_after, reference_before, atol=1e-5)
+    assert not torch.allclose(policy, reference_after, atol=1e-4)
+
+
+def test_only_one_copy_of_the_base_weights_exists(tmp_path):
+    stage1, tokenizer = stage1_model()
+    cfg = config(tmp_path)
+    model = stage2_model(stage1, cfg)
+    del stage1
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, cfg.max_length, cfg.mode)
+    trainer = train(model, tokenizer, dataset, cfg)
+    shape = model.get_input_embeddings().weight.shape
+    in_model = {p.data_ptr() for p in model.parameters() if p.shape == shape}  # input and (untied) output embedding
+    gc.collect()
+    live = {t.data_ptr() for t in gc.get_objects() if isinstance(t, torch.Tensor) and t.shape == shape}
+    assert live == in_model
+    assert not any(isinstance(v, torch.nn.Module) and v is not model for v in vars(trainer).values()
+                   if isinstance(v, torch.nn.Module) and sum(p.numel() for p in v.parameters()) > 0)
+
+
+def test_mode_sets_the_training_weights():
+    tokenizer = tiny_tokenizer()
+    add_structure_tokens(tokenizer, tiny_llama())
+    weights = {mode: tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256, mode)[0]["weight"]
+               for mode in ("lpo", "dpo", "matched")}
+    assert weights["lpo"] == pytest.approx([0.8, 0.3])
+    assert weights["dpo"] == [1.0, 1.0]
+    assert weights["matched"] == pytest.approx([0.55, 0.55])
+
+
+def test_pairs_too_long_for_max_length_are_counted_not_silently_dropped():
+    tokenizer = tiny_tokenizer()
+    add_structure_tokens(tokenizer, tiny_llama())
+    prompt_2 = len(tokenizer(PAIRS[1]["prompt"], add_special_tokens=False)["input_ids"])
+    dataset, report = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, prompt_2 + 5, "lpo")
+    assert report == {"dropped": 1, "truncated": 1}
+    assert len(dataset) == 1
+
+
+def test_completions_are_tokenized_as_generated_ending_at_eot():
+    tokenizer = tiny_tokenizer()
+    ids = add_structure_tokens(tokenizer, tiny_llama())
+    row = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256, "lpo")[0][0]
+    assert row["chosen_ids"][-1] == ids["<eot>"] == row["rejected_ids"][-1]
+    assert tokenizer.decode(row["chosen_ids"]) == PAIRS[0]["chosen"]
+
+
+def stage1_artefact(tmp_path) -> str:
+    """A saved tiny Stage I artefact whose base model is a saved tiny Llama."""
+    base_dir = tmp_path / "base"
+    tiny_llama().save_pretrained(base_dir)
+    tiny_tokenizer().save_pretrained(base_dir)
+    stage1_spg(str(base_dir)).save_pretrained(tmp_path / "stage1")
+    return str(tmp_path / "stage1")
+
+
+def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_path):
+    cfg = config(tmp_path / "stage2", model=stage1_artefact(tmp_path), data=str(uspto_path),
+                 pairs=str(tmp_path / "pairs.jsonl"), num_descriptions=2, max_new_tokens=8, max_prompt_tokens=400,
+                 max_length=600, max_steps=2, per_device_train_batch_size=1)
+    counts = make_pairs(cfg)
+    assert counts["gt-vs-worst"] == 2  # one per description, unconditionally
+    assert count_types(cfg.pairs) == counts
+    assert make_pairs(cfg) == counts  # resumed: nothing sampled again, nothing appended
+    final = run(cfg)
+
+    stage1 = SPGModel.from_pretrained(cfg.model)
+    stage2 = SPGModel.from_pretrained(final)
+    dataset, _ = tokenize_pairs(load_pairs(cfg.pairs), stage2.tokenizer, cfg.max_length, cfg.mode)
+    inputs = PreferenceCollator(pad_token_id=stage2.tokenizer.pad_token_id, max_length=cfg.max_length)(list(dataset))
+    args = inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"]
+    with torch.no_grad():
+        policy, reference = completion_logps(stage2.lm, *args), completion_logps(stage1.lm, *args)
+        with stage2.lm.disable_adapter():
+            switched_off = completion_logps(stage2.lm, *args)
+    assert torch.allclose(switched_off, reference, atol=1e-3)
+    assert not torch.allclose(policy, reference, atol=1e-3)
+    assert torch.equal(stage2.pointer.weight, stage1.pointer.weight)
+
+
+def test_configs_load_with_the_paper_values_and_overrides():
+    paper = load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", [])
+    assert (paper.lora_r, paper.lora_alpha, paper.lora_dropout, paper.beta) == (8, 16, 0.05, 0.1)
+    assert (paper.learning_rate, paper.lr_scheduler_type, paper.warmup_ratio) == (5e-6, "cosine", 0.1)
+    assert (paper.per_device_train_batch_size, paper.gradient_accumulation_steps, paper.num_train_epochs) == (7, 4, 3)
+    assert (paper.max_length, paper.temperatures, paper.max_new_tokens) == (2048, [0.3, 1.2], 768)
+    assert (paper.num_descriptions, paper.kappa, paper.delta, paper.bf16) == (2000, 0.3, 0.1, True)
+    cpu = load_config(CONFIGS / "cpu/smollm2-stage2.yaml", ["mode=matched", "max_steps=2"])
+    assert (cpu.mode, cpu.max_steps) == ("matched", 2)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        load_config(CONFIGS / "cpu/smollm2-stage2.yaml", ["mode=ipo"])
+
+
+@pytest.mark.slow
+def test_smollm2_pairs_lpo_steps_save_reload_generate(tmp_path, uspto_path):
+    from spg.generation.generator import load_generator
+    from spg.generation.pointer_decode import DecodeSettings
+    from spg.generation.runner import Document
+
+    SPGModel.from_base(SPGConfig(base_model="smollm2")).save_pretrained(tmp_path / "stage1")
+    cfg = load_config(CONFIGS / "cpu/smollm2-stage2.yaml", [
+        f"model={tmp_path / 'stage1'}", f"data={uspto_path}", f"pairs={tmp_path / 'pairs.jsonl'}",
+        f"output_dir={tmp_path / 'stage2'}", "num_descriptions=2", "max_new_tokens=16", "max_prompt_tokens=128",
+        "max_length=256", "max_steps=2", "gradient_accumulation_steps=1",
+    ])
+    counts = make_pairs(cfg)
+    assert counts["gt-vs-worst"] == 2
+    final = run(cfg)
+    generator = load_generator(str(final), DecodeSettings(max_new_tokens=16), max_prompt_tokens=128)
+    assert generator.mode == "spg"
+    (result,) = generator([Document("d", "A folding step stool with two steps and a locking hinge.")])
+    assert result["new_tokens"] > 0 and result["raw"]
+
+
+def test_spg_train_stage2_without_pairs_exits_2_naming_the_missing_file(tmp_path, capsys):
+    from spg.cli import main
+
+    stage1 = stage1_artefact(tmp_path)
+    code = main(["train", "stage2", "--config", str(CONFIGS / "cpu/smollm2-stage2.yaml"), f"model={stage1}",
+                 f"pairs={tmp_path / 'none.jsonl'}"])
+    assert code == 2
+    assert "none.jsonl' does not exist: run `spg pairs" in capsys.readouterr().err
