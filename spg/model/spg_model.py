@@ -1,0 +1,248 @@
+"""SPGModel: any Hugging Face causal LM + PEFT LoRA + the structure tokens + the pointer head W_dep.
+
+What other parts of spg use (generation, Stage II):
+
+    model = SPGModel.from_pretrained("runs/stage1/final")   # an artefact dir written by save_pretrained
+    model.tokenizer                                          # has the six tags as single special tokens
+    model.structure_ids                                      # {"<ind>": id, "</ind>": id, "<dep>": ..., "<eot>": ...}
+    model.lm                                                 # the PeftModel: call .generate(...) on it
+    model.score_parents(h_dep, h_ends)                       # Eq. 2 logits: [..., d] x [..., m, d] -> [..., m]
+    with model.record_hidden() as states:                    # last-layer hidden states of every forward,
+        model.lm.generate(...)                               # one [B, T_step, d] tensor per call, in order
+    model.last_hidden_state                                  # those of the latest forward only
+
+Hidden states are the input of the output embedding (after the final norm), captured by a forward
+pre-hook on it, i.e. exactly the states the logits are computed from: no second forward and no
+``output_hidden_states`` copy of every layer. Under ``generate`` the prefill step only computes the
+last position's logits, so only that position's state is captured there; every generated token's
+state is captured at the step that feeds it.
+
+Training (Stage I): ``model(**batch)`` with a batch from :class:`spg.model.batch.Collator` returns
+an :class:`SPGOutput` with per-example L_LM, L_struct (Eq. 3), L_scope (Eq. 4) and teacher-forced
+pointer hits; :func:`spg.model.losses.stage1_loss` combines them (Eq. 6).
+
+Artefact directory (``save_pretrained``): the PEFT adapter (LoRA + the structure-token rows of the
+embedding and output matrices via ``trainable_token_indices``), ``pointer_head.safetensors``,
+``spg_config.json`` (base model, token ids, prompt settings, scope geometry) and the tokenizer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+from peft import LoraConfig, PeftModel, get_peft_model, set_peft_model_state_dict
+from peft.utils import load_peft_weights
+from safetensors.torch import load_file, save_file
+from torch import nn
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers.utils import ModelOutput
+
+from spg.model.backbone import load_backbone
+from spg.model.batch import INSTRUCTION
+from spg.model.losses import lm_loss
+from spg.model.pointer import PointerHead, candidate_mask, pointer_hits, pointer_logits, structure_loss
+from spg.model.scope import claim_means, scope_loss
+from spg.model.tokens import add_structure_tokens
+
+CONFIG_NAME = "spg_config.json"
+POINTER_NAME = "pointer_head.safetensors"
+
+
+@dataclass
+class SPGConfig:
+    """What is needed to rebuild an SPG model around its base LM; saved as ``spg_config.json``."""
+
+    base_model: str = "smollm2"  # HF name or path, or "smollm2" for the embedded backbone
+    tagged: bool = True  # False: the "Baseline" ablation (plain numbered claims, no tags, no pointer)
+    instruction: str = INSTRUCTION
+    max_length: int = 8192
+    max_target_tokens: int = 1024
+    rho: float = 5.0  # Eq. 4 base radius
+    lam: float = 0.85  # Eq. 4 decay
+    lora_r: int = 96
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    lora_target_modules: list[str] | str = "all-linear"
+    structure_token_ids: dict[str, int] = field(default_factory=dict)
+
+    def save(self, directory: Path) -> None:
+        (directory / CONFIG_NAME).write_text(json.dumps(asdict(self), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, directory: Path) -> SPGConfig:
+        path = directory / CONFIG_NAME
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} not found: {directory} is not an SPG model directory")
+        return cls(**json.loads(path.read_text()))
+
+
+@dataclass
+class SPGOutput(ModelOutput):
+    """Per-example Stage I terms ([B] each) plus logits, last-layer hidden states and pointer logits."""
+
+    logits: torch.Tensor | None = None
+    hidden: torch.Tensor | None = None
+    lm_loss: torch.Tensor | None = None
+    struct_loss: torch.Tensor | None = None
+    scope_loss: torch.Tensor | None = None
+    pointer_logits: torch.Tensor | None = None
+    pointer_correct: torch.Tensor | None = None
+    pointer_total: torch.Tensor | None = None
+
+
+def lora_config(config: SPGConfig, token_ids: list[int], tied: bool) -> LoraConfig:
+    """LoRA on the configured linears; the structure-token rows of the embeddings trained and saved with it."""
+    # Untied output embeddings need their own rows trained, or all six tags would share one logit row.
+    rows = {"embed_tokens": token_ids} if tied else {"embed_tokens": token_ids, "lm_head": token_ids}
+    return LoraConfig(
+        r=config.lora_r,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=config.lora_dropout,
+        target_modules=config.lora_target_modules,
+        trainable_token_indices=rows,
+        task_type="CAUSAL_LM",
+    )
+
+
+class SPGModel(nn.Module):
+    """The Stage I model. Build a fresh one with :meth:`from_base`, load a trained one with :meth:`from_pretrained`."""
+
+    def __init__(self, lm: PeftModel, tokenizer: PreTrainedTokenizerBase, pointer: PointerHead, config: SPGConfig):
+        super().__init__()
+        self.lm = lm
+        self.pointer = pointer
+        self.tokenizer = tokenizer
+        self.spg_config = config
+        self._recorders: list[list[torch.Tensor]] = []
+        self.last_hidden_state: torch.Tensor | None = None
+        lm.get_output_embeddings().register_forward_pre_hook(self._capture)
+
+    # ---- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_base(
+        cls,
+        config: SPGConfig,
+        base: PreTrainedModel | None = None,
+        tokenizer: PreTrainedTokenizerBase | None = None,
+        dtype: torch.dtype = torch.float32,
+    ) -> SPGModel:
+        """A new model: load ``config.base_model`` (or take ``base`` + ``tokenizer``), add tags, attach LoRA."""
+        if base is None:
+            base, tokenizer = load_backbone(config.base_model, dtype)
+        ids = add_structure_tokens(tokenizer, base)
+        config.structure_token_ids = ids
+        tied = base.get_output_embeddings().weight is base.get_input_embeddings().weight
+        lm = get_peft_model(base, lora_config(config, sorted(ids.values()), tied))
+        pointer = PointerHead(base.config.get_text_config().hidden_size)
+        return cls(lm, tokenizer, pointer, config)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        directory: str | Path,
+        base: PreTrainedModel | None = None,
+        dtype: torch.dtype = torch.float32,
+        is_trainable: bool = False,
+    ) -> SPGModel:
+        """Reload an artefact dir; ``base`` overrides the base model named in its config."""
+        from transformers import AutoTokenizer
+
+        directory = Path(directory)
+        config = SPGConfig.load(directory)
+        tokenizer = AutoTokenizer.from_pretrained(directory)
+        if base is None:
+            base, _ = load_backbone(config.base_model, dtype)
+        ids = add_structure_tokens(tokenizer, base)  # same rows as at training time, before the adapter lands
+        if ids != config.structure_token_ids:
+            raise ValueError(f"{directory}: tokenizer gives structure ids {ids}, config says {config.structure_token_ids}")
+        lm = PeftModel.from_pretrained(base, directory, is_trainable=is_trainable)
+        pointer = PointerHead(base.config.get_text_config().hidden_size)
+        pointer.load_state_dict(load_file(directory / POINTER_NAME))
+        pointer.requires_grad_(is_trainable)
+        return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)
+
+    def save_pretrained(self, directory: str | Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        # The tag rows travel in the adapter; the rest of the resized matrices is rebuilt identically on reload.
+        self.lm.save_pretrained(directory, save_embedding_layers=False)
+        save_file({k: v.contiguous() for k, v in self.pointer.state_dict().items()}, directory / POINTER_NAME)
+        self.spg_config.save(directory)
+        self.tokenizer.save_pretrained(directory)
+
+    def load_trainable(self, directory: str | Path) -> None:
+        """Load adapter + pointer weights saved by :meth:`save_pretrained` into this model (checkpoint resume)."""
+        directory = Path(directory)
+        set_peft_model_state_dict(self.lm, load_peft_weights(str(directory)))
+        self.pointer.load_state_dict(load_file(directory / POINTER_NAME))
+
+    # ---- hidden states ------------------------------------------------------------------------
+    def _capture(self, module: nn.Module, args: tuple) -> None:
+        self.last_hidden_state = args[0]
+        for states in self._recorders:
+            states.append(args[0].detach())
+
+    @contextlib.contextmanager
+    def record_hidden(self) -> Iterator[list[torch.Tensor]]:
+        """Collect the last-layer hidden states of every forward run inside the block (detached)."""
+        states: list[torch.Tensor] = []
+        self._recorders.append(states)
+        try:
+            yield states
+        finally:
+            self._recorders.remove(states)
+
+    @property
+    def structure_ids(self) -> dict[str, int]:
+        return dict(self.spg_config.structure_token_ids)
+
+    def score_parents(self, h_dep: torch.Tensor, h_ends: torch.Tensor) -> torch.Tensor:
+        """Eq. 2 logits of one ``<dep>`` state [..., d] against candidate closing-tag states [..., m, d] → [..., m]."""
+        return self.pointer(h_dep.unsqueeze(-2), h_ends).squeeze(-2).float()
+
+    # ---- training forward ---------------------------------------------------------------------
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        claim_mask: torch.Tensor | None = None,
+        claim_open: torch.Tensor | None = None,
+        claim_close: torch.Tensor | None = None,
+        claim_start: torch.Tensor | None = None,
+        claim_end: torch.Tensor | None = None,
+        claim_parent: torch.Tensor | None = None,
+        claim_depth: torch.Tensor | None = None,
+        claim_tree: torch.Tensor | None = None,
+        structure: bool = True,
+    ) -> SPGOutput:
+        """One forward; ``structure=False`` (or no claims) skips the pointer and scope terms entirely."""
+        out = self.lm(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
+        hidden, self.last_hidden_state = self.last_hidden_state, None  # don't keep the graph alive between calls
+        result = SPGOutput(logits=out.logits, hidden=hidden)
+        if labels is not None:
+            result.lm_loss = lm_loss(out.logits, labels)
+        if structure and claim_mask is not None and claim_mask.shape[-1] > 0:
+            mask = candidate_mask(claim_tree, claim_mask)
+            logits = pointer_logits(self.pointer, hidden, claim_open, claim_close, mask)
+            z = claim_means(hidden, claim_start, claim_end)
+            result.pointer_logits = logits
+            result.struct_loss = structure_loss(logits, claim_parent)
+            result.scope_loss = scope_loss(z, claim_parent, claim_depth, self.spg_config.rho, self.spg_config.lam)
+            result.pointer_correct, result.pointer_total = pointer_hits(logits, claim_parent)
+        return result
+
+    # ---- what transformers.Trainer expects of a model -----------------------------------------
+    @property
+    def config(self):
+        return self.lm.config
+
+    def activation_checkpointing_enable(self, **kwargs) -> None:
+        self.lm.base_model.model.activation_checkpointing_enable(**kwargs)
+        # With a frozen embedding nothing entering the checkpointed blocks requires grad otherwise.
+        self.lm.base_model.model.enable_input_require_grads()
