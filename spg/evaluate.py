@@ -29,7 +29,7 @@ from spg.data import Record
 from spg.forest import Forest
 from spg.linearize import canonical, parse_tagged, strip_model_tokens
 from spg.metrics import text as text_metrics
-from spg.metrics.patentscore import patent_score
+from spg.metrics.patentscore import PreparedText, patent_score, prepare_text
 from spg.metrics.structure import (
     DEA,
     Ratio,
@@ -198,9 +198,16 @@ def score_system(
     bertscore_model: str | None = None,
     per_claim: bool = False,
     progress: bool = True,
+    prepared_refs: dict[str, PreparedText] | None = None,
 ) -> SystemResult:
-    """Every metric for one system over every reference record (see the module docstring for missing ones)."""
+    """Every metric for one system over every reference record (see the module docstring for missing ones).
+
+    ``prepared_refs`` (reference text → its :func:`prepare_text`) is filled as references are read; pass
+    one dict for all systems so that each reference is preprocessed once.
+    """
     from tqdm import tqdm
+
+    prepared_refs = {} if prepared_refs is None else prepared_refs
 
     unmatched = sorted(set(system.predictions) - {r.id for r in references})
     preds, refs, docs = [], [], []
@@ -211,7 +218,9 @@ def score_system(
         prediction = prediction or Prediction("")
         cand = scored_text(prediction.text)
         ref = numbered_text(record.claims)
-        ps = patent_score(cand, ref)
+        if ref not in prepared_refs:
+            prepared_refs[ref] = prepare_text(ref)
+        ps = patent_score(cand, prepared_refs[ref])
         dea, agreement, validity = structure_of(record.claims, prediction)
         dea_total, agreement_total = dea_total + dea, agreement_total + agreement
         valid_total += Ratio(int(validity.valid), 1)
@@ -284,9 +293,16 @@ def evaluate(
     """The full report: one row per system, the per-document scores, and how the numbers were made."""
     if not references:
         raise EvaluateError("no reference records to evaluate against")
+    prepared_refs: dict[str, PreparedText] = {}  # shared: every system is scored against the same references
     results = [
         score_system(
-            s, references, bertscore=bertscore, bertscore_model=bertscore_model, per_claim=per_claim, progress=progress
+            s,
+            references,
+            bertscore=bertscore,
+            bertscore_model=bertscore_model,
+            per_claim=per_claim,
+            progress=progress,
+            prepared_refs=prepared_refs,
         )
         for s in systems
     ]

@@ -19,7 +19,7 @@ Nothing here raises on arbitrary text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from spg.forest import Claim, Forest
@@ -40,8 +40,13 @@ class Reference:
 
 # The word "claim(s)" including typing and OCR variants ("clam 27" is in a granted US patent;
 # OCR turns "cl" into "d" and "m" into "rn"). No letter may follow, so "claimed"/"claimant" are
-# not references, but a digit may ("claim1").
-_CLAIM_WORD = re.compile(r"\b(?:claim|clam|cliam|c1aim|ciaim|daim|clairn)s?(?![a-z])", re.IGNORECASE)
+# not references, but a digit may ("claim1"). Read: \b(?:claim|clam|cliam|c1aim|ciaim|daim|clairn)s?
+# It opens with a character class, the word boundary and first letter checked by lookbehinds,
+# because then the regex engine jumps from one c/d to the next instead of trying every position:
+# the same matches in half the time, and this runs on every claim.
+_CLAIM_WORD = re.compile(
+    r"[cd](?<!\w[cd])(?:(?<=c)(?:laim|lam|liam|1aim|iaim|lairn)|(?<=d)aim)s?(?![a-z])", re.IGNORECASE
+)
 # A misspelt "claim" only counts after a citing word ("the fastener of clam 27"), so that a
 # shellfish ("a clam 5 cm long") is not a citation.
 _CITING_WORD_BEFORE = re.compile(r"\b(?:of|to|in|with|by|on|under|per)\s*$", re.IGNORECASE)
@@ -143,6 +148,9 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
     """
     if not isinstance(text, str):
         return []
+    words = list(_CLAIM_WORD.finditer(text))
+    if not words:
+        return []  # every citation, "any preceding claim" included, has the word: most claims stop here
     refs: list[Reference] = []
     covered_until = -1
     lowered = text.lower()
@@ -151,7 +159,7 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
             continue  # "the preceding claims 1 to 3": the numbers decide, read below
         refs.append(_preceding_reference(match, num))
     taken = [(r.start, r.end) for r in refs]
-    for word in _CLAIM_WORD.finditer(text):
+    for word in words:
         if word.start() < covered_until or any(s <= word.start() < e for s, e in taken):
             continue
         if not word.group(0).lower().startswith("claim") and not _CITING_WORD_BEFORE.search(
@@ -162,7 +170,9 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
         if ref is None:
             continue
         covered_until = ref.end
-        if _QUALIFIER_BEFORE.search(text, max(0, word.start() - 60), word.start()):
+        before = max(0, word.start() - 60)
+        # Every qualifier has "dependent", "depending" or "appended": a cheap test before the slow pattern.
+        if "pend" in text[before : word.start()].lower() and _QUALIFIER_BEFORE.search(text, before, word.start()):
             continue
         refs.append(ref)
     return sorted(refs, key=lambda r: r.start)
@@ -267,7 +277,8 @@ def _start_score(text: str, match: re.Match) -> float:
         score -= 2.0
     elif following[:1].islower():
         score -= 1.0
-    cited = _EARLY_CITATION.match(following)
+    # "cl" opens both words the pattern looks for; testing for it first skips the slow pattern on most candidates.
+    cited = _EARLY_CITATION.match(following) if "cl" in following.lower() else None
     if cited and int(cited.group(1)) < int(match.group("num")):
         score += 1.0
     if match.group("to") and not _CANCELLED.match(following):
@@ -275,9 +286,37 @@ def _start_score(text: str, match: re.Match) -> float:
     return score
 
 
+# The part of _MARKER from the number on (its lookbehind moved after the first digit), opening with a
+# character class so that the regex engine skips to the next digit; every marker's number matches it.
+_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,3})(?:\s*\.?\s*[-–]\s*\d{1,4})?(?:\s*[.):]|\s+-)")
+
+
+def _markers(text: str) -> Iterator[re.Match]:
+    """The matches of ``_MARKER.finditer(text)``, found in half the time.
+
+    _MARKER opens with a lookbehind and an optional word, so the engine tries it at every character.
+    Here it is only tried where :data:`_MARKER_FROM_NUMBER` finds a number, or at a "claim" word right
+    before that number; positions in between cannot start a marker.
+    """
+    pos = 0
+    while (hit := _MARKER_FROM_NUMBER.search(text, pos)) is not None:
+        number = hit.start()
+        word = number
+        while word > pos and text[word - 1].isspace():
+            word -= 1
+        match = _MARKER.match(text, word - 5) if word - 5 >= pos else None  # "claim" + whitespace + number
+        if match is None or not match.group("word"):
+            match = _MARKER.match(text, number)
+        if match is None:
+            pos = hit.end(1)  # inside a run of digits no marker can start (a digit precedes)
+        else:
+            yield match
+            pos = match.end()
+
+
 def _candidates(text: str) -> list[_Candidate]:
     out = []
-    for match in _MARKER.finditer(text):
+    for match in _markers(text):
         low = int(match.group("num"))
         high = int(match.group("to")) if match.group("to") else low
         if low < 1 or high < low:

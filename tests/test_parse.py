@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import string
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import spg.parse as parse_module
 from spg.forest import Forest
 from spg.parse import Reference, claim_parents, extract_references, parse_claims, split_claims
 
@@ -390,6 +392,53 @@ def test_split_recovers_generated_claim_sets(bodies, separator, data):
         texts.append(f"The {words_}{cites}, wherein the {words_}.")
     flat = separator.join(f"{i}. {t}" for i, t in enumerate(texts, start=1))
     assert split_claims(flat) == list(enumerate(texts, start=1))
+
+
+# Regression: a hypothesis run of the linter once hit a ValueError in the claim-chain search. Its input was
+# not kept; these are the texts that reach that code with no usable number marker (claim 0, backwards or
+# oversized ranges, digits from other scripts, a superscript inside a number).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0. A cup.",
+        "5-2. The cup.",
+        "0. A cup. 0. A lid.",
+        "1.\n0.\n3-1. x",
+        "9999. 9999-9999. A",
+        "1²3. A cup.",
+        "٣. A ١.",
+    ],
+)
+def test_split_and_parse_never_raise_when_number_markers_are_unusable(text):
+    pairs = split_claims(text)
+    assert pairs and all(body == " ".join(body.split()) for _, body in pairs)
+    assert len(parse_claims(text)) == len(pairs)
+
+
+# The fast forms of two patterns (see spg/parse.py) must find exactly what their plain forms find.
+PLAIN_CLAIM_WORD = re.compile(r"\b(?:claim|clam|cliam|c1aim|ciaim|daim|clairn)s?(?![a-z])", re.IGNORECASE)
+marker_text = st.lists(
+    st.sampled_from(
+        ["1", "12", "1-3", "12345", ".", ")", ":", " -", " ", "\n", "claim", "CLAİM", "claims", "clam", "daim", "DAIM",
+         "c1aim", "clairn", "claım", "ſ", "x", "(", "-", "–", ",", "/", "٣", "(canceled)"]
+    ) | st.text(max_size=3),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(marker_text)
+def test_fast_marker_scan_finds_the_same_markers_as_the_marker_pattern(text):
+    expected = [(m.span(), m.groupdict()) for m in parse_module._MARKER.finditer(text)]
+    assert [(m.span(), m.groupdict()) for m in parse_module._markers(text)] == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(marker_text)
+def test_fast_claim_word_pattern_matches_like_its_plain_form(text):
+    assert [m.span() for m in parse_module._CLAIM_WORD.finditer(text)] == [
+        m.span() for m in PLAIN_CLAIM_WORD.finditer(text)
+    ]
 
 
 def test_parse_claims_on_odd_containers():

@@ -19,6 +19,7 @@ from spg.metrics.patentscore import (
     length_ratio,
     lpo_weight,
     patent_score,
+    prepare_text,
     preprocess,
     structural_pattern,
 )
@@ -236,6 +237,14 @@ def test_patent_score_of_a_claim_set_against_itself_hand_computed():
 def test_patent_score_is_format_neutral_for_structure_and_antecedents():
     tagged, numbered = patent_score(TAGGED, NUMBERED), patent_score(NUMBERED, NUMBERED)
     assert (tagged.count, tagged.struct, tagged.ante) == (numbered.count, numbered.struct, numbered.ante)
+
+
+def test_patent_score_against_a_prepared_reference_equals_the_score_against_its_text():
+    ref = NUMBERED + " 4. The chair of claim 1, wherein the seat is red."
+    prepared = prepare_text(ref)
+    assert patent_score(TAGGED, prepared) == patent_score(TAGGED, ref)
+    assert patent_score(prepare_text(TAGGED), prepared) == patent_score(TAGGED, ref)
+    assert (prepared.words, len(prepared.spans)) == (len(preprocess(ref).split()), 4)
 
 
 @pytest.mark.parametrize(("ps", "weight"), [(0.0, 1.0), (4.5, 0.0), (2.25, 0.5), (3.6, 0.2)])

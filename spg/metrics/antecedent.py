@@ -228,11 +228,10 @@ def _checked(source: Forest | str) -> Iterator[tuple[int | None, str, int, int, 
 
 def antecedent_counts(source: Forest | str) -> tuple[int, int]:
     """(definite references, those with antecedent basis) — Eq. ante's |D| and numerator for a string."""
-    total = resolved = 0
-    for *_, ok in _checked(source):
-        total += 1
-        resolved += ok
-    return total, resolved
+    # A string's scope is the text itself, as in _checked; reading it directly skips a generator layer per reference.
+    references = _definite_references(source, set()) if isinstance(source, str) else _checked(source)
+    basis = [reference[-1] for reference in references]
+    return len(basis), sum(basis)
 
 
 def unsupported_references(source: Forest | str) -> list[AntecedentIssue]:

@@ -174,6 +174,25 @@ def _unigrams(text: str) -> set[str]:
     return set(text.lower().split())
 
 
+@dataclass(frozen=True)
+class PreparedText:
+    """A claim set preprocessed once, with what the sub-metrics read from it.
+
+    :func:`patent_score` takes one in place of a string, so that a reference scored against many
+    candidates (several systems, or several samples per prompt) is read only once.
+    """
+
+    text: str  # preprocessed
+    spans: list[tuple[int, int, int]]
+    words: int
+    unigrams: set[str]
+
+
+def prepare_text(text: str) -> PreparedText:
+    t = preprocess(text)
+    return PreparedText(t, claim_spans(t), t.count(" ") + bool(t), _unigrams(t))  # single spaces: words = spaces + 1
+
+
 # The same sub-metrics on raw claim-set text (tagged or plain), each preprocessing its input.
 def claim_count_match(cand: str, ref: str) -> float:
     return count_score(count_claims(cand), count_claims(ref))
@@ -196,19 +215,20 @@ def content_overlap(cand: str, ref: str) -> float:
     return overlap_score(_unigrams(preprocess(cand)), _unigrams(preprocess(ref)))
 
 
-def patent_score(cand: str, ref: str) -> PatentScore:
+def patent_score(cand: str | PreparedText, ref: str | PreparedText) -> PatentScore:
     """Eq. composite: PS_rule = S_count + S_struct + S_ante + S_len + S_overlap ∈ [0, 4.5].
 
-    Each text is preprocessed once and the candidate's claim spans are shared by Eq. count and Eq. struct.
+    Each text is preprocessed once (or was, by :func:`prepare_text`) and the candidate's claim spans are
+    shared by Eq. count and Eq. struct.
     """
-    c, r = preprocess(cand), preprocess(ref)
-    c_spans = claim_spans(c)
+    c = cand if isinstance(cand, PreparedText) else prepare_text(cand)
+    r = ref if isinstance(ref, PreparedText) else prepare_text(ref)
     return PatentScore(
-        count=count_score(len(c_spans), len(claim_spans(r))),
-        struct=struct_score(c, c_spans).total,
-        ante=ante_score(c),
-        length=length_score(c.count(" ") + bool(c), r.count(" ") + bool(r)),  # single spaces: words = spaces + 1
-        overlap=overlap_score(_unigrams(c), _unigrams(r)),
+        count=count_score(len(c.spans), len(r.spans)),
+        struct=struct_score(c.text, c.spans).total,
+        ante=ante_score(c.text),
+        length=length_score(c.words, r.words),
+        overlap=overlap_score(c.unigrams, r.unigrams),
     )
 
 

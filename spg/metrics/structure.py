@@ -87,18 +87,20 @@ def dependency_edge_accuracy(gold: Forest, predicted: Mapping[int, int | None]) 
     Scored claims: the gold dependent claims with an unbroken chain to a root (their depth is defined).
     A claim absent from ``predicted`` or predicted independent is wrong.
     """
-    correct, covered = Ratio(), Ratio()
-    buckets: dict[str, Ratio] = {}
+    hits: dict[str, int] = {}  # per depth bucket; plain counts, as this runs for every document
+    totals: dict[str, int] = {}
+    covered = 0
     for claim in gold:
         depth = gold.depth(claim.num)
         if claim.independent or depth is None:
             continue
-        hit = Ratio(int(predicted.get(claim.num) == gold.parent_of(claim.num)), 1)
-        correct += hit
-        covered += Ratio(int(claim.num in predicted), 1)
         bucket = depth_bucket(depth)
-        buckets[bucket] = buckets.get(bucket, Ratio()) + hit
-    return DEA(correct, buckets, covered)
+        hits[bucket] = hits.get(bucket, 0) + (predicted.get(claim.num) == gold.parent_of(claim.num))
+        totals[bucket] = totals.get(bucket, 0) + 1
+        covered += claim.num in predicted
+    scored = sum(totals.values())
+    buckets = {b: Ratio(hits[b], totals[b]) for b in totals}
+    return DEA(Ratio(sum(hits.values()), scored), buckets, Ratio(covered, scored))
 
 
 def generated_parents(gold: Forest, generated: Forest) -> dict[int, int | None]:
