@@ -11,11 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-# spg never reaches a model hub: models come from local paths or installed packages.
-# Set HF_HUB_OFFLINE=0 yourself to let transformers download by name.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from spg.cli import lint
+from spg.cli import dea, evaluate, generate, lint, pairs, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,14 +20,21 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draft patent claim sets as dependency forests, train SPG, and evaluate any claim generator.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (lint,):
+    for module in (lint, evaluate, dea, generate, pairs, train):
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    # spg never reaches a model hub: models come from local paths or installed packages. Handlers import
+    # transformers lazily, so this is early enough. Set HF_HUB_OFFLINE=0 yourself to download by name.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # `spg lint ... | head` is fine
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+"""``spg generate``: descriptions in, claim forests out (docs/generation.md).
+
+With no arguments it drafts claims for the example description shipped with spg, using the embedded
+SmolLM2-135M-Instruct zero-shot, and prints the linted forest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+
+EXAMPLE = "examples/folding_step_stool.txt"
+SHOW_AT_MOST = 3  # documents whose linted forest is printed at the end
+
+
+def example_path() -> Path:
+    return Path(str(resources.files("spg").joinpath(EXAMPLE)))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "generate",
+        help="draft claim sets from patent descriptions (SPG models, or any chat model zero-shot)",
+        description=(
+            "Generate a claim set for each description. MODEL is an SPG artefact directory (spg train output) "
+            "or any Hugging Face chat model (name or path; prompted zero-shot); the default is the embedded "
+            "SmolLM2-135M-Instruct. INPUT is a text file (one description), or a .json/.jsonl file or folder of "
+            "patent records. Results are appended to OUTPUT (JSONL) as they finish; re-running skips the ids "
+            "already there. Defaults are the paper's evaluation settings (temperature 0.1 with sampling, "
+            "1,024 new tokens, prompts cut to 7,168 tokens)."
+        ),
+    )
+    p.add_argument("--model", help="SPG artefact dir or HF chat model name/path (default: embedded smollm2)")
+    p.add_argument("--input", help=f"description(s): .txt, .json, .jsonl or folder (default: spg/{EXAMPLE})")
+    p.add_argument("--output", help="results JSONL (appended; finished ids are skipped on re-run)")
+    p.add_argument("--config", help="YAML file with generation settings (flags given here override it)")
+    p.add_argument("--zero-shot", action="store_true", default=None, help="prompt the model zero-shot")
+    p.add_argument(
+        "--constrained",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="structure-constrained decoding: every output is a valid forest (default: on for SPG models)",
+    )
+    p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--max-prompt-tokens", type=int, help="prompts are cut to this many tokens (the description)")
+    p.add_argument("--temperature", type=float)
+    p.add_argument("--greedy", action="store_true", default=None, help="greedy decoding instead of sampling")
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--limit", type=int, help="only the first N documents")
+    p.add_argument("--skip-bad", action="store_true", help="skip malformed input records (reported on stderr)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _settings(args: argparse.Namespace):
+    from spg.generation.config import GenerateConfig
+
+    config = GenerateConfig.from_yaml(args.config) if args.config else GenerateConfig()
+    overrides = {
+        "model": args.model,
+        "zero_shot": args.zero_shot,
+        "constrained": args.constrained,
+        "max_new_tokens": args.max_new_tokens,
+        "max_prompt_tokens": args.max_prompt_tokens,
+        "temperature": args.temperature,
+        "do_sample": False if args.greedy else None,
+        "batch_size": args.batch_size,
+        "seed": args.seed,
+    }
+    return config.replace(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _documents(path: str, skip_bad: bool, limit: int | None):
+    from spg.data import load_records
+    from spg.generation.runner import Document
+
+    source = Path(path)
+    if source.is_file() and source.suffix not in (".json", ".jsonl"):
+        docs = [Document(source.stem, source.read_text(encoding="utf-8"))]
+    else:
+        docs = [Document(r.id, r.description) for r in load_records(source, skip_bad=skip_bad)]
+    return docs[:limit] if limit is not None else docs
+
+
+def print_forest(result: dict) -> None:
+    from spg.cli.lint import tree_lines
+    from spg.forest import Claim, Forest
+
+    forest = Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
+    print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
+    if not forest.claims:
+        print("no claims found in the output:")
+        print(result["raw"][:500])
+        return
+    print("\n".join(tree_lines(forest)))
+    for d in forest.diagnostics():
+        print(d)
+    if result["valid"] is False:
+        print("invalid tagged output: " + "; ".join(result["reasons"]))
+    print(
+        f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
+        f"max depth {forest.max_depth})"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from spg.data import DataError
+    from spg.generation.generator import load_generator
+    from spg.generation.runner import run as run_documents
+
+    try:
+        config = _settings(args)
+        docs = _documents(args.input or str(example_path()), args.skip_bad, args.limit)
+    except (DataError, OSError, ValueError) as e:
+        print(f"spg generate: {e}", file=sys.stderr)
+        return 2
+    if not docs:
+        print("spg generate: no documents to generate for", file=sys.stderr)
+        return 2
+    try:
+        generator = load_generator(
+            config.model,
+            config.decode_settings(),
+            zero_shot=config.zero_shot,
+            constrained=config.constrained,
+            max_prompt_tokens=config.max_prompt_tokens,
+            dtype=getattr(torch, config.dtype),
+        )
+    except (OSError, ValueError) as e:
+        print(f"spg generate: {e}", file=sys.stderr)
+        return 2
+    print(
+        f"model {config.model} ({generator.mode}{', constrained' if generator.constrained else ''}); "
+        f"{len(docs)} documents",
+        file=sys.stderr,
+    )
+    torch.manual_seed(config.seed)
+    output = Path(args.output) if args.output else None
+    summary = run_documents(
+        docs, generator, output, config.batch_size, progress=not args.no_progress, total=len(docs)
+    )
+    resumed = f", {summary.already_done} already in {output}" if output else ""
+    print(
+        f"{summary.written} generated{resumed}, {len(summary.bad)} bad; "
+        f"{summary.new_tokens} new tokens in {summary.seconds:.1f} s",
+        file=sys.stderr,
+    )
+    for result in summary.results[:SHOW_AT_MOST]:
+        print_forest(result)
+    if len(summary.results) > SHOW_AT_MOST:
+        print(f"… {len(summary.results) - SHOW_AT_MOST} more documents" + (f" in {output}" if output else ""))
+    return 1 if summary.bad else 0

@@ -1,0 +1,1 @@
+"""Claim generation: prompts, pointer-augmented and constrained decoding, resumable runs (docs/generation.md)."""

@@ -1,0 +1,44 @@
+"""Settings of ``spg generate``: a dataclass, loadable from YAML (configs/paper/generate.yaml is the paper's)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from spg.generation.pointer_decode import DecodeSettings
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Defaults: the paper's evaluation settings (appendix "Evaluation Settings"), constrained decoding on."""
+
+    model: str = "smollm2"  # SPG artefact dir, HF chat model name/path, or the embedded SmolLM2
+    zero_shot: bool = False
+    constrained: bool | None = None  # None: on for tagged SPG models (the product default), off otherwise
+    max_new_tokens: int = 1024
+    max_prompt_tokens: int = 7168  # 8,192 context − 1,024 new tokens
+    temperature: float = 0.1
+    do_sample: bool = True
+    batch_size: int = 4
+    seed: int = 0
+    dtype: str = "float32"
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> GenerateConfig:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected a mapping of generation settings, got {type(data).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown settings {unknown}; expected some of {sorted(known)}")
+        return cls(**data)
+
+    def replace(self, **changes) -> GenerateConfig:
+        return dataclasses.replace(self, **changes)
+
+    def decode_settings(self) -> DecodeSettings:
+        return DecodeSettings(self.max_new_tokens, 0, self.do_sample, self.temperature)

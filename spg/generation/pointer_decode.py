@@ -1,0 +1,196 @@
+"""Pointer-augmented generation (paper §3.1 "Pointer-based parent selection", inference).
+
+At every generated ``<dep>`` the pointer picks the claim's parent among the earlier claims of the
+same tree, from the hidden states of **the same generation pass**: :meth:`SPGModel.record_hidden`
+(a hook on the output embedding's input) keeps the last-layer state of every token fed to the model
+during ``generate``, so no second forward pass over the output is needed. The state of generated
+token ``g`` is produced at decoding step ``g + 1``, when ``g`` is fed back as input: exactly the state
+a teacher-forced pass computes at position ``g`` (the pointer is trained on those). The chosen parent is not rendered into
+later tokens (the model writes "of claim N" itself), so reading it after ``generate`` returns is exact.
+
+The pointer is decoded greedily (argmax of Eq. 2 over the candidate set A(i)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+
+from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
+from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
+from spg.model.pointer import candidate_mask, greedy_parents
+from spg.model.spg_model import SPGModel
+from spg.model.tokens import structure_token_ids
+
+# (h_dep: (k, d), h_end: (m, d)) -> (k, m) compatibility scores, e.g. the bilinear h_dep W_dep h_endᵀ of Eq. 2.
+PointerScorer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class DecodeSettings:
+    """Paper evaluation settings by default (appendix "Evaluation Settings")."""
+
+    max_new_tokens: int = 1024
+    min_new_tokens: int = 0
+    do_sample: bool = True
+    temperature: float = 0.1
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One row's output: generated ids (stop token kept, padding dropped), text, and pointer parents."""
+
+    ids: list[int]
+    text: str
+    parents: list[int | None] | None  # per closed claim: serialisation index of the parent; None = no pointer run
+
+
+def generated_states(steps: Sequence[torch.Tensor]) -> torch.Tensor:
+    """(batch, generated tokens with a state, hidden) from the per-forward states of one ``generate`` call.
+
+    The first forward is the prompt (prefill); every later one feeds one generated token per row, so
+    ``[:, g]`` is the state of generated token ``g``.
+    """
+    if len(steps) < 2:  # one forward only: no generated token was fed back
+        return steps[0][:, :0]
+    return torch.cat([s[:, -1:] for s in steps[1:]], dim=1)
+
+
+@dataclass(frozen=True)
+class TaggedClaim:
+    kind: str  # "ind" | "dep"
+    tree: int
+    open_pos: int
+    close_pos: int
+
+
+def tagged_claims(ids: Sequence[int], tags: dict[str, int]) -> list[TaggedClaim]:
+    """Claims of a generated tag sequence, counted exactly as :func:`spg.linearize.parse_tagged` counts them.
+
+    A claim exists once a closing tag matches the open claim; trees advance at ``<sep>`` and at an
+    ``<ind>`` in a tree that already has a root; reading stops at ``<eot>``.
+    """
+    kind_of = {tags[IND]: "ind", tags[DEP]: "dep"}
+    closes = {tags[IND_END]: "ind", tags[DEP_END]: "dep"}
+    claims: list[TaggedClaim] = []
+    tree, has_root, open_kind, open_pos = 0, False, None, -1
+    for pos, tok in enumerate(ids):
+        if tok == tags[EOT]:
+            break
+        if tok in kind_of:
+            kind = kind_of[tok]
+            if kind == "ind" and has_root:
+                tree += 1
+            has_root = has_root or kind == "ind"
+            open_kind, open_pos = kind, pos
+        elif tok in closes and closes[tok] == open_kind:
+            claims.append(TaggedClaim(open_kind, tree, open_pos, pos))
+            open_kind = None
+        elif tok == tags[SEP]:
+            tree, has_root = tree + 1, False
+    return claims
+
+
+def pointer_parents(
+    ids: Sequence[int], states: torch.Tensor, tags: dict[str, int], pointer: PointerScorer
+) -> list[int | None]:
+    """Greedy Eq. 2 for each dependent claim: argmax over the closing-tag states of earlier claims of its tree.
+
+    ``states[g]`` is the state of generated token ``g`` (the last generated token has none). A dependent
+    claim with no candidate, or whose ``<dep>`` has no state, gets None.
+    """
+    claims = tagged_claims(ids, tags)
+    if not claims or not len(states):
+        return [None] * len(claims)
+    last = len(states) - 1
+    has_end = torch.tensor([c.close_pos <= last for c in claims])
+    asks = torch.tensor([c.kind == "dep" and c.open_pos <= last for c in claims])
+    trees = torch.tensor([c.tree for c in claims])
+    mask = candidate_mask(trees, torch.ones_like(has_end)) & has_end[None, :] & asks[:, None]
+    with torch.no_grad():
+        scores = pointer(
+            states[[min(c.open_pos, last) for c in claims]], states[[min(c.close_pos, last) for c in claims]]
+        )
+    choice = greedy_parents(scores.float().cpu().masked_fill(~mask, float("-inf")))
+    return [int(j) if j >= 0 else None for j in choice]
+
+
+def left_pad(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(p) for p in prompts)
+    ids = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in prompts])
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+    return ids, mask
+
+
+def _stop_ids(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, tagged: bool) -> list[int]:
+    configured = model.generation_config.eos_token_id
+    configured = configured if isinstance(configured, list) else [configured]
+    ids = {i for i in [*configured, tokenizer.eos_token_id] if i is not None}
+    if tagged:
+        ids.add(tokenizer.convert_tokens_to_ids(EOT))
+    return sorted(ids)
+
+
+def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
+    """Cut a generated row at its first stop token (kept only if it is ``keep_stop``, i.e. <eot>); padding follows it."""
+    for pos, tok in enumerate(row):
+        if tok in stops:
+            return row[: pos + (tok == keep_stop)]
+    return row
+
+
+@torch.no_grad()
+def generate_batch(
+    lm: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    prompts: Sequence[Sequence[int]],
+    settings: DecodeSettings,
+    *,
+    tagged: bool,
+    spg: SPGModel | None = None,
+    grammar: StructureGrammar | None = None,
+) -> list[Generated]:
+    """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
+    same pass; with ``grammar``, structure-constrained.
+
+    ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
+    """
+    pad_id = tokenizer.pad_token_id
+    ids, mask = left_pad(prompts, pad_id)
+    ids, mask = ids.to(lm.device), mask.to(lm.device)
+    stops = _stop_ids(lm, tokenizer, tagged)
+    processors = LogitsProcessorList()
+    if grammar is not None:
+        if not tagged:
+            raise ValueError("constrained decoding applies to tagged (SPG) generation only")
+        processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens))
+    sampling = {"do_sample": True, "temperature": settings.temperature} if settings.do_sample else {"do_sample": False}
+    kwargs = dict(
+        input_ids=ids,
+        attention_mask=mask,
+        max_new_tokens=settings.max_new_tokens,
+        min_new_tokens=settings.min_new_tokens or None,
+        logits_processor=processors,
+        eos_token_id=stops,
+        pad_token_id=pad_id,
+        **sampling,
+    )
+    if spg is None:
+        out = lm.generate(**kwargs)
+    else:
+        with spg.record_hidden() as steps:
+            out = lm.generate(**kwargs)
+        states = generated_states(steps)
+    new = out[:, ids.shape[1] :].tolist()
+    eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
+    tags = structure_token_ids(tokenizer) if tagged else {}
+    results = []
+    for row, generated in enumerate(new):
+        kept = _trim(generated, set(stops), eot)
+        parents = pointer_parents(kept, states[row], tags, spg.pointer) if spg is not None else None
+        text = tokenizer.decode(kept, skip_special_tokens=not tagged, clean_up_tokenization_spaces=False)
+        results.append(Generated(kept, text, parents))
+    return results

@@ -1,0 +1,119 @@
+"""``spg generate`` end to end on tiny saved models: SPG artefacts, zero-shot chat models, kill and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tiny import tiny_llama, tiny_tokenizer
+
+from spg.cli import main
+from spg.generation.runner import finished_ids
+from spg.model.spg_model import SPGConfig, SPGModel
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> dict[str, Path]:
+    """A tiny chat model directory and a tiny SPG artefact trained from nothing on top of it."""
+    root = tmp_path_factory.mktemp("models")
+    base = root / "base"
+    tiny_llama().save_pretrained(base)
+    tiny_tokenizer().save_pretrained(base)
+    spg = SPGModel.from_base(SPGConfig(base_model=str(base), lora_r=4))
+    spg.save_pretrained(root / "spg")
+    return {"base": base, "spg": root / "spg"}
+
+
+def write_docs(path: Path, n: int) -> Path:
+    with path.open("w") as f:
+        for i in range(n):
+            f.write(json.dumps({"id": f"doc{i}", "description": f"A chair number {i}.", "claims": "1. A chair."}) + "\n")
+    return path
+
+
+def ids_in(path: Path) -> list[str]:
+    return [json.loads(line)["id"] for line in path.read_text().splitlines()]
+
+
+def test_spg_artefact_generates_constrained_valid_forests_by_default(models, tmp_path, capsys):
+    out = tmp_path / "out.jsonl"
+    docs = write_docs(tmp_path / "docs.jsonl", 3)
+    code = main(["generate", "--model", str(models["spg"]), "--input", str(docs), "--output", str(out),
+                 "--max-new-tokens", "24", "--temperature", "1.0", "--no-progress"])
+    assert code == 0
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in results] == ["doc0", "doc1", "doc2"]
+    assert all(r["mode"] == "spg" and r["valid"] for r in results)
+    assert "== doc0 (spg" in capsys.readouterr().out
+
+
+def test_chat_model_runs_zero_shot_on_a_text_file(models, tmp_path, capsys):
+    text = tmp_path / "stool.txt"
+    text.write_text("A folding stool with a gravity lock.")
+    code = main(["generate", "--model", str(models["base"]), "--input", str(text), "--max-new-tokens", "16",
+                 "--max-prompt-tokens", "1400", "--no-progress"])
+    assert code == 0
+    assert "== stool (zero-shot, " in capsys.readouterr().out
+
+
+def test_constrained_decoding_is_refused_for_a_zero_shot_model(models, tmp_path, capsys):
+    text = tmp_path / "stool.txt"
+    text.write_text("A stool.")
+    code = main(["generate", "--model", str(models["base"]), "--input", str(text), "--constrained", "--no-progress"])
+    assert code == 2
+    assert "constrained decoding needs a trained SPG model" in capsys.readouterr().err
+
+
+def test_missing_input_is_reported(tmp_path, capsys):
+    assert main(["generate", "--input", str(tmp_path / "nope.jsonl"), "--no-progress"]) == 2
+    assert "nope.jsonl" in capsys.readouterr().err
+
+
+def test_killed_run_resumes_to_exactly_one_output_per_document(models, tmp_path, capsys):
+    docs = write_docs(tmp_path / "docs.jsonl", 24)
+    out = tmp_path / "out.jsonl"
+    args = ["generate", "--model", str(models["spg"]), "--input", str(docs), "--output", str(out),
+            "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"]
+    cmd = [sys.executable, "-c", "import sys; from spg.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if out.exists() and len(out.read_bytes().splitlines()) >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = len(finished_ids(out))  # also drops a line the kill cut short
+    assert 3 <= done_before < 24
+    assert main(args) == 0  # the re-run, in this process
+    ids = ids_in(out)
+    assert sorted(ids) == sorted(f"doc{i}" for i in range(24))
+    assert len(ids) == len(set(ids))
+    assert f"{done_before} already in" in capsys.readouterr().err
+
+
+def test_shipped_configs_load_and_the_paper_one_has_the_paper_settings():
+    from spg.generation.config import GenerateConfig
+
+    paper = GenerateConfig.from_yaml(REPO / "configs/paper/generate.yaml")
+    assert (paper.temperature, paper.do_sample, paper.max_new_tokens, paper.max_prompt_tokens) == (0.1, True, 1024, 7168)
+    assert paper.constrained is False
+    assert GenerateConfig.from_yaml(REPO / "configs/cpu/generate-smollm2.yaml").zero_shot
+
+
+def test_unknown_config_setting_names_the_file_and_the_key(tmp_path, capsys):
+    config = tmp_path / "gen.yaml"
+    config.write_text("temprature: 0.5\n")
+    assert main(["generate", "--config", str(config), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "gen.yaml" in err and "temprature" in err

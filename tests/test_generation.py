@@ -1,0 +1,188 @@
+"""Generation on a tiny random model: pointer from the same pass, constrained forests, prompts, resumable runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from tiny import tiny_llama, tiny_tokenizer
+
+from spg.data import Record
+from spg.evaluate import evaluate, read_prediction_file
+from spg.forest import Claim, Forest
+from spg.generation.generator import ClaimGenerator
+from spg.generation.pointer_decode import (
+    DecodeSettings,
+    generated_states,
+    left_pad,
+    pointer_parents,
+    tagged_claims,
+)
+from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
+from spg.generation.runner import Document, finished_ids, run
+from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP, STRUCTURE_TOKENS, parse_tagged
+from spg.model.batch import INSTRUCTION
+from spg.model.spg_model import SPGConfig, SPGModel
+from spg.model.tokens import structure_token_ids
+
+
+@pytest.fixture(scope="module")
+def spg():
+    """A tiny SPG model that likes structure tokens, so short runs contain several trees and dependents."""
+    model = SPGModel.from_base(SPGConfig(lora_r=4), base=tiny_llama(), tokenizer=tiny_tokenizer()).eval()
+    tag_ids = torch.tensor(list(model.structure_ids.values()))
+
+    def favour_tags(module, args, logits):
+        logits[..., tag_ids] += 4.0
+        return logits
+
+    model.lm.get_output_embeddings().register_forward_hook(favour_tags)
+    return model
+
+
+def spg_generator(spg, max_new_tokens=48, constrained=True) -> ClaimGenerator:
+    settings = DecodeSettings(max_new_tokens=max_new_tokens, temperature=1.0)
+    return ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, constrained)
+
+
+DOCS = [Document("d1", "A chair with four legs and a seat."), Document("d2", "A lamp."), Document("d3", "A pen.")]
+
+
+def test_step_states_equal_the_teacher_forced_states_of_the_output(spg):
+    tok = spg.tokenizer
+    prompts = [tok.encode("a longer prompt here"), tok.encode("x")]  # different lengths: left padding
+    ids, mask = left_pad(prompts, tok.pad_token_id)
+    torch.manual_seed(0)
+    with spg.record_hidden() as steps:
+        out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=12, min_new_tokens=12,
+                              do_sample=True, pad_token_id=tok.pad_token_id)
+    states = generated_states(steps)
+    assert states.shape[1] == 11  # the last generated token is never fed back
+    for row, prompt in enumerate(prompts):
+        full = torch.tensor([prompt + out[row, ids.shape[1]:].tolist()])
+        with torch.no_grad():
+            teacher = spg.lm(full, output_hidden_states=True).hidden_states[-1][0, len(prompt):]
+        torch.testing.assert_close(states[row], teacher[:11], atol=1e-5, rtol=1e-4)
+
+
+def test_pointer_takes_the_best_earlier_claim_of_the_same_tree_only(spg):
+    tok = spg.tokenizer
+    t = structure_token_ids(tok)
+    a = tok.convert_tokens_to_ids("a")
+    # claims: 0 ind | 1 dep | sep | 2 ind | 3 dep | 4 dep ; positions index the states
+    ids = [t[IND], a, t[IND_END], t[DEP], a, t[DEP_END], t[SEP], t[IND], a, t[IND_END], t[DEP], a, t[DEP_END],
+           t[DEP], a, t[DEP_END], t[EOT]]
+    claims = tagged_claims(ids, t)
+    assert [(c.kind, c.tree) for c in claims] == [("ind", 0), ("dep", 0), ("ind", 1), ("dep", 1), ("dep", 1)]
+    states = torch.zeros(len(ids) - 1, 4)
+    for pos in (2, 5, 9, 12):  # closing tags, as one-hot "identities" 0..3
+        states[pos, [2, 5, 9, 12].index(pos)] = 1.0
+    # Every <dep> prefers claim 1 (tree 0) most, then claim 3, then claim 2: the mask must overrule the scores.
+    for pos in (3, 10, 13):
+        states[pos] = torch.tensor([0.0, 9.0, 1.0, 5.0])
+
+    def dot(h_dep, h_end):
+        return h_dep @ h_end.T
+
+    assert pointer_parents(ids, states, t, dot) == [None, 0, None, 2, 3]
+
+
+def test_constrained_spg_outputs_are_valid_forests_for_every_seed(spg):
+    gen = spg_generator(spg)
+    deps = 0
+    for seed in range(6):
+        torch.manual_seed(seed)
+        for result in gen(DOCS):
+            assert result["valid"], (seed, result["raw"], result["reasons"])
+            assert result["raw"].endswith(EOT) and result["new_tokens"] <= 48
+            deps += sum(p is not None for p in result["pointer_parents"])
+    assert deps > 0, "the test model never produced a dependent claim; the pointer was not exercised"
+
+
+def test_result_forest_takes_pointer_parents_and_keeps_text_citations_beside(spg):
+    torch.manual_seed(1)
+    gen = spg_generator(spg)
+    for result in gen(DOCS):
+        parse = parse_tagged(result["raw"], parents=result["pointer_parents"])
+        assert result["forest"] == [{"num": c.num, "text": c.text, "parents": list(c.parents)} for c in parse.forest]
+        assert len(result["text_parents"]) == len(result["forest"])
+        assert result["claims_text"].startswith("1. ")
+
+
+def test_unconstrained_output_may_be_invalid_but_is_reported(spg):
+    gen = spg_generator(spg, max_new_tokens=16, constrained=False)
+    torch.manual_seed(0)
+    results = [r for _ in range(4) for r in gen(DOCS)]
+    invalid = [r for r in results if not r["valid"]]
+    assert invalid and all(r["reasons"] for r in invalid)
+
+
+def test_zero_shot_output_is_parsed_by_the_claim_parser():
+    tok, model = tiny_tokenizer(), tiny_llama()
+    gen = ClaimGenerator(model, tok, "zero-shot", DecodeSettings(max_new_tokens=20), ZERO_SHOT_INSTRUCTION, 1400)
+    torch.manual_seed(0)
+    (result,) = gen([Document("z", "A chair.")])
+    assert result["pointer_parents"] is None and result["valid"] is None
+    assert STRUCTURE_TOKENS[0] not in result["raw"]
+    assert result["new_tokens"] <= 20
+
+
+def test_prompt_is_cut_in_the_description_to_the_budget():
+    tok = tiny_tokenizer()
+    long = "word " * 2000
+    ids = prompt_ids(tok, long, 1300, ZERO_SHOT_INSTRUCTION)
+    assert len(ids) == 1300
+    text = tok.decode(ids)
+    assert ZERO_SHOT_INSTRUCTION in text and text.rstrip().endswith("assistant")
+    assert len(prompt_ids(tok, "short", 1300, ZERO_SHOT_INSTRUCTION)) < 1300
+
+
+def test_zero_shot_instruction_asks_for_parent_references_and_narrowing():
+    for phrase in ("independent claim", "dependent claim", "of claim 1", "narrows"):
+        assert phrase in ZERO_SHOT_INSTRUCTION
+
+
+def fake_generate(batch):
+    return [{"id": d.id, "claims_text": f"1. A {d.description}", "new_tokens": 3} for d in batch]
+
+
+def test_rerun_skips_finished_ids_and_drops_a_cut_last_line(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"id": "d1", "claims_text": "1. x"}) + "\n" + '{"id": "d2", "clai')
+    summary = run(DOCS, fake_generate, out, batch_size=2, progress=False)
+    assert summary.already_done == 1 and summary.written == 2
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["id"] for r in lines) == ["d1", "d2", "d3"]
+    assert run(DOCS, fake_generate, out, batch_size=2, progress=False).written == 0
+
+
+def test_empty_descriptions_are_reported_by_id_and_not_written(tmp_path, capsys):
+    out = tmp_path / "out.jsonl"
+    summary = run([Document("ok", "a seat"), Document("blank", "  ")], fake_generate, out, 4, progress=False)
+    assert summary.bad == ["blank"]
+    assert "blank" in capsys.readouterr().err
+    assert finished_ids(out) == {"ok"}
+
+
+def test_a_foreign_file_is_not_appended_to(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text("not json\n")
+    with pytest.raises(ValueError, match="line 1"):
+        finished_ids(out)
+
+
+def test_generate_then_evaluate_end_to_end(spg, tmp_path):
+    """generate → forest → spg.evaluate on gold claim sets: every output valid, DEA computed."""
+    gen = spg_generator(spg)
+    out = tmp_path / "gen.jsonl"
+    torch.manual_seed(3)
+    run(DOCS, gen, out, batch_size=2, progress=False)
+
+    gold = Forest.from_claims([Claim(1, "A chair comprising a seat."), Claim(2, "The chair of claim 1, wherein x.", (1,))])
+    references = [Record(d.id, d.description, gold, gold_links=True) for d in DOCS]
+    report = evaluate([read_prediction_file(out)], references, bertscore=False, progress=False)
+    (row,) = report["rows"]
+    assert row["n"] == 3 and row["missing"] == 0
+    assert row["valid"] == 1.0
+    assert row["DEA"] is not None
