@@ -1,4 +1,5 @@
 import random
+from pathlib import Path
 
 import pytest
 import torch
@@ -7,7 +8,7 @@ from tiny import tiny_llama, tiny_local_lm, tiny_tokenizer
 from spg.forest import Forest
 from spg.model.batch import Collator, build_example
 from spg.model.losses import stage1_loss
-from spg.model.spg_model import SPGConfig, SPGModel
+from spg.model.spg_model import SPGConfig, SPGModel, portable_path
 
 FOREST = Forest.from_parents(
     ["A chair comprising a seat.", "The chair of claim 1, wherein red.", "A table.", "The chair of claim 2, blue."],
@@ -85,6 +86,18 @@ def test_save_and_reload_give_identical_logits_and_pointer_scores(tmp_path):
     assert torch.equal(before.logits, after.logits)
     assert torch.equal(before.pointer_logits, after.pointer_logits)
     assert reloaded.structure_ids == model.structure_ids
+
+
+def test_stage1_path_is_stored_relative_only_when_the_artefacts_share_a_directory():
+    assert portable_path(Path("/runs/stage1/final"), Path("/runs/stage2/final")) == "../../stage1/final"
+    assert portable_path(Path("/runs/stage2/final/stage1"), Path("/runs/stage2/final")) == "stage1"
+    assert portable_path(Path("/models/stage1"), Path("/runs/stage2/final")) == "/models/stage1"
+
+
+def test_stage2_artefact_without_its_stage1_fails_naming_both_paths(tmp_path):
+    SPGConfig(stage1=str(tmp_path / "gone")).save(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"stage1 = 'gone' resolves to .*gone, which is not an SPG"):
+        SPGModel.from_pretrained(tmp_path)
 
 
 def test_score_parents_matches_the_training_pointer_logits():

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import gc
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 import torch
 from datasets import Dataset
+from safetensors.torch import load_file
 from tiny import tiny_llama, tiny_tokenizer
 from transformers import TrainingArguments
 
@@ -144,13 +147,14 @@ def test_completions_are_tokenized_as_generated_ending_at_eot():
     assert tokenizer.decode(row["chosen_ids"]) == PAIRS[0]["chosen"]
 
 
-def stage1_artefact(tmp_path) -> str:
-    """A saved tiny Stage I artefact whose base model is a saved tiny Llama."""
+def stage1_artefact(tmp_path, directory: Path | None = None) -> str:
+    """A saved tiny Stage I artefact (in ``directory``, default tmp_path/stage1) on a tiny Llama saved in tmp_path."""
     base_dir = tmp_path / "base"
     tiny_llama().save_pretrained(base_dir)
     tiny_tokenizer().save_pretrained(base_dir)
-    stage1_spg(str(base_dir)).save_pretrained(tmp_path / "stage1")
-    return str(tmp_path / "stage1")
+    directory = directory or tmp_path / "stage1"
+    stage1_spg(str(base_dir)).save_pretrained(directory)
+    return str(directory)
 
 
 def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_path):
@@ -175,6 +179,34 @@ def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_pa
     assert torch.allclose(switched_off, reference, atol=1e-3)
     assert not torch.allclose(policy, reference, atol=1e-3)
     assert torch.equal(stage2.pointer.weight, stage1.pointer.weight)
+
+
+def test_stage2_artefact_names_stage1_instead_of_a_merged_copy_and_moves_with_it(tmp_path):
+    runs = tmp_path / "runs"  # Stage I and Stage II side by side; the base model stays outside
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"id": str(i), "pair_type": "gt-vs-worst", **p}) + "\n"
+                             for i, p in enumerate(PAIRS)))
+    cfg = config(runs / "stage2", model=stage1_artefact(tmp_path, runs / "stage1"), pairs=str(pairs))
+    final = run(cfg)
+    assert json.loads((final / "spg_config.json").read_text())["stage1"] == "../../stage1"
+    assert not (runs / "stage2" / "stage1-merged").exists()
+    assert not list(runs.rglob("model*.safetensors")), "a copy of the base weights was written"
+    assert (final / "pointer_head.safetensors").is_file() and (final / "tokenizer.json").is_file()
+    adapter = load_file(final / "adapter_model.safetensors")
+    assert not any(k.endswith(("embed_tokens.weight", "lm_head.weight")) for k in adapter), "embeddings saved"
+
+    inputs = batch(SPGModel.from_pretrained(final).tokenizer)
+    args = inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"]
+    with torch.no_grad():
+        before = completion_logps(SPGModel.from_pretrained(final).lm, *args)
+        shutil.move(runs, tmp_path / "elsewhere")
+        moved = SPGModel.from_pretrained(tmp_path / "elsewhere/stage2/final")
+        after = completion_logps(moved.lm, *args)
+        with moved.lm.disable_adapter():
+            switched_off = completion_logps(moved.lm, *args)
+        stage1 = completion_logps(SPGModel.from_pretrained(tmp_path / "elsewhere/stage1").lm, *args)
+    assert torch.equal(before, after)
+    assert torch.allclose(switched_off, stage1, atol=1e-4)
 
 
 def test_configs_load_with_the_paper_values_and_overrides():

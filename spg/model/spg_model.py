@@ -24,12 +24,17 @@ pointer hits; :func:`spg.model.losses.stage1_loss` combines them (Eq. 6).
 Artefact directory (``save_pretrained``): the PEFT adapter (LoRA + the structure-token rows of the
 embedding and output matrices via ``trainable_token_indices``), ``pointer_head.safetensors``,
 ``spg_config.json`` (base model, token ids, prompt settings, scope geometry) and the tokenizer.
+
+A Stage II artefact has the same files (its adapter is the Stage II LoRA; pointer head and tokenizer are
+copies of Stage I's) and names its Stage I artefact in ``spg_config.json``'s ``stage1`` instead of carrying
+merged weights: loading it loads Stage I, merges Stage I into its base in memory, then attaches the adapter.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -69,16 +74,42 @@ class SPGConfig:
     lora_dropout: float = 0.05
     lora_target_modules: list[str] | str = "all-linear"
     structure_token_ids: dict[str, int] = field(default_factory=dict)
+    # Stage II: the Stage I artefact whose merged model is this adapter's base (None: the adapter sits on
+    # base_model). An absolute path in memory; saved relative to the artefact when the two share a parent.
+    stage1: str | None = None
 
     def save(self, directory: Path) -> None:
-        (directory / CONFIG_NAME).write_text(json.dumps(asdict(self), indent=2) + "\n")
+        values = asdict(self)
+        if self.stage1 is not None:
+            values["stage1"] = portable_path(Path(self.stage1), directory)
+        (directory / CONFIG_NAME).write_text(json.dumps(values, indent=2) + "\n")
 
     @classmethod
     def load(cls, directory: Path) -> SPGConfig:
         path = directory / CONFIG_NAME
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found: {directory} is not an SPG model directory")
-        return cls(**json.loads(path.read_text()))
+        config = cls(**json.loads(path.read_text()))
+        if config.stage1 is not None:
+            stage1 = (directory / config.stage1).resolve()  # an absolute stage1 stays as it is
+            if not (stage1 / CONFIG_NAME).is_file():
+                raise FileNotFoundError(
+                    f"{path}: stage1 = {config.stage1!r} resolves to {stage1}, which is not an SPG artefact; "
+                    "move the Stage I artefact along with this one, or correct stage1 in that file"
+                )
+            config.stage1 = str(stage1)
+        return config
+
+
+def portable_path(target: Path, start: Path) -> str:
+    """``target`` relative to ``start`` when they share a directory below the filesystem root, else absolute.
+
+    Relative, a Stage II artefact and its Stage I artefact can be moved together; absolute, a Stage II
+    artefact far from its Stage I (only the root in common) can be moved alone.
+    """
+    target, start = target.resolve(), start.resolve()
+    common = Path(os.path.commonpath([target, start]))
+    return os.path.relpath(target, start) if common != Path(common.anchor) else str(target)
 
 
 @dataclass
@@ -120,7 +151,7 @@ class SPGModel(nn.Module):
         self.spg_config = config
         self._recorders: list[list[torch.Tensor]] = []
         self.last_hidden_state: torch.Tensor | None = None
-        lm.get_output_embeddings().register_forward_pre_hook(self._capture)
+        self._hook = lm.get_output_embeddings().register_forward_pre_hook(self._capture)
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -149,13 +180,19 @@ class SPGModel(nn.Module):
         dtype: torch.dtype = torch.float32,
         is_trainable: bool = False,
     ) -> SPGModel:
-        """Reload an artefact dir; ``base`` overrides the base model named in its config."""
+        """Reload an artefact dir; ``base`` overrides the base model named in its config (or its Stage I's).
+
+        A Stage II artefact (``stage1`` set) sits on its Stage I model merged in memory: one copy of the weights,
+        and switching its adapter off gives Stage I back.
+        """
         from transformers import AutoTokenizer
 
         directory = Path(directory)
         config = SPGConfig.load(directory)
         tokenizer = AutoTokenizer.from_pretrained(directory)
-        if base is None:
+        if config.stage1 is not None:
+            base = cls.from_pretrained(config.stage1, base, dtype).merge_and_unload()
+        elif base is None:
             base, _ = load_backbone(config.base_model, dtype)
         ids = add_structure_tokens(tokenizer, base)  # same rows as at training time, before the adapter lands
         if ids != config.structure_token_ids:
@@ -165,6 +202,11 @@ class SPGModel(nn.Module):
         pointer.load_state_dict(load_file(directory / POINTER_NAME))
         pointer.requires_grad_(is_trainable)
         return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)
+
+    def merge_and_unload(self) -> PreTrainedModel:
+        """The base model with this adapter (LoRA and structure-token rows) merged in; this SPGModel is spent."""
+        self._hook.remove()  # the merged model must not keep feeding (and keeping alive) this wrapper
+        return self.lm.merge_and_unload()
 
     def save_pretrained(self, directory: str | Path) -> None:
         directory = Path(directory)

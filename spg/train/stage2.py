@@ -228,30 +228,27 @@ def make_pairs(config: Stage2Config) -> Counter:
 def run(config: Stage2Config) -> Path:
     """``spg train stage2``: LPO on the pair set; returns the final artefact dir (loads with ``--model``).
 
-    The merged Stage I backbone is written once to ``output_dir/stage1-merged``; the final artefact holds
-    the Stage II adapter, the Stage I pointer head and tokenizer, and names that backbone as its base model.
+    Stage I is merged in memory, never written again: the final artefact holds the Stage II adapter, copies of
+    the Stage I pointer head and tokenizer, and names the Stage I artefact (``stage1`` in ``spg_config.json``).
     """
     from spg.model.spg_model import SPGModel
     from spg.train.pairs import load_pairs
 
-    output = Path(config.output_dir)
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
-    tokenizer = stage1.tokenizer
+    tokenizer, pointer = stage1.tokenizer, stage1.pointer
     dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length, config.mode)
     logger.info("%s: %d pairs for %s training (%d dropped for length, %d cut)", config.pairs, len(dataset),
                    config.mode, report["dropped"], report["truncated"])
-    merged = stage1.lm.merge_and_unload()
-    backbone = (output / "stage1-merged").resolve()
-    merged.save_pretrained(backbone)
-    tokenizer.save_pretrained(backbone)
-    model = stage2_model(merged, config)
-    train(model, tokenizer, dataset, config)
-    final = output / "final"
     spg_config = dataclasses.replace(
-        stage1.spg_config, base_model=str(backbone), lora_r=config.lora_r, lora_alpha=config.lora_alpha,
-        lora_dropout=config.lora_dropout, lora_target_modules=config.lora_target_modules,
+        stage1.spg_config, stage1=str(Path(config.model).resolve()), lora_r=config.lora_r,
+        lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+        lora_target_modules=config.lora_target_modules,
     )
-    SPGModel(model, tokenizer, stage1.pointer, spg_config).save_pretrained(final)
+    model = stage2_model(stage1.merge_and_unload(), config)
+    del stage1
+    train(model, tokenizer, dataset, config)
+    final = Path(config.output_dir) / "final"
+    SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(final)
     return final
 
 
