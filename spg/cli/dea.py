@@ -1,0 +1,80 @@
+"""``spg dea``: teacher-forced dependency-edge accuracy of a trained SPG model (paper Table 2; docs/evaluation.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from itertools import islice
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "dea",
+        help="teacher-forced dependency-edge accuracy of an SPG model on gold claim forests (paper Table 2)",
+        description=(
+            "Feed each gold claim forest (serialised as in training, behind its description's prompt) to an SPG "
+            "model, one forward per batch, take the pointer's argmax parent of every dependent claim and print "
+            "DEA overall and by gold depth with counts. Documents longer than the model's window are truncated "
+            "as in training; the claims beyond the cut are reported, and scored wrong in the second row."
+        ),
+    )
+    p.add_argument("references", help="gold claim sets: a folder of HUPD JSON, a .json or a .jsonl file")
+    p.add_argument("--model", required=True, metavar="DIR", help="SPG artefact directory (spg train output)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N records")
+    p.add_argument("--batch-size", type=int, default=4, metavar="B", help="documents per forward (default 4)")
+    p.add_argument("--max-length", type=int, metavar="L", help="prompt + target tokens (default: the model's)")
+    p.add_argument("--max-target-tokens", type=int, metavar="T", help="target tokens kept (default: the model's)")
+    p.add_argument("--gold-links-only", action="store_true", help="only records whose parents are annotated links")
+    p.add_argument("--out", metavar="DIR", help="write dea.md, dea.json and documents.jsonl here")
+    p.add_argument("--json", action="store_true", help="print the JSON report instead of the table")
+    p.add_argument("--device", help="torch device (default: cuda when available, else cpu)")
+    p.add_argument("--skip-bad", action="store_true", help="skip malformed records (reported on stderr)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from spg.data import DataError, load_records
+    from spg.model.spg_model import SPGModel
+    from spg.pointer_eval import markdown_table, teacher_forced_dea
+
+    for flag in ("limit", "batch_size", "max_length", "max_target_tokens"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            print(f"error: --{flag.replace('_', '-')} must be at least 1, got {value}", file=sys.stderr)
+            return 2
+    try:
+        model = SPGModel.from_pretrained(args.model)
+        model.to(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        records = (r for r in load_records(args.references, skip_bad=args.skip_bad)
+                   if r.gold_links or not args.gold_links_only)
+        result = teacher_forced_dea(
+            model,
+            islice(records, args.limit),
+            batch_size=args.batch_size,
+            max_length=args.max_length,
+            max_target_tokens=args.max_target_tokens,
+            progress=not args.no_progress,
+        )
+    except (DataError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    report = {"model": args.model, "references": args.references, **result.as_dict()}
+    table = markdown_table(result)
+    print(json.dumps(report, indent=2) if args.json else table, end="\n" if args.json else "")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "dea.md").write_text(table)
+        (out / "dea.json").write_text(json.dumps(report, indent=2) + "\n")
+        with (out / "documents.jsonl").open("w") as f:
+            for d in result.documents:
+                row = {"id": d.id, "claims": d.claims, "kept": d.kept, "predicted": d.predicted, "dea": d.dea.as_dict(),
+                       "dea_all_claims": d.dea_all.as_dict()}
+                f.write(json.dumps(row) + "\n")
+        print(f"wrote {out / 'dea.md'}, {out / 'dea.json'}, {out / 'documents.jsonl'}", file=sys.stderr)
+    return 0
