@@ -3,6 +3,7 @@ import os
 
 import pytest
 import torch
+from safetensors.torch import load_file
 from tiny import tiny_llama, tiny_tokenizer
 
 from spg.cli import main as spg_main
@@ -79,6 +80,16 @@ def test_checkpoints_hold_adapter_pointer_and_tokenizer_not_the_base(tiny_run):
         assert {"adapter_model.safetensors", "pointer_head.safetensors", "spg_config.json", "tokenizer.json"} <= names
         assert "model.safetensors" not in names
     assert {"optimizer.pt", "scheduler.pt", "trainer_state.json"} <= set(os.listdir(final.parent / "checkpoint-2"))
+
+
+def test_checkpoint_adapter_holds_the_tag_rows_not_the_full_embedding_matrices(tiny_run):
+    cfg = tiny_run("run", max_steps=2)
+    model = SPGModel.from_base(cfg.model_config())
+    train(cfg, model=model)
+    adapter = load_file(os.path.join(cfg.output_dir, "checkpoint-2", "adapter_model.safetensors"))
+    vocab = len(model.tokenizer)
+    assert any("token_adapter" in name for name in adapter)  # the six trained rows do travel
+    assert not any(t.shape[0] == vocab for t in adapter.values()), "a full embedding matrix was saved"
 
 
 def test_training_changes_lora_pointer_and_tag_rows_and_saves_them(tiny_run):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 from datasets import Dataset
+from peft import PeftModel
 from safetensors.torch import load_file
 from tiny import tiny_llama, tiny_tokenizer
 from transformers import TrainingArguments
@@ -251,3 +252,29 @@ def test_spg_train_stage2_without_pairs_exits_2_naming_the_missing_file(tmp_path
                  f"pairs={tmp_path / 'none.jsonl'}"])
     assert code == 2
     assert "none.jsonl' does not exist: run `spg pairs" in capsys.readouterr().err
+
+
+def test_lpo_checkpoints_hold_no_embedding_matrix_and_resume_to_the_uninterrupted_state(tmp_path):
+    # Loaded from disk, the base names a config whose vocabulary is smaller than the tagged model's, which is
+    # what made PEFT's default save both full embedding matrices into every checkpoint.
+    artefact = stage1_artefact(tmp_path)
+    tokenizer = SPGModel.from_pretrained(artefact).tokenizer
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256, "lpo")
+
+    def lpo(name: str, steps: int) -> PeftModel:
+        model = stage2_model(SPGModel.from_pretrained(artefact).merge_and_unload(), config(tmp_path / name))
+        train(model, tokenizer, dataset, config(tmp_path / name, max_steps=steps, save_steps=1))
+        return model
+
+    full = lpo("full", 2)
+    adapter = load_file(tmp_path / "full/checkpoint-1/adapter_model.safetensors")
+    assert adapter and all(".lora_" in name for name in adapter)
+    assert not any(t.shape[0] == len(tokenizer) for t in adapter.values()), "a full embedding matrix was saved"
+
+    shutil.copytree(tmp_path / "full/checkpoint-1", tmp_path / "resumed/checkpoint-1")
+    resumed = lpo("resumed", 2)  # train() resumes from the newest checkpoint in output_dir
+    a, b = dict(full.named_parameters()), dict(resumed.named_parameters())
+    assert any(p.any() for n, p in a.items() if "lora_B" in n), "LoRA B starts at zero: two steps must move it"
+    for name, param in a.items():
+        if param.requires_grad:
+            assert torch.allclose(param, b[name], atol=1e-6), name

@@ -208,11 +208,13 @@ class SPGModel(nn.Module):
         self._hook.remove()  # the merged model must not keep feeding (and keeping alive) this wrapper
         return self.lm.merge_and_unload()
 
-    def save_pretrained(self, directory: str | Path) -> None:
+    def save_pretrained(self, directory: str | Path, save_embedding_layers: bool = False) -> None:
+        """Write the artefact dir; ``save_embedding_layers`` as in ``PeftModel.save_pretrained`` (the Trainer's
+        checkpoint save passes it), but never needed: the tag rows travel in the adapter and the rest of the
+        resized matrices is rebuilt identically on reload."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        # The tag rows travel in the adapter; the rest of the resized matrices is rebuilt identically on reload.
-        self.lm.save_pretrained(directory, save_embedding_layers=False)
+        self.lm.save_pretrained(directory, save_embedding_layers=save_embedding_layers)
         save_file({k: v.contiguous() for k, v in self.pointer.state_dict().items()}, directory / POINTER_NAME)
         self.spg_config.save(directory)
         self.tokenizer.save_pretrained(directory)

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from transformers import Trainer
 from trl.trainer.dpo_trainer import DataCollatorForPreference
 from trl.trainer.utils import selective_log_softmax
+
+from spg.train.checkpoint import AdapterCheckpointTrainer
 
 MODES = ("lpo", "dpo", "matched")
 
@@ -78,7 +79,7 @@ class PreferenceCollator(DataCollatorForPreference):
         return batch
 
 
-class LPOTrainer(Trainer):
+class LPOTrainer(AdapterCheckpointTrainer):
     """A Trainer whose loss is Eq. 5 on ``[chosen; rejected]`` batches from :class:`PreferenceCollator`.
 
     ``model`` must be a PEFT model whose only trainable adapter is the Stage II one: its reference forward runs

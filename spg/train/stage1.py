@@ -10,13 +10,12 @@ L_LM, L_struct, L_scope and the teacher-forced pointer accuracy are logged separ
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from transformers import Trainer, TrainingArguments
+from transformers import TrainingArguments
 from transformers.trainer_utils import get_last_checkpoint
 
 from spg.config import load_config
@@ -24,6 +23,7 @@ from spg.data import load_records
 from spg.model.batch import INSTRUCTION, Collator, build_example
 from spg.model.losses import stage1_loss
 from spg.model.spg_model import SPGConfig, SPGModel
+from spg.train.checkpoint import AdapterCheckpointTrainer
 
 
 @dataclass
@@ -99,7 +99,7 @@ class Stage1Config:
         )
 
 
-class Stage1Trainer(Trainer):
+class Stage1Trainer(AdapterCheckpointTrainer):
     """Trainer whose loss is Eq. 6: L_LM + γ·L_struct + η·L_scope, each term logged on its own."""
 
     def __init__(self, *args, gamma: float = 1.0, eta: float = 0.01, **kwargs):
@@ -142,13 +142,6 @@ class Stage1Trainer(Trainer):
                 logs["pointer_acc"] = round(sums["pointer_correct"] / sums["pointer_total"], 4)
             self._sums = {}
         super().log(logs, *args, **kwargs)
-
-    def _save(self, output_dir: str | None = None, state_dict=None) -> None:
-        # Save the adapter, tag rows, pointer and tokenizer, not the frozen base weights.
-        output_dir = output_dir or self.args.output_dir
-        if self.args.should_save:
-            self.accelerator.unwrap_model(self.model).save_pretrained(output_dir)
-            torch.save(self.args, os.path.join(output_dir, "training_args.bin"))
 
     def _load_from_checkpoint(self, resume_from_checkpoint: str, model=None) -> None:
         self.accelerator.unwrap_model(model or self.model).load_trainable(resume_from_checkpoint)
