@@ -8,7 +8,8 @@
 * a **.jsonl** file — one object per line, e.g. ``../shared/data/uspto/patents.jsonl``.
 
 A record's ``claims`` is a HUPD flat string ("1. A ... 2. The ... of claim 1"), a list of claim texts,
-or a list of ``{"num", "text", "parents"}``; ``claims_text`` stands in when ``claims`` is absent. Gold
+or a list of ``{"num", "text", "parents"}``; ``claims_text`` stands in when ``claims`` is absent (and with
+``require_claims=False`` a record may have neither: generation inputs need only a description). Gold
 parents are used when ``has_gold_links`` is true (or, without that flag, when every claim carries a
 ``parents`` list); otherwise the dependencies are parsed from the claim wording by :mod:`spg.parse`.
 The description is ``full_description`` (HUPD) or ``description``.
@@ -132,22 +133,21 @@ def _record_id(raw: Mapping, fallback: str) -> str:
     return fallback
 
 
-def _record_from_mapping(raw: object, source: str, fallback_id: str) -> Record:
+def _record_from_mapping(raw: object, source: str, fallback_id: str, require_claims: bool = True) -> Record:
     """One Record from a decoded JSON object. Raises ``_FieldError`` for a malformed record."""
     if not isinstance(raw, Mapping):
         raise _FieldError(f"expected a JSON object (one patent), got {_type_name(raw)}")
     used = {"id", "title", "abstract", "has_gold_links"}
-    if "claims" in raw:
-        claims_key = "claims"
-    elif "claims_text" in raw:
-        claims_key = "claims_text"
-    else:
+    claims_key = next((k for k in ("claims", "claims_text") if k in raw), None)
+    if claims_key is None and require_claims:
         raise _FieldError(f"missing field 'claims' ({CLAIMS_EXPECTED})")
-    used.add(claims_key)
     gold = raw.get("has_gold_links")
     if gold is not None and not isinstance(gold, bool):
         raise _FieldError(f"field 'has_gold_links' must be true or false, got {_type_name(gold)}")
-    forest, gold_links = _claims_forest(raw[claims_key], gold)
+    forest, gold_links = Forest(), False
+    if claims_key:
+        used.add(claims_key)
+        forest, gold_links = _claims_forest(raw[claims_key], gold)
     desc_key = next((k for k in _DESCRIPTION_KEYS if k in raw), None)
     if desc_key:
         used.add(desc_key)
@@ -182,7 +182,7 @@ def _located(where: str, raw: object, problem: str) -> DataError:
     return DataError(f"{where} (id {rid}): {problem}" if rid else f"{where}: {problem}")
 
 
-def _records_of_jsonl(path: Path, lines: Iterable[str]) -> Iterator[Record | DataError]:
+def _records_of_jsonl(path: Path, lines: Iterable[str], require_claims: bool) -> Iterator[Record | DataError]:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -193,18 +193,18 @@ def _records_of_jsonl(path: Path, lines: Iterable[str]) -> Iterator[Record | Dat
             yield DataError(f"{where}: not valid JSON ({e.msg} at column {e.colno})")
             continue
         try:
-            yield _record_from_mapping(raw, f"{path}:{n}", f"{path.stem}:{n}")
+            yield _record_from_mapping(raw, f"{path}:{n}", f"{path.stem}:{n}", require_claims)
         except _FieldError as e:
             yield _located(where, raw, str(e))
 
 
-def _records_of_json(path: Path) -> Iterator[Record | DataError]:
+def _records_of_json(path: Path, require_claims: bool) -> Iterator[Record | DataError]:
     text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # several objects, one per line: JSONL under a .json name
-            yield from _records_of_jsonl(path, text.splitlines())
+            yield from _records_of_jsonl(path, text.splitlines(), require_claims)
         else:
             yield DataError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})")
         return
@@ -216,18 +216,18 @@ def _records_of_json(path: Path) -> Iterator[Record | DataError]:
             else (f"{path} record {i}", f"{path}[{i}]", f"{path.stem}[{i}]")
         )
         try:
-            yield _record_from_mapping(raw, source, fallback)
+            yield _record_from_mapping(raw, source, fallback, require_claims)
         except _FieldError as e:
             yield _located(where, raw, str(e))
 
 
-def _records_of_file(path: Path) -> Iterator[Record | DataError]:
+def _records_of_file(path: Path, require_claims: bool) -> Iterator[Record | DataError]:
     try:
         if path.suffix == ".jsonl":
             with path.open(encoding="utf-8") as f:
-                yield from _records_of_jsonl(path, f)
+                yield from _records_of_jsonl(path, f, require_claims)
         else:
-            yield from _records_of_json(path)
+            yield from _records_of_json(path, require_claims)
     except (OSError, UnicodeDecodeError) as e:
         yield DataError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")
 
@@ -246,18 +246,23 @@ def _data_files(path: Path) -> list[Path]:
 
 
 def load_records(
-    path: str | Path, *, skip_bad: bool = False, skipped: list[DataError] | None = None
+    path: str | Path,
+    *,
+    skip_bad: bool = False,
+    skipped: list[DataError] | None = None,
+    require_claims: bool = True,
 ) -> Iterator[Record]:
     """Stream the patent documents of ``path`` (folder, .json or .jsonl; see the module docstring).
 
     A bad record raises :class:`DataError`; with ``skip_bad`` it is reported on stderr, appended to
-    ``skipped`` when a list is given, and loading continues.
+    ``skipped`` when a list is given, and loading continues. ``require_claims=False`` accepts records
+    without ``claims`` (generation inputs: descriptions only), giving them an empty Forest.
     """
     files = _data_files(Path(path))  # fail on a wrong path now, not at the first next()
 
     def stream() -> Iterator[Record]:
         for file in files:
-            for item in _records_of_file(file):
+            for item in _records_of_file(file, require_claims):
                 if isinstance(item, Record):
                     yield item
                 elif not skip_bad:

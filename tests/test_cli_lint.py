@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spg.cli import main
-from spg.cli.lint import lint_report, tree_lines
+from spg.cli.lint import lint_lines, lint_report, tree_lines
 from spg.parse import parse_claims
 
 SOUND = (
@@ -60,6 +60,13 @@ def test_lint_lists_missing_antecedent_basis_as_warnings(tmp_path, capsys):
     assert code == 0
     assert "warning: claim 2: 'the lever' (chars 30-39) has no antecedent basis [antecedent]" in out
     assert "1 antecedent-basis warnings" in out
+
+
+def test_lint_prints_exactly_lint_lines(tmp_path, capsys):
+    text = "1. A chair comprising a seat.\n2. The chair of claim 1, wherein the lever is red.\n3. The chair of claim 9.\n"
+    code, out, _ = run(capsys, "lint", write(tmp_path, "c.txt", text))
+    assert code == 1
+    assert out.splitlines() == lint_lines(parse_claims(text))
 
 
 def test_lint_shortens_long_claims_and_shows_every_cited_claim(tmp_path, capsys):

@@ -151,6 +151,14 @@ def test_missing_claims_and_wrong_text_types_are_errors(tmp_path):
         list(load_records(write_jsonl(tmp_path / "b.jsonl", [{"id": "X", "claims": "1. A.", "full_description": []}])))
 
 
+def test_records_without_claims_load_with_an_empty_forest_when_claims_are_not_required(tmp_path):
+    path = write_jsonl(tmp_path / "docs.jsonl", [{"id": "X", "description": "A chair."},
+                                                 {"id": "Y", "description": "A lamp.", "claims": "1. A lamp."}])
+    x, y = load_records(path, require_claims=False)
+    assert (x.id, x.description, x.claims, x.gold_links, x.fields) == ("X", "A chair.", Forest(), False, {})
+    assert [c.text for c in y.claims] == ["A lamp."]  # claims present are still read
+
+
 def test_non_object_in_a_json_list_names_the_record(tmp_path):
     path = tmp_path / "list.json"
     path.write_text(json.dumps([hupd("1"), ["not", "a", "patent"]]))

@@ -14,6 +14,9 @@ import pytest
 from tiny import tiny_llama, tiny_tokenizer
 
 from spg.cli import main
+from spg.cli.generate import print_forest
+from spg.cli.lint import lint_lines
+from spg.forest import Claim, Forest
 from spg.generation.runner import finished_ids
 from spg.model.spg_model import SPGConfig, SPGModel
 
@@ -62,6 +65,28 @@ def test_chat_model_runs_zero_shot_on_a_text_file(models, tmp_path, capsys):
                  "--max-prompt-tokens", "1400", "--no-progress"])
     assert code == 0
     assert "== stool (zero-shot, " in capsys.readouterr().out
+
+
+def test_descriptions_without_claims_are_generation_input(models, tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "stool", "description": "A folding stool with a gravity lock."}) + "\n")
+    out = tmp_path / "out.jsonl"
+    code = main(["generate", "--model", str(models["base"]), "--input", str(docs), "--output", str(out),
+                 "--max-new-tokens", "4", "--no-progress"])
+    assert code == 0
+    assert ids_in(out) == ["stool"]
+
+
+def test_each_output_is_printed_with_the_lint_diagnostics_and_antecedent_warnings(capsys):
+    claims = [(1, "A chair comprising a seat.", []), (2, "The chair of claim 1, wherein the lever is red.", [1]),
+              (3, "The chair of claim 9.", [9])]
+    result = {"id": "d", "mode": "spg", "new_tokens": 9, "raw": "", "valid": False, "reasons": ["dangling parent"],
+              "forest": [{"num": n, "text": t, "parents": p} for n, t, p in claims]}
+    print_forest(result)
+    out = capsys.readouterr().out.splitlines()
+    forest = Forest.from_claims(Claim(n, t, tuple(p)) for n, t, p in claims)
+    assert out == ["== d (spg, 9 new tokens)", *lint_lines(forest), "invalid tagged output: dangling parent"]
+    assert any("[missing-parent]" in line for line in out) and any("[antecedent]" in line for line in out)
 
 
 def test_constrained_decoding_is_refused_for_a_zero_shot_model(models, tmp_path, capsys):

@@ -81,12 +81,13 @@ def _documents(path: str, skip_bad: bool, limit: int | None):
     if source.is_file() and source.suffix not in (".json", ".jsonl"):
         docs = [Document(source.stem, source.read_text(encoding="utf-8"))]
     else:
-        docs = [Document(r.id, r.description) for r in load_records(source, skip_bad=skip_bad)]
+        records = load_records(source, skip_bad=skip_bad, require_claims=False)  # descriptions are the input
+        docs = [Document(r.id, r.description) for r in records]
     return docs[:limit] if limit is not None else docs
 
 
 def print_forest(result: dict) -> None:
-    from spg.cli.lint import tree_lines
+    from spg.cli.lint import lint_lines
     from spg.forest import Claim, Forest
 
     forest = Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
@@ -95,15 +96,9 @@ def print_forest(result: dict) -> None:
         print("no claims found in the output:")
         print(result["raw"][:500])
         return
-    print("\n".join(tree_lines(forest)))
-    for d in forest.diagnostics():
-        print(d)
+    print("\n".join(lint_lines(forest)))
     if result["valid"] is False:
         print("invalid tagged output: " + "; ".join(result["reasons"]))
-    print(
-        f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
-        f"max depth {forest.max_depth})"
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -90,28 +90,34 @@ def lint_report(forest: Forest) -> dict:
     }
 
 
+def lint_lines(forest: Forest) -> list[str]:
+    """What ``spg lint`` prints (and ``spg generate`` after each document): the trees, a blank line, every
+    structural diagnostic and antecedent-basis warning, and a one-line summary."""
+    diagnostics = forest.diagnostics()
+    errors = sum(d.severity == "error" for d in diagnostics)
+    issues = unsupported_references(forest)  # wording, not structure: warnings only
+    return [
+        *tree_lines(forest),
+        "",
+        *map(str, diagnostics),
+        *(f"warning: {a} [antecedent]" for a in issues),
+        f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
+        f"max depth {forest.max_depth}); {errors} errors, {len(diagnostics) - errors} warnings, "
+        f"{len(issues)} antecedent-basis warnings",
+    ]
+
+
 def _lint(args: argparse.Namespace) -> int:
     try:
         forest = read_claim_set(args.file)
     except DataError as e:
         print(f"spg lint: {e}", file=sys.stderr)
         return 2
-    diagnostics = forest.diagnostics()
-    errors = sum(d.severity == "error" for d in diagnostics)
     if args.json:
         print(json.dumps(lint_report(forest), ensure_ascii=False, indent=1))
-        return 1 if errors else 0
-    issues = unsupported_references(forest)  # wording, not structure: warnings only
-    print("\n".join(tree_lines(forest)))
-    print()
-    for line in [*map(str, diagnostics), *(f"warning: {a} [antecedent]" for a in issues)]:
-        print(line)
-    print(
-        f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
-        f"max depth {forest.max_depth}); {errors} errors, {len(diagnostics) - errors} warnings, "
-        f"{len(issues)} antecedent-basis warnings"
-    )
-    return 1 if errors else 0
+    else:
+        print("\n".join(lint_lines(forest)))
+    return 1 if any(d.severity == "error" for d in forest.diagnostics()) else 0
 
 
 def _stats(args: argparse.Namespace) -> int:
