@@ -1,5 +1,7 @@
 import io
 import json
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -202,3 +204,8 @@ def test_linter_never_raises_on_arbitrary_text(text):
 def test_stats_exits_2_for_a_tokenizer_that_is_not_available_offline(tmp_path, capsys):
     code, out, err = run(capsys, "stats", "--tokenizer", str(tmp_path / "no-tokenizer"), jsonl(tmp_path, [GOOD]))
     assert (code, out) == (2, "") and "cannot load tokenizer" in err and "no-tokenizer" in err
+
+
+def test_python_dash_m_spg_cli_runs_the_spg_command():
+    done = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and "usage: spg lint" in done.stdout

@@ -35,7 +35,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `spg lint ... | head` is fine
         sys.stderr.close()
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
