@@ -163,7 +163,8 @@ def test_pointer_learns_parents_recoverable_from_text():
     with torch.no_grad():
         out = model(**sample(64))
     accuracy = out.pointer_correct.sum().item() / out.pointer_total.sum().item()
-    assert accuracy > 0.95
+    assert accuracy > 0.95, accuracy
+    print(f"teacher-forced pointer accuracy {accuracy:.3f}")  # shown with pytest -s
 
 
 @pytest.mark.parametrize("structure", [True, False])
