@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from spg.forest import Forest
+from spg.metrics import antecedent
 from spg.metrics.antecedent import AntecedentIssue, antecedent_counts, unsupported_references
 from spg.parse import parse_claims
 
@@ -113,3 +117,44 @@ def test_coordinated_reference_needs_every_conjunct():
 
 def test_method_step_idiom_is_not_a_reference():
     assert antecedent_counts("A method comprising the steps of: heating a wafer; and cooling the wafer.") == (1, 1)
+
+
+def _read_with_offsets(text: str) -> list[tuple[int, int, bool]]:
+    """The references as read with text offsets: the claim-reference test runs on the text after the noun phrase
+    (what _definite_references did before it read mentions as tuples)."""
+    low, introduced, out = antecedent._lowered(text), set(), []
+    for i, m in enumerate(antecedent._MENTION_RE.finditer(low)):
+        length, needed, keys, idiom = antecedent._phrase(m.group(2))
+        if not length:
+            continue
+        if m.group(1)[0] not in "ts":
+            introduced.update(keys)
+        elif not idiom:
+            end = m.start(2) + length
+            claim_ref = needed == ("claim",) or antecedent._CLAIM_REF_AFTER_RE.match(low, end) is not None
+            out.append((i, length, claim_ref or all(k in introduced for k in needed)))
+    return out
+
+
+reference_text = st.lists(
+    st.sampled_from(
+        ["the method", "The device", "said layer", "a layer", "a method", " of ", " as claimed in ", " according to ",
+         "claim 1", "claims", "claimed", "the claim", ", ", "; ", ". ", " ", "any preceding claim", "x" * 20,
+         "first and second", " and ", "İ", "wherein", "the same"]
+    ),
+    max_size=25,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(reference_text)
+def test_claim_reference_test_on_tuples_equals_the_test_on_offsets(text):
+    assert antecedent._definite_references(antecedent._lowered(text), set()) == _read_with_offsets(text)
+
+
+def test_claim_reference_is_read_up_to_45_characters_after_the_noun_phrase():
+    for gap in range(38, 52):  # characters between the end of "the device" and "claim"
+        text = "The device of " + "z" * (gap - 5) + " claim 1."
+        [(_, _, ok)] = antecedent._definite_references(antecedent._lowered(text), set())
+        assert [(0, 6, ok)] == _read_with_offsets(text)
+        assert ok == (gap <= 45), gap

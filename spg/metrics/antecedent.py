@@ -58,10 +58,14 @@ _STOP = _wordset(
 _DETERMINERS = (
     r"(?:the|said) (?:at least one|one or more|plurality of)|a plurality of|one or more|at least one|an|a|the|said"
 )
+# The third group is the text after the words, up to punctuation: enough for the claim-reference test below, so
+# that test needs no offsets and the mentions can be read as tuples (findall), without a match object each.
 _MENTION_RE = re.compile(  # run on " " + text: the leading literal space lets the engine skip to spaces
     rf" ({_DETERMINERS}) ([a-z][\w-]*(?: (?!(?:the|said|an?|one or|at least|plurality)\b)[a-z][\w-]*){{0,3}})"
+    r"(?=([^,.;:]{0,52}))"
 )
-# The subject of a dependent claim's preamble ("The method of claim 1", "as claimed in any preceding claim").
+# The subject of a dependent claim's preamble ("The method of claim 1", "as claimed in any preceding claim"): "claim"
+# within 45 characters after the noun phrase, no punctuation between.
 _CLAIM_REF_AFTER_RE = re.compile(r"[^,.;:]{0,45}?\bclaims?\b")
 # Modifiers that do not narrow the reference ("the respective layers" refers back to "layers").
 _NON_RESTRICTIVE = _wordset("respective entire whole aforementioned aforesaid above-mentioned")
@@ -118,7 +122,8 @@ def _noun_phrase_end(words: list[str], start: int) -> int:
 
 def _keys(words: list[str]) -> tuple[str, ...]:
     """(singular head noun, final bigram) of a noun phrase; just the head for one word."""
-    words = [w for w in words if w not in _NON_RESTRICTIVE] or words
+    if not _NON_RESTRICTIVE.isdisjoint(words):
+        words = [w for w in words if w not in _NON_RESTRICTIVE] or words
     head = _singular(words[-1])
     return (head, f"{words[-2]} {head}") if len(words) > 1 else (head,)
 
@@ -139,33 +144,39 @@ def _phrase(run: str) -> tuple[int, tuple[str, ...], tuple[str, ...], bool]:
     end = _noun_phrase_end(words, 0)
     if not end:
         return 0, (), (), False
-    conjuncts = [words[:end]]
+    first = words[:end]
     if end + 1 < len(words) and words[end] in ("and", "or") and words[end + 1] not in _STOP:
         after = _noun_phrase_end(words, end + 1)
         second = words[end + 1 : after]
-        first = conjuncts[0] + second[-1:] if len(conjuncts[0]) == 1 and conjuncts[0][0] in _POSITIONAL else conjuncts[0]
-        conjuncts, end = [first, second], after
-    keys = [_keys(c) for c in conjuncts]
-    needed = tuple(k[-1] for k in keys)
-    return len(" ".join(words[:end])), needed, tuple(k for ks in keys for k in ks), words[0] in _IDIOMS
+        if len(first) == 1 and first[0] in _POSITIONAL:
+            first = first + second[-1:]
+        keys, more = _keys(first), _keys(second)
+        return len(" ".join(words[:after])), (keys[-1], more[-1]), keys + more, words[0] in _IDIOMS
+    keys = _keys(first)
+    return len(" ".join(first)), (keys[-1],), keys, words[0] in _IDIOMS
 
 
 _PHRASES: dict[str, tuple[int, tuple[str, ...], tuple[str, ...], bool]] = {}
 _PHRASES_MAX = 1 << 17
 
 
-def _definite_references(text: str, introduced: set[str]) -> Iterator[tuple[int, int, bool]]:
-    """(start, end, has basis) of each definite reference in ``text``; indefinite mentions go into ``introduced``.
-
-    ``introduced`` starts with the keys the scope already provides and grows as the text is read, so only
-    introductions *earlier* than a reference count.
-    """
+def _lowered(text: str) -> str:
+    """`text` lowercased, with " " in front (the mention pattern opens with a space); offsets stay exact."""
     low = text.lower()
-    if len(low) != len(text):  # a few non-ASCII capitals lengthen when lowercased; keep offsets exact
+    if len(low) != len(text):  # a few non-ASCII capitals lengthen when lowercased
         low = text.translate(_ASCII_LOWER)
-    low = " " + low  # offsets below are one more than in ``text``
-    for m in _MENTION_RE.finditer(low):
-        det, run = m.group(1, 2)
+    return " " + low
+
+
+def _definite_references(low: str, introduced: set[str]) -> list[tuple[int, int, bool]]:
+    """(mention index, noun-phrase length, has basis) of each definite reference in ``low`` (from :func:`_lowered`).
+
+    The index counts every match of :data:`_MENTION_RE` in ``low``. Indefinite mentions go into ``introduced``,
+    which starts with the keys the scope already provides and grows as the text is read, so only introductions
+    *earlier* than a reference count.
+    """
+    out = []
+    for i, (det, run, after) in enumerate(_MENTION_RE.findall(low)):
         info = _PHRASES.get(run)
         if info is None:
             if len(_PHRASES) >= _PHRASES_MAX:
@@ -177,17 +188,15 @@ def _definite_references(text: str, introduced: set[str]) -> Iterator[tuple[int,
         if det[0] not in "ts":  # a, an, one or more, at least one, a plurality of
             introduced.update(keys)
         elif not idiom:
-            end = m.start(2) + length
-            claim_ref = needed == ("claim",) or (
-                low.find("claim", end, end + 52) >= 0 and _CLAIM_REF_AFTER_RE.match(low, end) is not None
-            )
-            yield m.start(1) - 1, end - 1, claim_ref or all(k in introduced for k in needed)
+            tail = run[length:] + after  # the run has no punctuation, so this is the text up to the next one
+            claim_ref = needed == ("claim",) or ("claim" in tail[:52] and _CLAIM_REF_AFTER_RE.match(tail) is not None)
+            out.append((i, length, claim_ref or all(k in introduced for k in needed)))
+    return out
 
 
 def _introductions(text: str) -> set[str]:
     introduced: set[str] = set()
-    for _ in _definite_references(text, introduced):
-        pass
+    _definite_references(_lowered(text), introduced)
     return introduced
 
 
@@ -204,15 +213,15 @@ def _ancestors(forest: Forest, num: int, order: dict[int, int]) -> set[int]:
     return out
 
 
-def _checked(source: Forest | str) -> Iterator[tuple[int | None, str, int, int, bool]]:
-    """(claim, text, start, end, has basis) of every definite reference, in reading order.
+def _scopes(source: Forest | str) -> Iterator[tuple[int | None, str, set[str]]]:
+    """(claim, text, introductions already in scope) for each text to check, in reading order.
 
-    The one implementation behind both scopes: a string is read as the paper reads it (introductions anywhere
-    earlier in the text); a Forest claim by claim (own earlier text + every ancestor's text).
+    The one definition of scope behind both readers: a string is read as the paper reads it (one text, nothing in
+    scope before it, so introductions anywhere earlier in the text count); a Forest claim by claim, each starting
+    with the introductions of every ancestor's text.
     """
     if isinstance(source, str):
-        for start, end, ok in _definite_references(source, set()):
-            yield None, source, start, end, ok
+        yield None, source, set()
         return
     order = {c.num: i for i, c in reversed(list(enumerate(source.claims)))}
     intros: dict[int, set[str]] = {}
@@ -222,18 +231,29 @@ def _checked(source: Forest | str) -> Iterator[tuple[int | None, str, int, int, 
             if a not in intros:
                 intros[a] = _introductions(source.by_num[a].text)
             introduced |= intros[a]
-        for start, end, ok in _definite_references(claim.text, introduced):
-            yield claim.num, claim.text, start, end, ok
+        yield claim.num, claim.text, introduced
 
 
 def antecedent_counts(source: Forest | str) -> tuple[int, int]:
     """(definite references, those with antecedent basis) — Eq. ante's |D| and numerator for a string."""
-    # A string's scope is the text itself, as in _checked; reading it directly skips a generator layer per reference.
-    references = _definite_references(source, set()) if isinstance(source, str) else _checked(source)
-    basis = [reference[-1] for reference in references]
-    return len(basis), sum(basis)
+    total = resolved = 0
+    for _, text, introduced in _scopes(source):
+        references = _definite_references(_lowered(text), introduced)
+        total += len(references)
+        resolved += sum(ok for _, _, ok in references)
+    return total, resolved
 
 
 def unsupported_references(source: Forest | str) -> list[AntecedentIssue]:
-    """Every definite reference lacking antecedent basis, in reading order (scopes as in :func:`_checked`)."""
-    return [AntecedentIssue(num, text[start:end], start, end) for num, text, start, end, ok in _checked(source) if not ok]
+    """Every definite reference lacking antecedent basis, in reading order (scopes as in :func:`_scopes`)."""
+    issues = []
+    for num, text, introduced in _scopes(source):
+        low = _lowered(text)
+        missing = [(i, length) for i, length, ok in _definite_references(low, introduced) if not ok]
+        if missing:
+            mentions = list(_MENTION_RE.finditer(low))  # offsets, only where there is something to report
+            for i, length in missing:
+                start = mentions[i].start(1) - 1  # ``low`` has one leading space more than ``text``
+                end = mentions[i].start(2) + length - 1
+                issues.append(AntecedentIssue(num, text[start:end], start, end))
+    return issues
