@@ -441,6 +441,78 @@ def test_fast_claim_word_pattern_matches_like_its_plain_form(text):
     ]
 
 
+@settings(max_examples=2000, deadline=None)
+@given(marker_text)
+def test_claim_words_lowercase_fast_path_finds_what_the_claim_word_pattern_finds(text):
+    expected = [m.span() for m in parse_module._CLAIM_WORD.finditer(text)]
+    assert [m.span() for m in parse_module._claim_words(text, text.lower())] == expected
+
+
+citation_text = st.lists(
+    st.sampled_from(
+        ["claim", "Claim", "CLAIMS", "clam", "cla", "claimed", " ", "  ", "\n", "3", "12", "12345", ".", ";", ",", "of",
+         "The cup ", "x" * 50, "İ", "ı", "aclaim", "_claim"]
+    ),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(citation_text)
+def test_early_citation_reads_what_its_pattern_reads(text):
+    match = parse_module._EARLY_CITATION.match(text)
+    assert parse_module._early_citation(text) == (int(match.group(1)) if match else None)
+
+
+@pytest.mark.parametrize("at", range(114, 124))
+def test_early_citation_at_the_120_character_limit(at):
+    text = "x" * (at - 1) + " claim 3, wherein"
+    match = parse_module._EARLY_CITATION.match(text)
+    assert parse_module._early_citation(text) == (int(match.group(1)) if match else None)
+    assert (match is not None) == (at <= 120)
+
+
+def _quadratic_best_chain(cands):
+    """_best_chain's recurrence with the gap transition as a plain scan (the Fenwick tree is only for speed)."""
+    if not cands:
+        return []
+    gap, repeat = parse_module._GAP_PENALTY, parse_module._REPEAT_PENALTY
+    best, back, ending = [], [], {}
+    for j, c in enumerate(cands):
+        options = [(0.0 if c.low == 1 else -gap, None)]
+        if c.low - 1 in ending:
+            options.append((best[ending[c.low - 1]], ending[c.low - 1]))
+        if c.low == c.high and c.low in ending:
+            options.append((best[ending[c.low]] - repeat, ending[c.low]))
+        below = [(best[k], k) for n, k in ending.items() if n <= c.low - 2]
+        if below:
+            score, k = max(below)
+            options.append((score - gap, k))
+        total, prev = max(options, key=lambda option: option[0])  # the first of equal options
+        best.append(total + c.score)
+        back.append(prev)
+        if c.high not in ending or best[j] > best[ending[c.high]]:
+            ending[c.high] = j
+    j = max(range(len(best)), key=best.__getitem__)
+    if best[j] <= 0:
+        return []
+    chain = []
+    while j is not None:
+        chain.append(cands[j])
+        j = back[j]
+    return chain[::-1]
+
+
+candidate = st.tuples(st.integers(1, 12), st.integers(0, 3), st.sampled_from([-4.0, -2.0, -1.0, 0.0, 0.5, 1.0, 3.0, 5.5]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(candidate, max_size=25))
+def test_best_chain_equals_the_quadratic_recurrence(specs):
+    cands = [parse_module._Candidate(i, i, low, low + extra, score) for i, (low, extra, score) in enumerate(specs)]
+    assert parse_module._best_chain(cands) == _quadratic_best_chain(cands)
+
+
 def test_parse_claims_on_odd_containers():
     assert len(parse_claims([])) == 0
     assert len(parse_claims(None)) == 0  # type: ignore[arg-type]

@@ -175,7 +175,8 @@ def plain_forest(text: str) -> Forest:
 def plain_validity(forest: Forest) -> Validity:
     """The three conditions of the appendix, transposed to numbered claim text ("1. ... 2. ...").
 
-    ``forest`` is the text read by :func:`plain_forest` (empty when the text numbers no first claim).
+    ``forest`` is the text read by :func:`plain_forest` (empty when the text numbers no first claim), so claim
+    texts are whitespace-normalised.
 
     (i) not truncated or degenerate: at least one numbered claim; numbers run 1..n in order without
         gaps or repeats; the last claim ends with a period (a cut-off output stops mid-sentence); no
@@ -194,12 +195,12 @@ def plain_validity(forest: Forest) -> Validity:
         reasons.append(f"claim {claims[-1].num} does not end with a period: the output is truncated")
     seen: dict[str, int] = {}
     for c in claims:
-        key = " ".join(c.text.lower().split())
+        key = c.text.lower()
         if key in seen:
             reasons.append(f"claim {c.num} repeats claim {seen[key]} word for word")
             break
         seen[key] = c.num
-    if not any(c.independent and len(c.text.split()) >= 3 for c in claims):
+    if not any(c.independent and c.text.count(" ") >= 2 for c in claims):  # three words or more
         reasons.append("no well-formed independent claim")
     position = {c.num: i for i, c in reversed(list(enumerate(claims)))}
     for i, c in enumerate(claims):
