@@ -5,9 +5,9 @@ gets full Claim Count, Length and Overlap (2.5 of 4.5), so the paper's figures i
 prints our figures per document kind, the α terms of SP, AC under three antecedent scopes (the paper's plain
 text, each claim alone, each claim with its ancestors), other readings of α_pre and α_semi that show where the
 SP gap comes from (SP_alt = α_pre without the colon + α_semi of the whole set + α_dep), the PS those readings
-give with per-claim antecedents (PS_alt), and PS speed on one core.
+give with per-claim antecedents (PS_alt). Speed is measured by metrics_speed.py.
 
-    .venv/bin/python benchmarks/patentscore_calibration.py [--reps 3]
+    .venv/bin/python benchmarks/patentscore_calibration.py
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import argparse
 import json
 import re
 import statistics
-import time
 from collections import defaultdict
 
 from common import shared_file
 
 from spg.forest import Claim, Forest
 from spg.metrics.antecedent import antecedent_counts
-from spg.metrics.patentscore import PS_MAX, claim_spans, patent_score, preprocess, structural_pattern
+from spg.metrics.patentscore import PS_MAX, patent_score, structural_pattern
 from spg.parse import parse_claims
 
 PAPER_PS, PAPER_SP = 85.49, 0.926
@@ -47,8 +46,7 @@ def _semi_independent_only(forest: Forest) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=3, help="timing repetitions (best is reported)")
-    args = ap.parse_args()
+    ap.parse_args()  # --help only
     docs = [json.loads(line) for line in shared_file("uspto/patents.jsonl").read_text(encoding="utf-8").splitlines()]
 
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
@@ -85,22 +83,6 @@ def main() -> None:
             means = [statistics.fmean(r[c] for r in rows[kind]) for c in cols]
             print(f"| {kind} | {len(rows[kind])} | " + " | ".join(f"{m:.2f}" if c.startswith("PS") else f"{m:.3f}" for c, m in zip(cols, means, strict=True)) + " |")
     print(f"| paper | | {PAPER_PS:.2f} | {PAPER_SP:.3f} | | | | {PAPER_AC:.3f} (implied) |" + " |" * 7)
-
-    texts = [d["claims_text"] for d in docs]
-    words = sum(len(preprocess(t).split()) for t in texts) / len(texts)
-    claims = sum(len(claim_spans(preprocess(t))) for t in texts) / len(texts)
-    best_cpu = best_wall = float("inf")
-    for _ in range(args.reps):
-        c0, w0 = time.process_time(), time.perf_counter()
-        for t in texts:
-            patent_score(t, t)
-        best_cpu = min(best_cpu, time.process_time() - c0)
-        best_wall = min(best_wall, time.perf_counter() - w0)
-    print(
-        f"\nspeed: PS alone, {len(texts)} pairs (mean {claims:.1f} claims, {words:.0f} words per side): "
-        f"{len(texts) / best_cpu:.0f} pairs/s CPU time, {len(texts) / best_wall:.0f} pairs/s wall, one process"
-    )
-
 
 if __name__ == "__main__":
     main()
