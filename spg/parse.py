@@ -377,16 +377,15 @@ def _candidates(text: str) -> list[_Candidate]:
     return out
 
 
-def _best_chain(cands: list[_Candidate]) -> list[_Candidate]:
-    """The highest-scoring sequence of candidates with rising numbers (dynamic programming).
+def _chain_scores(cands: list[_Candidate]) -> tuple[list[float], list[int | None]]:
+    """The dynamic programme behind :func:`_best_chain`: for each candidate, the score of the best chain of
+    candidates with rising numbers that ends there, and the candidate before it in that chain (None: it starts).
 
     Consecutive numbers cost nothing, a gap costs ``_GAP_PENALTY`` (the numbering normally starts
     at 1, so starting higher counts as a gap), a repeated number ``_REPEAT_PENALTY``. On ties the
     earlier option in that order wins. The best chain ending at any number below a gap is read from
     a Fenwick tree of maxima over claim numbers, so a text with thousands of numbers stays O(n log n).
     """
-    if not cands:
-        return []
     best: list[float] = []
     back: list[int | None] = []
     ending: dict[int, int] = {}  # claim number → candidate ending the best chain there, so far
@@ -415,6 +414,15 @@ def _best_chain(cands: list[_Candidate]) -> list[_Candidate]:
             while n < size:
                 below[n] = max(below[n], item)
                 n += n & -n
+    return best, back
+
+
+def _best_chain(cands: list[_Candidate]) -> list[_Candidate]:
+    """The highest-scoring sequence of candidates with rising numbers (see :func:`_chain_scores`); none if its
+    score is not positive."""
+    if not cands:
+        return []
+    best, back = _chain_scores(cands)
     j: int | None = max(range(len(best)), key=best.__getitem__)
     if best[j] <= 0:
         return []

@@ -472,10 +472,8 @@ def test_early_citation_at_the_120_character_limit(at):
     assert (match is not None) == (at <= 120)
 
 
-def _quadratic_best_chain(cands):
-    """_best_chain's recurrence with the gap transition as a plain scan (the Fenwick tree is only for speed)."""
-    if not cands:
-        return []
+def _quadratic_chain_scores(cands):
+    """_chain_scores's recurrence with the gap transition as a plain scan (the Fenwick tree is only for speed)."""
     gap, repeat = parse_module._GAP_PENALTY, parse_module._REPEAT_PENALTY
     best, back, ending = [], [], {}
     for j, c in enumerate(cands):
@@ -493,24 +491,17 @@ def _quadratic_best_chain(cands):
         back.append(prev)
         if c.high not in ending or best[j] > best[ending[c.high]]:
             ending[c.high] = j
-    j = max(range(len(best)), key=best.__getitem__)
-    if best[j] <= 0:
-        return []
-    chain = []
-    while j is not None:
-        chain.append(cands[j])
-        j = back[j]
-    return chain[::-1]
+    return best, back
 
 
 candidate = st.tuples(st.integers(1, 12), st.integers(0, 3), st.sampled_from([-4.0, -2.0, -1.0, 0.0, 0.5, 1.0, 3.0, 5.5]))
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.lists(candidate, max_size=25))
-def test_best_chain_equals_the_quadratic_recurrence(specs):
+@given(st.lists(candidate, min_size=1, max_size=25))
+def test_chain_scores_equal_the_quadratic_recurrence(specs):
     cands = [parse_module._Candidate(i, i, low, low + extra, score) for i, (low, extra, score) in enumerate(specs)]
-    assert parse_module._best_chain(cands) == _quadratic_best_chain(cands)
+    assert parse_module._chain_scores(cands) == _quadratic_chain_scores(cands)
 
 
 def test_parse_claims_on_odd_containers():
