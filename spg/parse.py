@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from spg.forest import Claim, Forest
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):  # a tuple: one is made for nearly every claim parsed
     """A citation of other claims: ``text[start:end]`` is the whole phrase ("claims 1 to 3")."""
 
     start: int
@@ -99,11 +97,7 @@ def _number(token: str) -> int:
     return 1 if token in ("l", "I") else int(token)
 
 
-# A reference while it is being read: (start, end, cited numbers), as in :class:`Reference`.
-_Ref = tuple[int, int, tuple[int, ...]]
-
-
-def _explicit_reference(text: str, word: re.Match) -> _Ref | None:
+def _explicit_reference(text: str, word: re.Match) -> Reference | None:
     """The numbered citation that starts at the word "claim(s)", if a number follows it."""
     first = _FIRST_NUM.match(text, word.end())
     if not first:
@@ -128,10 +122,10 @@ def _explicit_reference(text: str, word: re.Match) -> _Ref | None:
         previous = _number(step.group(1))
         nums.add(previous)
         end = last = step.end()
-    return word.start(), last, tuple(sorted(nums))
+    return Reference(word.start(), last, tuple(sorted(nums)))
 
 
-def _preceding_reference(match: re.Match, num: int | None) -> _Ref:
+def _preceding_reference(match: re.Match, num: int | None) -> Reference:
     """'any preceding claim' in claim ``num`` cites 1..num-1; 'the preceding claim' cites num-1."""
     singular = (match.group("word") or match.group("word2") or "").lower() == "claim"
     definite = match.group(0).lower().startswith("the ")
@@ -141,7 +135,7 @@ def _preceding_reference(match: re.Match, num: int | None) -> _Ref:
         nums = (num - 1,)
     else:
         nums = tuple(range(1, num))
-    return match.start(), match.end(), nums
+    return Reference(match.start(), match.end(), nums)
 
 
 # The misspellings _CLAIM_WORD accepts. Lowercased ASCII text without any of them can only say "claim(s)", and a
@@ -157,20 +151,25 @@ def _claim_words(text: str, lowered: str) -> list[re.Match]:
     return list(_CLAIM_WORD.finditer(text))
 
 
-def _references(text: str, num: int | None) -> list[_Ref]:
-    """What :func:`extract_references` returns, as plain tuples (this runs for every claim)."""
+def extract_references(text: str, num: int | None = None) -> list[Reference]:
+    """Every citation of other claims in ``text`` (the body of claim ``num``), in text order.
+
+    Ranges are expanded ("claims 2 to 4" → 2, 3, 4) and "any preceding claim" becomes 1..num-1
+    (empty when ``num`` is unknown). Citations that only qualify another one ("claim 7 when
+    dependent on claim 5") are left out.
+    """
     if not isinstance(text, str):
         return []
     lowered = text.lower()
     words = _claim_words(text, lowered)
     if not words:
         return []  # every citation, "any preceding claim" included, has the word: most claims stop here
-    refs: list[_Ref] = []
+    refs: list[Reference] = []
     if any(map(lowered.__contains__, _PRECEDING_HINTS)):
         for match in _PRECEDING.finditer(text):
             if not _FIRST_NUM.match(text, match.end()):  # "the preceding claims 1 to 3": the numbers decide, below
                 refs.append(_preceding_reference(match, num))
-    taken = [(start, end) for start, end, _ in refs]
+    taken = [(r.start, r.end) for r in refs]
     covered_until = -1
     for word in words:
         at = word.start()
@@ -181,33 +180,23 @@ def _references(text: str, num: int | None) -> list[_Ref]:
         ref = _explicit_reference(text, word)
         if ref is None:
             continue
-        covered_until = ref[1]
+        covered_until = ref.end
         before = max(0, at - 60)
         # Every qualifier has "dependent", "depending" or "appended": a cheap test before the slow pattern.
         if "pend" in text[before:at].lower() and _QUALIFIER_BEFORE.search(text, before, at):
             continue
         refs.append(ref)
     if taken:
-        refs.sort()
+        refs.sort()  # "any preceding claim" citations came from a pass of their own: back to text order
     return refs
-
-
-def extract_references(text: str, num: int | None = None) -> list[Reference]:
-    """Every citation of other claims in ``text`` (the body of claim ``num``), in text order.
-
-    Ranges are expanded ("claims 2 to 4" → 2, 3, 4) and "any preceding claim" becomes 1..num-1
-    (empty when ``num`` is unknown). Citations that only qualify another one ("claim 7 when
-    dependent on claim 5") are left out.
-    """
-    return [Reference(*ref) for ref in _references(text, num)]
 
 
 def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
     """Sorted unique claim numbers cited by claim ``num``; () means the claim is independent."""
-    refs = _references(text, num)
+    refs = extract_references(text, num)
     if len(refs) == 1:
-        return refs[0][2]  # already sorted and unique
-    return tuple(sorted({n for _, _, nums in refs for n in nums}))
+        return refs[0].nums  # already sorted and unique
+    return tuple(sorted({n for ref in refs for n in ref.nums}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,20 +366,39 @@ def _candidates(text: str) -> list[_Candidate]:
     return out
 
 
+class _PrefixBest:
+    """Best (score, candidate) among chains ending at claim numbers ≤ n (a Fenwick tree of maxima),
+    so that the gap transitions of :func:`_chain_scores` cost O(log n) instead of a scan."""
+
+    def __init__(self, size: int):
+        self.tree: list[tuple[float, int]] = [(float("-inf"), -1)] * (size + 1)
+
+    def update(self, n: int, item: tuple[float, int]) -> None:
+        n += 1
+        while n < len(self.tree):
+            self.tree[n] = max(self.tree[n], item)
+            n += n & -n
+
+    def query(self, n: int) -> tuple[float, int]:
+        best, n = (float("-inf"), -1), n + 1
+        while n > 0:
+            best = max(best, self.tree[n])
+            n -= n & -n
+        return best
+
+
 def _chain_scores(cands: list[_Candidate]) -> tuple[list[float], list[int | None]]:
     """The dynamic programme behind :func:`_best_chain`: for each candidate, the score of the best chain of
     candidates with rising numbers that ends there, and the candidate before it in that chain (None: it starts).
 
     Consecutive numbers cost nothing, a gap costs ``_GAP_PENALTY`` (the numbering normally starts
     at 1, so starting higher counts as a gap), a repeated number ``_REPEAT_PENALTY``. On ties the
-    earlier option in that order wins. The best chain ending at any number below a gap is read from
-    a Fenwick tree of maxima over claim numbers, so a text with thousands of numbers stays O(n log n).
+    earlier option in that order wins (hence the strict comparisons).
     """
     best: list[float] = []
     back: list[int | None] = []
     ending: dict[int, int] = {}  # claim number → candidate ending the best chain there, so far
-    size = max(c.high for c in cands) + 2
-    below: list[tuple[float, int]] = [(float("-inf"), -1)] * size  # Fenwick tree of (score, candidate), 1-based
+    below = _PrefixBest(max(c.high for c in cands))
     for j, c in enumerate(cands):
         total, prev = (0.0 if c.low == 1 else -_GAP_PENALTY), None
         k = ending.get(c.low - 1)
@@ -399,21 +407,15 @@ def _chain_scores(cands: list[_Candidate]) -> tuple[list[float], list[int | None
         k = ending.get(c.low) if c.low == c.high else None
         if k is not None and best[k] - _REPEAT_PENALTY > total:
             total, prev = best[k] - _REPEAT_PENALTY, k
-        gap, n = (float("-inf"), -1), c.low - 1  # best chain ending at a number ≤ c.low - 2
-        while n > 0:
-            gap = max(gap, below[n])
-            n -= n & -n
-        if gap[1] >= 0 and gap[0] - _GAP_PENALTY > total:
-            total, prev = gap[0] - _GAP_PENALTY, gap[1]
+        gap_score, gap_from = below.query(c.low - 2)
+        if gap_from >= 0 and gap_score - _GAP_PENALTY > total:
+            total, prev = gap_score - _GAP_PENALTY, gap_from
         best.append(total + c.score)
         back.append(prev)
         k = ending.get(c.high)
         if k is None or best[j] > best[k]:
             ending[c.high] = j
-            n, item = c.high + 1, (best[j], j)
-            while n < size:
-                below[n] = max(below[n], item)
-                n += n & -n
+            below.update(c.high, (best[j], j))
     return best, back
 
 
