@@ -77,10 +77,9 @@ def string_scans(pairs) -> None:
     for cand, ref, _ in pairs:
         for text in (cand, ref):
             set(text.lower().split())
-        low = cand.lower()
-        antecedent._MENTION_RE.findall(" " + low)
+        antecedent._MENTION_RE.findall(" " + cand.lower())
         parse._MARKER_FROM_NUMBER.findall(cand)
-        parse._CLAIM_WORD_LOWER.findall(low)
+        parse._CLAIM_WORD.findall(cand)
 
 
 def fresh(pairs):
