@@ -5,7 +5,13 @@
 * a **folder** — every ``*.json`` / ``*.jsonl`` below it, recursively, in sorted path order
   (HUPD and HUPD-DCG store one JSON object per patent, possibly under ``train/`` and ``test/``);
 * a **.json** file — one object or a list of objects (a file of one object per line is read as JSONL);
-* a **.jsonl** file — one object per line, e.g. ``../shared/data/uspto/patents.jsonl``.
+* a **.jsonl** file — one object per line, e.g. ``../shared/data/uspto/patents.jsonl``;
+* any of these files gzip-compressed (``.jsonl.gz``, ``.json.gz``), e.g. ``../shared/data/pap2pat/patents.jsonl.gz``;
+* a **list** of any of the above, read one after the other (e.g. the USPTO set and Pap2Pat together).
+
+``split="train"`` or ``split="dev"`` keeps one side of the project's fixed train/dev split
+(:func:`document_split`), which depends on nothing but the document id, so tuning never sees a dev document
+whichever sources are combined.
 
 A record's ``claims`` is a HUPD flat string ("1. A ... 2. The ... of claim 1"), a list of claim texts,
 or a list of ``{"num", "text", "parents"}``; ``claims_text`` stands in when ``claims`` is absent (and with
@@ -20,6 +26,7 @@ expected; with ``skip_bad=True`` the bad record is reported on stderr and loadin
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import sys
@@ -34,6 +41,9 @@ from spg.parse import parse_claims
 CLAIMS_EXPECTED = "a string or a list of claims (texts, or objects with 'num', 'text' and optional 'parents')"
 _DESCRIPTION_KEYS = ("full_description", "description")
 _ID_KEYS = ("id", "application_number", "patent_number")
+_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+SPLITS = ("train", "dev")
+DEV_PERCENT = 5  # about 95 of the 1,902 USPTO + Pap2Pat documents
 
 
 class DataError(ValueError):
@@ -198,8 +208,23 @@ def _records_of_jsonl(path: Path, lines: Iterable[str], require_claims: bool) ->
             yield _located(where, raw, str(e))
 
 
+def _suffix(path: Path) -> str:
+    """".jsonl", ".json", ".jsonl.gz", ... (the last two suffixes when the file is gzipped)."""
+    return "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+
+
+def is_record_file(path: Path) -> bool:
+    """Whether ``path`` is named like a file of records (.json, .jsonl, and their .gz forms)."""
+    return _suffix(path) in _SUFFIXES
+
+
+def _open_text(path: Path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
+
+
 def _records_of_json(path: Path, require_claims: bool) -> Iterator[Record | DataError]:
-    text = path.read_text(encoding="utf-8")
+    with _open_text(path) as f:
+        text = f.read()
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -223,12 +248,12 @@ def _records_of_json(path: Path, require_claims: bool) -> Iterator[Record | Data
 
 def _records_of_file(path: Path, require_claims: bool) -> Iterator[Record | DataError]:
     try:
-        if path.suffix == ".jsonl":
-            with path.open(encoding="utf-8") as f:
+        if _suffix(path).startswith(".jsonl"):
+            with _open_text(path) as f:
                 yield from _records_of_jsonl(path, f, require_claims)
         else:
             yield from _records_of_json(path, require_claims)
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError) as e:
         yield DataError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")
 
 
@@ -236,35 +261,63 @@ def _data_files(path: Path) -> list[Path]:
     if not path.exists():
         raise DataError(f"{path}: no such file or folder")
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+        files = sorted(p for p in path.rglob("*") if _suffix(p) in _SUFFIXES and p.is_file())
         if not files:
-            raise DataError(f"{path}: folder holds no *.json or *.jsonl files")
+            raise DataError(f"{path}: folder holds no *.json, *.jsonl or gzipped (.gz) JSON files")
         return files
-    if path.suffix not in (".json", ".jsonl"):
-        raise DataError(f"{path}: expected a folder of JSON files, a .json or a .jsonl file")
+    if _suffix(path) not in _SUFFIXES:
+        raise DataError(f"{path}: expected a folder of JSON files, a .json or a .jsonl file (optionally .gz)")
     return [path]
 
 
+def document_split(record_id: str) -> str:
+    """``"dev"`` or ``"train"``: the project's fixed split, a rule on the id alone.
+
+    A document is in dev when the first 8 hex digits of SHA-256("spg-split:" + id), read as an integer, are
+    below :data:`DEV_PERCENT` modulo 100. Adding or removing documents, or reading the sources in another order,
+    never moves a document from one side to the other.
+    """
+    digest = hashlib.sha256(f"spg-split:{record_id}".encode()).hexdigest()
+    return "dev" if int(digest[:8], 16) % 100 < DEV_PERCENT else "train"
+
+
+Sources = str | Path | Sequence[str | Path]
+
+
+def source_paths(sources: Sources) -> list[Path]:
+    """One data argument as a list of paths: a single path, or a list of them (YAML lists, repeated flags)."""
+    items = [sources] if isinstance(sources, (str, Path)) else list(sources)
+    if not items or any(not str(item).strip() for item in items):
+        raise DataError(f"expected one or more data paths, got {sources!r}")
+    return [Path(item) for item in items]
+
+
 def load_records(
-    path: str | Path,
+    path: Sources,
     *,
     skip_bad: bool = False,
     skipped: list[DataError] | None = None,
     require_claims: bool = True,
+    split: str | None = None,
 ) -> Iterator[Record]:
-    """Stream the patent documents of ``path`` (folder, .json or .jsonl; see the module docstring).
+    """Stream the patent documents of ``path`` (folder, .json, .jsonl, gzipped, or a list; see the module docstring).
 
     A bad record raises :class:`DataError`; with ``skip_bad`` it is reported on stderr, appended to
     ``skipped`` when a list is given, and loading continues. ``require_claims=False`` accepts records
-    without ``claims`` (generation inputs: descriptions only), giving them an empty Forest.
+    without ``claims`` (generation inputs: descriptions only), giving them an empty Forest. ``split``
+    ("train" or "dev") keeps the records of that side of :func:`document_split`.
     """
-    files = _data_files(Path(path))  # fail on a wrong path now, not at the first next()
+    if split is not None and split not in SPLITS:
+        raise DataError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    # Fail on a wrong path now, not at the first next().
+    files = [file for source in source_paths(path) for file in _data_files(source)]
 
     def stream() -> Iterator[Record]:
         for file in files:
             for item in _records_of_file(file, require_claims):
                 if isinstance(item, Record):
-                    yield item
+                    if split is None or document_split(item.id) == split:
+                        yield item
                 elif not skip_bad:
                     raise item
                 else:

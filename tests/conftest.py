@@ -21,13 +21,18 @@ def shared_data_dir() -> Path:
 def shared_file(relative: str) -> Path:
     path = shared_data_dir() / relative
     if not path.is_file():
-        pytest.fail(f"shared data file missing: {path} (set SPG_DATA_DIR to the folder holding uspto/, hupd-dcg/, patclaimeval/)")
+        pytest.fail(f"shared data file missing: {path} (set SPG_DATA_DIR to the folder holding uspto/, pap2pat/, hupd-dcg/, patclaimeval/)")
     return path
 
 
 @pytest.fixture(scope="session")
 def uspto_path() -> Path:
     return shared_file("uspto/patents.jsonl")
+
+
+@pytest.fixture(scope="session")
+def pap2pat_path() -> Path:
+    return shared_file("pap2pat/patents.jsonl.gz")
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,11 @@
+import gzip
 import json
 import random
 from pathlib import Path
 
 import pytest
 
-from spg.data import DataError, Record, forest_from_json, load_records, split_records
+from spg.data import DEV_PERCENT, DataError, Record, document_split, forest_from_json, load_records, split_records
 from spg.forest import Forest
 
 CHAIR_FLAT = "1. A chair comprising a seat. 2. The chair of claim 1, wherein the seat is round. 3. A table."
@@ -260,3 +261,58 @@ def test_split_changes_with_the_seed():
 def test_split_rejects_fractions_that_do_not_sum_to_one():
     with pytest.raises(ValueError, match="summing to 1"):
         split_records(toy_records(3), (0.5, 0.1, 0.1))
+
+
+def test_gzipped_jsonl_reads_like_the_plain_file(tmp_path):
+    rows = [{"id": "A", "claims": CHAIR_FLAT, "description": "d"}, {"id": "B", "claims": CHAIR_FLAT}]
+    plain = write_jsonl(tmp_path / "p.jsonl", rows)
+    packed = tmp_path / "p.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert [(r.id, parents(r)) for r in load_records(packed)] == [(r.id, parents(r)) for r in load_records(plain)]
+    assert next(iter(load_records(packed))).source == f"{packed}:1"
+
+
+def test_gzipped_json_files_in_a_folder_are_read(tmp_path):
+    (tmp_path / "a.json.gz").write_bytes(gzip.compress(json.dumps(hupd("7")).encode()))
+    assert [r.id for r in load_records(tmp_path)] == ["7"]
+
+
+def test_a_truncated_gzip_file_is_a_named_data_error(tmp_path):
+    packed = tmp_path / "p.jsonl.gz"
+    packed.write_bytes(gzip.compress(b'{"id": "A", "claims": "1. A chair."}\n' * 50)[:-20])
+    with pytest.raises(DataError, match="p.jsonl.gz: cannot read"):
+        list(load_records(packed))
+
+
+def test_several_sources_are_read_in_the_order_given(tmp_path):
+    a = write_jsonl(tmp_path / "a.jsonl", [{"id": "A1", "claims": CHAIR_FLAT}])
+    b = write_jsonl(tmp_path / "b.jsonl", [{"id": "B1", "claims": CHAIR_FLAT}, {"id": "B2", "claims": CHAIR_FLAT}])
+    assert [r.id for r in load_records([b, a])] == ["B1", "B2", "A1"]
+    with pytest.raises(DataError, match="no such file"):
+        load_records([a, tmp_path / "missing.jsonl"])
+    with pytest.raises(DataError, match="one or more data paths"):
+        load_records([])
+
+
+def test_document_split_is_a_rule_on_the_id_alone():
+    ids = [f"US{n}" for n in range(4000)]
+    dev = [i for i in ids if document_split(i) == "dev"]
+    assert abs(len(dev) / len(ids) - DEV_PERCENT / 100) < 0.01
+    assert [document_split(i) for i in reversed(ids)] == [document_split(i) for i in ids][::-1]
+
+
+def test_train_and_dev_splits_partition_the_records(tmp_path):
+    rows = [{"id": f"D{i}", "claims": CHAIR_FLAT} for i in range(300)]
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+    train = [r.id for r in load_records(path, split="train")]
+    dev = [r.id for r in load_records(path, split="dev")]
+    assert sorted(train + dev) == sorted(r["id"] for r in rows) and not set(train) & set(dev)
+    assert dev and all(document_split(i) == "dev" for i in dev)
+    with pytest.raises(DataError, match="split must be one of"):
+        load_records(path, split="test")
+
+
+def test_real_corpora_split_into_about_a_hundred_dev_documents(uspto_path, pap2pat_path):
+    dev = list(load_records([uspto_path, pap2pat_path], split="dev"))
+    assert 80 <= len(dev) <= 120
+    assert len({r.id for r in dev}) == len(dev)
