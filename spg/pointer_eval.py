@@ -59,7 +59,7 @@ class PointerEval:
     documents: list[DocumentDEA] = field(default_factory=list)
     no_claims: list[str] = field(default_factory=list)  # ids of records with no claim to feed
     max_length: int = 0
-    max_target_tokens: int = 0
+    max_target_tokens: int | None = None
 
     @property
     def dea(self) -> DEA:
@@ -152,7 +152,8 @@ def teacher_forced_dea(
         examples = [
             build_example(
                 model.tokenizer, r.description, r.claims, result.max_length, result.max_target_tokens,
-                instruction=config.instruction,
+                instruction=config.instruction, target_truncation=config.target_truncation,
+                description_truncation_side=config.description_truncation_side,
             )
             for r in with_claims
         ]

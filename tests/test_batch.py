@@ -3,8 +3,9 @@ from tiny import tiny_llama, tiny_tokenizer
 
 from spg.forest import Forest
 from spg.linearize import DEP, DEP_END, IND, IND_END, linearize
-from spg.model.batch import Collator, build_example, build_prompt
+from spg.model.batch import Collator, build_example, build_prompt, claim_prefix
 from spg.model.tokens import add_structure_tokens, structure_token_ids
+from spg.render import render
 
 FOREST = Forest.from_parents(
     ["A chair comprising a seat.", "The chair of claim 1, wherein red.", "A table.", "The chair of claim 2, blue."],
@@ -70,10 +71,53 @@ def test_claim_positions_point_at_tags_and_carry_gold_structure(tokenizer):
     assert ex["claim_tree"] == [0, 0, 0, 1]
 
 
-def test_a_cut_target_keeps_only_complete_claims(tokenizer):
+def target_ids(example: dict) -> list[int]:
+    return [t for t, lab in zip(example["input_ids"], example["labels"]) if lab != -100]
+
+
+def test_a_token_cut_target_keeps_only_complete_claims_in_the_pointer_fields(tokenizer):
     full = len(tokenizer.encode(linearize(FOREST).text, add_special_tokens=False))
-    ex = build_example(tokenizer, "d", FOREST, max_length=1000, max_target_tokens=full - 5)
+    ex = build_example(tokenizer, "d", FOREST, max_length=1000, max_target_tokens=full - 5, target_truncation="tokens")
     assert len(ex["claim_open"]) == 3 and ex["claim_parent"] == [-1, 0, 1]
+    assert len(target_ids(ex)) == full - 5 and not tokenizer.decode(target_ids(ex)).endswith("<eot>")
+
+
+def test_a_claim_cut_target_is_a_whole_claim_prefix_that_still_ends_the_forest(tokenizer):
+    full = tokenizer.encode(linearize(FOREST).text, add_special_tokens=False)
+    ex = build_example(tokenizer, "d", FOREST, max_length=1000, max_target_tokens=len(full) - 5)
+    target = tokenizer.decode(target_ids(ex))
+    # The serialisation is chair, its dependent, the dependent's dependent, then the table: the table goes.
+    assert target == linearize(claim_prefix(FOREST, 3)).text
+    assert target.endswith("</dep><eot>") and "A table." not in target
+    assert target_ids(ex)[:-1] == full[: len(target_ids(ex)) - 1]
+    assert ex["claim_parent"] == [-1, 0, 1] and ex["claims_dropped"] == 1
+
+
+def test_a_claim_cut_plain_target_ends_with_eos_after_its_last_whole_claim(tokenizer):
+    plain = tokenizer.encode(render(FOREST), add_special_tokens=False)
+    ex = build_example(tokenizer, "d", FOREST, max_length=1000, max_target_tokens=len(plain) - 3, tagged=False)
+    assert tokenizer.decode(target_ids(ex)) == render(claim_prefix(FOREST, 3)) + tokenizer.eos_token
+
+
+def test_a_first_claim_too_long_for_the_budget_is_cut_by_tokens(tokenizer):
+    ex = build_example(tokenizer, "d", FOREST, max_length=1000, max_target_tokens=10)
+    assert len(target_ids(ex)) == 10 and ex["claim_open"] == [] and ex["claims_dropped"] == 0
+
+
+def test_no_target_cap_leaves_the_target_whole_and_cuts_the_description(tokenizer):
+    full = tokenizer.encode(linearize(FOREST).text, add_special_tokens=False)
+    ex = build_example(tokenizer, "desc " * 500, FOREST, max_length=400, max_target_tokens=None)
+    assert target_ids(ex) == full and len(ex["input_ids"]) == 400
+
+
+def test_the_description_is_cut_on_the_configured_side(tokenizer):
+    text = "".join(f"w{i} " for i in range(300))
+    left = tokenizer.decode(build_prompt(tokenizer, text, 200, truncation_side="left"))
+    right = tokenizer.decode(build_prompt(tokenizer, text, 200, truncation_side="right"))
+    assert "w299" in left and "w0 " not in left
+    assert "w0 " in right and "w299" not in right
+    with pytest.raises(ValueError, match="truncation side"):
+        build_prompt(tokenizer, text, 200, truncation_side="middle")
 
 
 def test_baseline_format_has_plain_claims_and_no_claim_positions(tokenizer):

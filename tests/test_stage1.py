@@ -9,7 +9,7 @@ from tiny import tiny_llama, tiny_tokenizer
 from spg.cli import main as spg_main
 from spg.config import load_config
 from spg.model.spg_model import SPGModel
-from spg.train.stage1 import Stage1Config, build_dataset, train
+from spg.train.stage1 import Stage1Config, Stage1Trainer, build_dataset, parameter_groups, train
 
 CLAIMS = [
     {"num": 1, "text": "1. A chair comprising a seat.", "parents": []},
@@ -48,28 +48,76 @@ def trainable_state(model: SPGModel) -> dict[str, torch.Tensor]:
     return {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
 
 
-def test_trainer_logs_each_term_and_the_loss_is_eq6(tiny_run):
+def test_trainer_logs_each_term_and_the_loss_is_eq6(tiny_run, monkeypatch):
+    captured = spy_trainer(monkeypatch)
     cfg = tiny_run("run", gamma=1.0, eta=0.5)
-    model = SPGModel.from_base(cfg.model_config())
-    from spg.train import stage1
-
-    captured = {}
-    original = stage1.Stage1Trainer.train
-
-    def spy(self, *a, **k):
-        captured["trainer"] = self
-        return original(self, *a, **k)
-
-    stage1.Stage1Trainer.train = spy
-    try:
-        train(cfg, model=model)
-    finally:
-        stage1.Stage1Trainer.train = original
+    train(cfg, model=SPGModel.from_base(cfg.model_config()))
     logs = [h for h in captured["trainer"].state.log_history if "loss_lm" in h]
     assert len(logs) == 4
     for h in logs:
         assert {"loss_struct", "loss_scope", "pointer_acc"} <= h.keys()
         assert h["loss"] == pytest.approx(h["loss_lm"] + 1.0 * h["loss_struct"] + 0.5 * h["loss_scope"], rel=1e-3, abs=1e-3)
+
+
+def spy_trainer(monkeypatch) -> dict:
+    """Capture the Stage1Trainer that train() builds."""
+    captured = {}
+    original = Stage1Trainer.train
+
+    def spy(self, *a, **k):
+        captured["trainer"] = self
+        return original(self, *a, **k)
+
+    monkeypatch.setattr(Stage1Trainer, "train", spy)
+    return captured
+
+
+def test_parameter_groups_put_the_pointer_head_alone_on_its_own_rate(tiny_run):
+    model = SPGModel.from_base(tiny_run("groups").model_config())
+    decay = [n for n, _ in model.named_parameters() if "lora_A" in n]
+    groups = parameter_groups(model, decay, 0.01, 3e-7)
+    assert [p for p in groups[2]["params"]] == [model.pointer.weight] and groups[2]["lr"] == 3e-7
+    assert "lr" not in groups[0] and "lr" not in groups[1]
+    grouped = [id(p) for g in groups for p in g["params"]]
+    assert sorted(grouped) == sorted(id(p) for p in model.parameters() if p.requires_grad)
+
+
+def test_pointer_lr_slows_only_the_pointer_head(tiny_run, monkeypatch):
+    captured = spy_trainer(monkeypatch)
+    cfg = tiny_run("slow_pointer", pointer_lr=1e-12, max_steps=2)
+    model = SPGModel.from_base(cfg.model_config())
+    before = trainable_state(model)
+    train(cfg, model=model)
+    rates = sorted(g["initial_lr"] for g in captured["trainer"].optimizer.param_groups)
+    assert rates[0] == 1e-12 and rates[-1] == cfg.learning_rate
+    assert (model.pointer.weight - before["pointer.weight"]).abs().max() < 1e-9
+    assert any(not torch.equal(before[n], p) for n, p in model.named_parameters() if "lora_B" in n)
+
+
+def test_auxiliary_weights_warm_up_from_zero_and_the_logged_loss_follows_them(tiny_run, monkeypatch):
+    captured = spy_trainer(monkeypatch)
+    cfg = tiny_run("warmup", gamma=1.0, eta=0.5, aux_warmup_ratio=1.0, max_steps=4)
+    train(cfg, model=SPGModel.from_base(cfg.model_config()))
+    logs = [h for h in captured["trainer"].state.log_history if "loss_lm" in h]
+    assert [h["aux_weight"] for h in logs] == pytest.approx([0.0, 0.25, 0.5, 0.75])
+    for h in logs:
+        expected = h["loss_lm"] + h["aux_weight"] * (h["loss_struct"] + 0.5 * h["loss_scope"])
+        assert h["loss"] == pytest.approx(expected, rel=1e-3, abs=1e-3)
+
+
+def test_token_reduction_weighs_structure_terms_per_target_token(tiny_run, monkeypatch):
+    captured = spy_trainer(monkeypatch)
+    cfg = tiny_run("token", gamma=1.0, eta=0.0, aux_reduction="token", max_steps=1, logging_steps=1)
+    train(cfg, model=SPGModel.from_base(cfg.model_config()))
+    (log,) = [h for h in captured["trainer"].state.log_history if "loss_lm" in h]
+    # 3 dependents over a few hundred byte-level target tokens: the structure term adds about 1% of L_struct.
+    added = log["loss"] - log["loss_lm"]
+    assert 0 < added < 0.05 * log["loss_struct"]
+
+
+def test_an_unknown_aux_reduction_is_refused(tiny_run):
+    with pytest.raises(ValueError, match="aux_reduction must be one of"):
+        train(tiny_run("bad", aux_reduction="sum"))
 
 
 def test_checkpoints_hold_adapter_pointer_and_tokenizer_not_the_base(tiny_run):

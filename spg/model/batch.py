@@ -4,8 +4,20 @@ An example is the prompt (the model's chat template around an instruction and th
 by the target (the Eq. 1 sequence, or plain numbered claims for the "Baseline" ablation). Labels cover
 the target only. For each complete claim of the target the example carries the position of its opening
 tag, of its closing tag, the span of its text, its gold parent (claim index, −1 for roots), depth and
-tree id. The description is truncated (its end is cut) so that prompt + target fit ``max_length``,
-with the target given at most ``max_target_tokens`` (paper: 8,192 context, 1,024 target, 7,168 prompt).
+tree id.
+
+Truncation (issue: a target cut mid-claim teaches the model never to stop). The target gets at most
+``max_target_tokens`` tokens (None: no cap, as in the paper, which caps only the 8,192-token context);
+``target_truncation`` says how a longer target is cut:
+
+* ``"claims"``: keep the longest prefix of whole claims (in serialisation order, so every kept dependent's
+  parent is kept) that fits, and end it as a whole claim set ends (``<eot>``; eos for plain claims). The
+  model still learns to stop. Not in the paper, which never cuts a target.
+* ``"tokens"``: cut at the token budget, mid-claim (the end marker is lost).
+
+The description is then cut so that prompt + target fit ``max_length``: its end
+(``description_truncation_side: right``) or its start (``left``: the paper, "inputs exceeding this limit
+are truncated from the left").
 """
 
 from __future__ import annotations
@@ -17,7 +29,7 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from spg.forest import Forest
-from spg.linearize import DEP, DEP_END, IND, IND_END, linearize
+from spg.linearize import DEP, DEP_END, IND, IND_END, Serialized, canonical, linearize
 from spg.model.tokens import structure_token_ids
 from spg.render import render
 
@@ -27,12 +39,21 @@ INSTRUCTION = (
 )
 _PLACEHOLDER = "\u2063SPG-DESCRIPTION\u2063"
 CLAIM_FIELDS = ("claim_open", "claim_close", "claim_start", "claim_end", "claim_parent", "claim_depth", "claim_tree")
+TARGET_TRUNCATIONS = ("claims", "tokens")
+TRUNCATION_SIDES = ("right", "left")
 
 
 def build_prompt(
-    tokenizer: PreTrainedTokenizerBase, description: str, max_tokens: int, instruction: str = INSTRUCTION
+    tokenizer: PreTrainedTokenizerBase,
+    description: str,
+    max_tokens: int,
+    instruction: str = INSTRUCTION,
+    truncation_side: str = "right",
 ) -> list[int]:
-    """Token ids of the chat prompt (generation prompt included), the description cut to fit ``max_tokens``."""
+    """Token ids of the chat prompt (generation prompt included), the description cut to fit ``max_tokens``
+    (its end cut for ``truncation_side="right"``, its start for ``"left"``)."""
+    if truncation_side not in TRUNCATION_SIDES:
+        raise ValueError(f"description truncation side must be one of {TRUNCATION_SIDES}, got {truncation_side!r}")
     rendered = tokenizer.apply_chat_template(
         [{"role": "user", "content": f"{instruction}\n\n{_PLACEHOLDER}"}], tokenize=False, add_generation_prompt=True
     )
@@ -43,7 +64,14 @@ def build_prompt(
     if budget < 0:
         raise ValueError(f"max prompt length {max_tokens} is shorter than the chat template and instruction "
                          f"({len(head_ids) + len(tail_ids)} tokens)")
-    return head_ids + tokenizer.encode(description, add_special_tokens=False)[:budget] + tail_ids
+    body = tokenizer.encode(description, add_special_tokens=False)
+    body = body[:budget] if truncation_side == "right" else body[max(len(body) - budget, 0):]
+    return head_ids + body + tail_ids
+
+
+def prompt_frame(tokenizer: PreTrainedTokenizerBase, instruction: str = INSTRUCTION) -> int:
+    """Tokens the chat template and instruction take around the description."""
+    return len(build_prompt(tokenizer, "", 1 << 30, instruction))
 
 
 def target_text(forest: Forest, tagged: bool = True) -> str:
@@ -51,29 +79,72 @@ def target_text(forest: Forest, tagged: bool = True) -> str:
     return linearize(forest).text if tagged else render(forest)
 
 
+def _target_ids(tokenizer: PreTrainedTokenizerBase, forest: Forest, tagged: bool) -> list[int]:
+    if tagged:
+        return tokenizer.encode(linearize(forest).text, add_special_tokens=False)
+    # Plain claims have no <eot>: eos marks the end, so the model learns to stop.
+    return tokenizer.encode(render(forest), add_special_tokens=False) + [tokenizer.eos_token_id]
+
+
+def claim_prefix(forest: Forest, count: int) -> Forest:
+    """The first ``count`` claims in serialisation order, renumbered 1..count: a forest, since parents precede."""
+    return Forest.from_claims(canonical(forest).claims[:count])
+
+
+def fit_target(
+    tokenizer: PreTrainedTokenizerBase, forest: Forest, cap: int | None, tagged: bool, truncation: str = "claims"
+) -> tuple[list[int], Forest]:
+    """Target ids of at most ``cap`` tokens under the ``truncation`` policy, and the forest they encode
+    (all of ``forest``, or the whole-claim prefix that fits; see the module docstring)."""
+    if truncation not in TARGET_TRUNCATIONS:
+        raise ValueError(f"target_truncation must be one of {TARGET_TRUNCATIONS}, got {truncation!r}")
+    full = _target_ids(tokenizer, forest, tagged)
+    if cap is None or len(full) <= cap:
+        return full, forest
+    if truncation == "claims":
+        # Target length grows with the number of claims kept: binary search for the most that fit.
+        low, high = 0, len(canonical(forest).claims) - 1
+        while low < high:
+            mid = (low + high + 1) // 2
+            if len(_target_ids(tokenizer, claim_prefix(forest, mid), tagged)) <= cap:
+                low = mid
+            else:
+                high = mid - 1
+        if low:
+            prefix = claim_prefix(forest, low)
+            return _target_ids(tokenizer, prefix, tagged), prefix
+    # "tokens", or not even the first claim fits: cut mid-claim.
+    return full[:cap], forest
+
+
 def build_example(
     tokenizer: PreTrainedTokenizerBase,
     description: str,
     forest: Forest,
     max_length: int,
-    max_target_tokens: int,
+    max_target_tokens: int | None,
     tagged: bool = True,
     instruction: str = INSTRUCTION,
+    target_truncation: str = "claims",
+    description_truncation_side: str = "left",
 ) -> dict[str, list[int]]:
-    """One training example: input_ids, labels and the per-claim fields of :data:`CLAIM_FIELDS`."""
-    serial = linearize(forest) if tagged else None
-    target = tokenizer.encode(serial.text if serial else render(forest), add_special_tokens=False)
-    if not tagged:
-        target.append(tokenizer.eos_token_id)  # plain claims have no <eot>: the model must learn to stop
-    target = target[:max_target_tokens]
-    prompt = build_prompt(tokenizer, description, max_length - len(target), instruction)
+    """One training example: input_ids, labels and the per-claim fields of :data:`CLAIM_FIELDS`.
+
+    ``claims_dropped`` (an int, not a tensor field) counts the gold claims a whole-claim cut left out.
+    """
+    cap = max_length - prompt_frame(tokenizer, instruction)
+    cap = cap if max_target_tokens is None else min(cap, max_target_tokens)
+    target, kept = fit_target(tokenizer, forest, cap, tagged, target_truncation)
+    serial = linearize(kept) if tagged else None
+    prompt = build_prompt(tokenizer, description, max_length - len(target), instruction, description_truncation_side)
     example = {"input_ids": prompt + target, "labels": [-100] * len(prompt) + target}
     claims = _claim_fields(tokenizer, target, len(prompt), serial) if serial else {}
     example.update({name: claims.get(name, []) for name in CLAIM_FIELDS})
+    example["claims_dropped"] = len(forest.claims) - len(kept.claims)
     return example
 
 
-def _claim_fields(tokenizer, target: list[int], offset: int, serial) -> dict[str, list[int]]:
+def _claim_fields(tokenizer, target: list[int], offset: int, serial: Serialized) -> dict[str, list[int]]:
     """Positions of each complete claim's tags in the full sequence, plus its gold parent, depth and tree."""
     ids = structure_token_ids(tokenizer)
     openers, closers = {ids[IND], ids[DEP]}, {ids[IND_END], ids[DEP_END]}

@@ -13,17 +13,25 @@ import math
 import torch
 from torch import nn
 
+from spg.model.norm import aux_states
+
 
 class PointerHead(nn.Module):
-    """W_dep ∈ R^{d×d}, initialised to I/√d so the first scores are a scaled dot product (§3.1)."""
+    """W_dep ∈ R^{d×d}, initialised to I/√d so the first scores are a scaled dot product (§3.1).
 
-    def __init__(self, hidden_size: int):
+    ``state_norm`` (:mod:`spg.model.norm`) is applied to both states before the bilinear form; it has no
+    parameters, so it is a property of the model (saved in ``spg_config.json``), not of the weights.
+    """
+
+    def __init__(self, hidden_size: int, state_norm: str = "none"):
         super().__init__()
         self.weight = nn.Parameter(torch.eye(hidden_size) / math.sqrt(hidden_size))
+        self.state_norm = state_norm
 
     def forward(self, h_dep: torch.Tensor, h_end: torch.Tensor) -> torch.Tensor:
         """Eq. 2 logits: ``h_dep`` [..., n, d] against ``h_end`` [..., m, d] → [..., n, m]."""
         w = self.weight
+        h_dep, h_end = aux_states(h_dep, self.state_norm), aux_states(h_end, self.state_norm)
         return (h_dep.to(w.dtype) @ w) @ h_end.to(w.dtype).transpose(-1, -2)
 
 

@@ -50,6 +50,7 @@ from transformers.utils import ModelOutput
 from spg.model.backbone import load_backbone
 from spg.model.batch import INSTRUCTION
 from spg.model.losses import lm_loss
+from spg.model.norm import aux_states
 from spg.model.pointer import PointerHead, candidate_mask, pointer_hits, pointer_logits, structure_loss
 from spg.model.scope import claim_means, scope_loss
 from spg.model.tokens import add_structure_tokens
@@ -66,9 +67,12 @@ class SPGConfig:
     tagged: bool = True  # False: the "Baseline" ablation (plain numbered claims, no tags, no pointer)
     instruction: str = INSTRUCTION
     max_length: int = 8192
-    max_target_tokens: int = 1024
+    max_target_tokens: int | None = None  # None: no cap (the paper); see spg.model.batch for the policies
+    target_truncation: str = "claims"
+    description_truncation_side: str = "left"  # the paper truncates inputs from the left
     rho: float = 5.0  # Eq. 4 base radius
     lam: float = 0.85  # Eq. 4 decay
+    aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm); paper: "none"
     lora_r: int = 96
     lora_alpha: int = 32
     lora_dropout: float = 0.05
@@ -169,7 +173,7 @@ class SPGModel(nn.Module):
         config.structure_token_ids = ids
         tied = base.get_output_embeddings().weight is base.get_input_embeddings().weight
         lm = get_peft_model(base, lora_config(config, sorted(ids.values()), tied))
-        pointer = PointerHead(base.config.get_text_config().hidden_size)
+        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm)
         return cls(lm, tokenizer, pointer, config)
 
     @classmethod
@@ -198,7 +202,7 @@ class SPGModel(nn.Module):
         if ids != config.structure_token_ids:
             raise ValueError(f"{directory}: tokenizer gives structure ids {ids}, config says {config.structure_token_ids}")
         lm = PeftModel.from_pretrained(base, directory, is_trainable=is_trainable)
-        pointer = PointerHead(base.config.get_text_config().hidden_size)
+        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm)
         pointer.load_state_dict(load_file(directory / POINTER_NAME))
         pointer.requires_grad_(is_trainable)
         return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)
@@ -274,7 +278,7 @@ class SPGModel(nn.Module):
         if structure and claim_mask is not None and claim_mask.shape[-1] > 0:
             mask = candidate_mask(claim_tree, claim_mask)
             logits = pointer_logits(self.pointer, hidden, claim_open, claim_close, mask)
-            z = claim_means(hidden, claim_start, claim_end)
+            z = claim_means(aux_states(hidden, self.spg_config.aux_state_norm), claim_start, claim_end)
             result.pointer_logits = logits
             result.struct_loss = structure_loss(logits, claim_parent)
             result.scope_loss = scope_loss(z, claim_parent, claim_depth, self.spg_config.rho, self.spg_config.lam)

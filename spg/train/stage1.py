@@ -1,9 +1,14 @@
 """Stage I: structure-aware fine-tuning (paper §3.1–3.2, Eq. 6; appendix Table "Stage I hyperparameters").
 
-A ``transformers.Trainer`` subclass that overrides ``compute_loss`` only, so gradient accumulation, the
-cosine schedule with warmup, bf16, activation checkpointing, periodic checkpoints and
-``resume_from_checkpoint`` all come from the library, and the same script runs under ``accelerate launch``.
-L_LM, L_struct, L_scope and the teacher-forced pointer accuracy are logged separately.
+A ``transformers.Trainer`` subclass that overrides ``compute_loss`` (and, for the pointer head's own learning
+rate, ``create_optimizer``), so gradient accumulation, the cosine schedule with warmup, bf16, activation
+checkpointing, periodic checkpoints and ``resume_from_checkpoint`` all come from the library, and the same
+script runs under ``accelerate launch``. L_LM, L_struct, L_scope and the teacher-forced pointer accuracy are
+logged separately.
+
+The defaults are the paper's. Four keys deviate from it where the paper's recipe breaks a small backbone
+(measured in docs/training.md, "Why Stage I broke"): ``aux_state_norm``, ``aux_reduction``,
+``aux_warmup_ratio`` and ``pointer_lr``; configs/repro/ sets them, configs/paper/ keeps the paper's values.
 
     spg train stage1 --config configs/cpu/smollm2-stage1.yaml max_steps=20
 """
@@ -15,22 +20,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from transformers import TrainingArguments
+from transformers import TrainingArguments, set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
 from spg.config import load_config
 from spg.data import load_records
 from spg.model.batch import INSTRUCTION, Collator, build_example
-from spg.model.losses import stage1_loss
+from spg.model.losses import per_target_token, stage1_loss, warmup_factor
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.train.checkpoint import AdapterCheckpointTrainer
+
+AUX_REDUCTIONS = ("claim", "token")
 
 
 @dataclass
 class Stage1Config:
     """Everything a Stage I run needs; the defaults are the paper's Table "Stage I hyperparameters"."""
 
-    train_file: str = ""  # anything spg.data.load_records reads (USPTO jsonl, HUPD folder, ...)
+    train_file: list[str] | str = ""  # one source spg.data.load_records reads, or a list of them
+    train_split: str | None = None  # "train": only the train side of the fixed split (spg.data.document_split)
     output_dir: str = "runs/stage1"
     max_records: int | None = None  # use only the first N records (smoke runs)
     skip_bad_records: bool = False
@@ -39,7 +47,9 @@ class Stage1Config:
     tagged: bool = True  # False = the "Baseline" ablation: plain numbered claims, no tags (needs gamma = eta = 0)
     instruction: str = INSTRUCTION
     max_length: int = 8192
-    max_target_tokens: int = 1024
+    max_target_tokens: int | None = None  # None: no cap beyond max_length (the paper)
+    target_truncation: str = "claims"  # how a target over the cap is cut: whole claims + end marker, or "tokens"
+    description_truncation_side: str = "left"  # which end of the description is cut (paper: "from the left")
     lora_r: int = 96
     lora_alpha: int = 32
     lora_dropout: float = 0.05
@@ -49,6 +59,11 @@ class Stage1Config:
     eta: float = 0.01
     rho: float = 5.0
     lam: float = 0.85
+    # Deviations from the paper (docs/training.md); the defaults are the paper's.
+    aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm)
+    aux_reduction: str = "claim"  # "token": L_struct, L_scope per target token (spg.model.losses.per_target_token)
+    aux_warmup_ratio: float = 0.0  # γ and η ramp up from 0 over this fraction of the steps
+    pointer_lr: float | None = None  # W_dep's own learning rate (None: learning_rate)
     # optimisation (passed to transformers.TrainingArguments)
     learning_rate: float = 2e-4
     lr_scheduler_type: str = "cosine"
@@ -70,8 +85,10 @@ class Stage1Config:
     def model_config(self) -> SPGConfig:
         return SPGConfig(
             base_model=self.base_model, tagged=self.tagged, instruction=self.instruction, max_length=self.max_length,
-            max_target_tokens=self.max_target_tokens, rho=self.rho, lam=self.lam, lora_r=self.lora_r,
-            lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout, lora_target_modules=self.lora_target_modules,
+            max_target_tokens=self.max_target_tokens, target_truncation=self.target_truncation,
+            description_truncation_side=self.description_truncation_side, rho=self.rho, lam=self.lam,
+            aux_state_norm=self.aux_state_norm, lora_r=self.lora_r, lora_alpha=self.lora_alpha,
+            lora_dropout=self.lora_dropout, lora_target_modules=self.lora_target_modules,
         )
 
     def training_arguments(self) -> TrainingArguments:
@@ -99,32 +116,84 @@ class Stage1Config:
         )
 
 
+def parameter_groups(
+    model: torch.nn.Module, decay_names: Sequence[str], weight_decay: float, pointer_lr: float
+) -> list[dict]:
+    """AdamW groups: the Trainer's two (decayed, not decayed) plus the pointer head on ``pointer_lr``.
+
+    Why W_dep needs its own rate: Adam moves every entry by about the learning rate per step whatever the
+    gradient's size, and the gradient of a bilinear score is close to rank one, so one step changes a
+    logit h̃ᵀ ΔW h̃' by up to lr·‖h̃‖₁² ≈ lr·d² (unit-RMS states): 66 at lr = 2e-4 on SmolLM2 (d = 576),
+    ~3,000 on Llama-3-8B (d = 4,096), against initial logits of order one.
+    """
+    pointer = {id(p) for p in model.pointer.parameters()}
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    return [
+        {"params": [p for n, p in named if id(p) not in pointer and n in decay_names], "weight_decay": weight_decay},
+        {"params": [p for n, p in named if id(p) not in pointer and n not in decay_names], "weight_decay": 0.0},
+        {"params": [p for _, p in named if id(p) in pointer], "weight_decay": weight_decay, "lr": pointer_lr},
+    ]
+
+
 class Stage1Trainer(AdapterCheckpointTrainer):
     """Trainer whose loss is Eq. 6: L_LM + γ·L_struct + η·L_scope, each term logged on its own."""
 
-    def __init__(self, *args, gamma: float = 1.0, eta: float = 0.01, **kwargs):
+    def __init__(
+        self,
+        *args,
+        gamma: float = 1.0,
+        eta: float = 0.01,
+        aux_reduction: str = "claim",
+        aux_warmup_ratio: float = 0.0,
+        pointer_lr: float | None = None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
+        if aux_reduction not in AUX_REDUCTIONS:
+            raise ValueError(f"aux_reduction must be one of {AUX_REDUCTIONS}, got {aux_reduction!r}")
         self.gamma, self.eta = gamma, eta
+        self.aux_reduction, self.aux_warmup_ratio, self.pointer_lr = aux_reduction, aux_warmup_ratio, pointer_lr
         # compute_loss returns a per-micro-batch mean, so the Trainer must divide by the accumulation steps itself.
         self.model_accepts_loss_kwargs = False
         self._sums: dict[str, torch.Tensor] = {}
+
+    def create_optimizer(self, model=None):
+        if self.optimizer is None and self.pointer_lr is not None:
+            target = model if model is not None else self.model
+            optimizer_cls, kwargs = self.get_optimizer_cls_and_kwargs(self.args, target)
+            groups = parameter_groups(target, self.get_decay_parameter_names(target), self.args.weight_decay,
+                                      self.pointer_lr)
+            self.optimizer = optimizer_cls(groups, **kwargs)
+        return super().create_optimizer(model)
+
+    def aux_weight(self) -> float:
+        """The factor on γ and η at the current step (1 unless ``aux_warmup_ratio`` is set)."""
+        return warmup_factor(self.state.global_step, self.state.max_steps, self.aux_warmup_ratio)
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         structure = self.gamma > 0 or self.eta > 0
         out = model(**inputs, structure=structure)
         lm = out.lm_loss.mean()
-        struct = scope = torch.zeros((), device=lm.device)
+        struct = scope = logged_struct = logged_scope = torch.zeros((), device=lm.device)
         if out.struct_loss is not None:
-            # Examples without dependent claims carry no pointer or scope signal; average over the others.
+            # The logged terms are always the paper's (mean over dependents, examples without any left out),
+            # so runs with either reduction can be compared.
             has_dep = (out.pointer_total > 0).float()
             n = has_dep.sum().clamp(min=1)
-            struct = (out.struct_loss * has_dep).sum() / n
-            scope = (out.scope_loss * has_dep).sum() / n
+            logged_struct = (out.struct_loss * has_dep).sum() / n
+            logged_scope = (out.scope_loss * has_dep).sum() / n
+            if self.aux_reduction == "token":
+                struct = per_target_token(out.struct_loss, out.pointer_total, inputs["labels"]).mean()
+                scope = per_target_token(out.scope_loss, out.pointer_total, inputs["labels"]).mean()
+            else:
+                struct, scope = logged_struct, logged_scope
             self._add("pointer_correct", out.pointer_correct.sum())
             self._add("pointer_total", out.pointer_total.sum())
-        loss = stage1_loss(lm, struct, scope, self.gamma, self.eta)
-        for name, value in (("loss_lm", lm), ("loss_struct", struct), ("loss_scope", scope)):
+        weight = self.aux_weight()
+        loss = stage1_loss(lm, struct, scope, weight * self.gamma, weight * self.eta)
+        for name, value in (("loss_lm", lm), ("loss_struct", logged_struct), ("loss_scope", logged_scope)):
             self._add(name, value)
+        self._add("aux_weight", torch.tensor(weight, device=lm.device))
         self._add("micro_batches", torch.ones((), device=lm.device))
         return (loss, out) if return_outputs else loss
 
@@ -136,7 +205,7 @@ class Stage1Trainer(AdapterCheckpointTrainer):
         if self._sums and "loss" in logs:
             sums = {k: self.accelerator.reduce(v.reshape(1), "sum").item() for k, v in self._sums.items()}
             batches = max(sums.pop("micro_batches"), 1)
-            for name in ("loss_lm", "loss_struct", "loss_scope"):
+            for name in ("loss_lm", "loss_struct", "loss_scope", "aux_weight"):
                 logs[name] = round(sums[name] / batches, 4)
             if sums.get("pointer_total"):
                 logs["pointer_acc"] = round(sums["pointer_correct"] / sums["pointer_total"], 4)
@@ -150,18 +219,28 @@ class Stage1Trainer(AdapterCheckpointTrainer):
 def build_dataset(config: Stage1Config, model: SPGModel) -> list[dict[str, list[int]]]:
     """Tokenised Stage I examples from ``config.train_file``; records without claims are left out."""
     examples = []
-    for record in load_records(config.train_file, skip_bad=config.skip_bad_records):
+    records = load_records(config.train_file, skip_bad=config.skip_bad_records, split=config.train_split)
+    for record in records:
         if config.max_records is not None and len(examples) >= config.max_records:
             break
         if not record.claims.roots:
             continue
         examples.append(build_example(
             model.tokenizer, record.description, record.claims, config.max_length, config.max_target_tokens,
-            tagged=config.tagged, instruction=config.instruction,
+            tagged=config.tagged, instruction=config.instruction, target_truncation=config.target_truncation,
+            description_truncation_side=config.description_truncation_side,
         ))
     if not examples:
         raise ValueError(f"{config.train_file}: no records with claims to train on")
     return examples
+
+
+def truncation_summary(examples: Sequence[dict], config: Stage1Config) -> str:
+    """One line: how many targets lost claims to the target budget (what ``spg train stage1`` prints)."""
+    cut = [e["claims_dropped"] for e in examples if e["claims_dropped"]]
+    budget = "no cap" if config.max_target_tokens is None else f"at most {config.max_target_tokens} tokens"
+    return (f"{len(examples)} training examples; {len(cut)} targets cut ({budget} within max_length "
+            f"{config.max_length}, target_truncation={config.target_truncation}), {sum(cut)} claims left out")
 
 
 def check(config: Stage1Config) -> None:
@@ -169,6 +248,8 @@ def check(config: Stage1Config) -> None:
         raise ValueError("train_file is not set (give it in the config or as train_file=PATH)")
     if not config.tagged and (config.gamma or config.eta):
         raise ValueError("tagged=false (the Baseline ablation) has no claim tags: set gamma=0 and eta=0")
+    if config.aux_reduction not in AUX_REDUCTIONS:
+        raise ValueError(f"aux_reduction must be one of {', '.join(AUX_REDUCTIONS)}, got {config.aux_reduction!r}")
 
 
 def train(config: Stage1Config, resume: str | bool | None = None, model: SPGModel | None = None) -> Path:
@@ -179,11 +260,14 @@ def train(config: Stage1Config, resume: str | bool | None = None, model: SPGMode
     check(config)
     args = config.training_arguments()
     dtype = torch.bfloat16 if config.bf16 and torch.cuda.is_available() else torch.float32
+    set_seed(config.seed)  # before the model: LoRA's and any other initialisation draw from it
     model = model or SPGModel.from_base(config.model_config(), dtype=dtype)
     dataset = build_dataset(config, model)
+    print(truncation_summary(dataset, config), flush=True)
     trainer = Stage1Trainer(
         model=model, args=args, train_dataset=dataset, data_collator=Collator(model.tokenizer.pad_token_id),
-        gamma=config.gamma, eta=config.eta,
+        gamma=config.gamma, eta=config.eta, aux_reduction=config.aux_reduction,
+        aux_warmup_ratio=config.aux_warmup_ratio, pointer_lr=config.pointer_lr,
     )
     if resume is True:
         resume = get_last_checkpoint(config.output_dir)
