@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "as in training; the claims beyond the cut are reported, and scored wrong in the second row."
         ),
     )
-    p.add_argument("references", help="gold claim sets: a folder of HUPD JSON, a .json or a .jsonl file")
+    p.add_argument("references", nargs="+",
+                   help="gold claim sets: folders of HUPD JSON, .json or .jsonl files (optionally .gz)")
+    p.add_argument("--split", choices=("train", "dev"), help="only this side of spg's fixed train/dev split")
     p.add_argument("--model", required=True, metavar="DIR", help="SPG artefact directory (spg train output)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N records")
     p.add_argument("--batch-size", type=int, default=4, metavar="B", help="documents per forward (default 4)")
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = SPGModel.from_pretrained(args.model)
         model.to(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        records = (r for r in load_records(args.references, skip_bad=args.skip_bad)
+        records = (r for r in load_records(args.references, skip_bad=args.skip_bad, split=args.split)
                    if r.gold_links or not args.gold_links_only)
         result = teacher_forced_dea(
             model,

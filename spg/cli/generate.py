@@ -33,7 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--model", help="SPG artefact dir or HF chat model name/path (default: embedded smollm2)")
-    p.add_argument("--input", help=f"description(s): .txt, .json, .jsonl or folder (default: spg/{EXAMPLE})")
+    p.add_argument("--input", action="append", metavar="PATH",
+                   help=f"description(s): a text file, or .json/.jsonl (optionally .gz) or folder of records; repeat for "
+                        f"several sources (default: spg/{EXAMPLE})")
+    p.add_argument("--split", choices=("train", "dev"),
+                   help="only the documents of this side of spg's fixed train/dev split (spg.data.document_split)")
     p.add_argument("--output", help="results JSONL (appended; finished ids are skipped on re-run)")
     p.add_argument("--config", help="YAML file with generation settings (flags given here override it)")
     p.add_argument("--zero-shot", action="store_true", default=None, help="prompt the model zero-shot")
@@ -43,12 +47,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="structure-constrained decoding: every output is a valid forest (default: on for SPG models)",
     )
-    p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--max-new-tokens", type=int, help="generation budget per document (paper: 1,024)")
     p.add_argument("--max-prompt-tokens", type=int, help="prompts are cut to this many tokens (the description)")
-    p.add_argument("--temperature", type=float)
+    p.add_argument("--temperature", type=float, help="sampling temperature (paper: 0.1)")
     p.add_argument("--greedy", action="store_true", default=None, help="greedy decoding instead of sampling")
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--seed", type=int)
+    p.add_argument("--no-repeat-ngram-size", type=int, metavar="N",
+                   help="never write an N-gram twice inside one generated claim (0: off; not in the paper)")
+    p.add_argument("--repetition-penalty", type=float, help="transformers' repetition penalty (1.0: off)")
+    p.add_argument("--batch-size", type=int, help="documents decoded together")
+    p.add_argument("--seed", type=int, help="sampling seed")
+    p.add_argument("--device", help="cpu, cuda, cuda:N (default: cuda when available, else cpu)")
+    p.add_argument("--dtype", help="auto (bfloat16 on a GPU that supports it, else float32), float32, bfloat16")
     p.add_argument("--limit", type=int, help="only the first N documents")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed input records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -69,20 +78,25 @@ def _settings(args: argparse.Namespace):
         "do_sample": False if args.greedy else None,
         "batch_size": args.batch_size,
         "seed": args.seed,
+        "no_repeat_ngram_size": args.no_repeat_ngram_size,
+        "repetition_penalty": args.repetition_penalty,
+        "device": args.device,
+        "dtype": args.dtype,
     }
     return config.replace(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def _documents(path: str, skip_bad: bool, limit: int | None):
-    from spg.data import load_records
+def _documents(paths: list[str], skip_bad: bool, limit: int | None, split: str | None = None):
+    from spg.data import is_record_file, load_records
     from spg.generation.runner import Document
 
-    source = Path(path)
-    if source.is_file() and source.suffix not in (".json", ".jsonl"):
-        docs = [Document(source.stem, source.read_text(encoding="utf-8"))]
-    else:
-        records = load_records(source, skip_bad=skip_bad, require_claims=False)  # descriptions are the input
-        docs = [Document(r.id, r.description) for r in records]
+    texts = [Path(p) for p in paths if Path(p).is_file() and not is_record_file(Path(p))]
+    docs = [Document(source.stem, source.read_text(encoding="utf-8")) for source in texts]
+    sources = [p for p in paths if Path(p) not in texts]
+    if sources:
+        # descriptions are the input: records need no claims
+        records = load_records(sources, skip_bad=skip_bad, require_claims=False, split=split)
+        docs += [Document(r.id, r.description) for r in records]
     return docs[:limit] if limit is not None else docs
 
 
@@ -110,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = _settings(args)
-        docs = _documents(args.input or str(example_path()), args.skip_bad, args.limit)
+        docs = _documents(args.input or [str(example_path())], args.skip_bad, args.limit, args.split)
     except (DataError, OSError, ValueError) as e:
         print(f"spg generate: {e}", file=sys.stderr)
         return 2
@@ -124,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
             zero_shot=config.zero_shot,
             constrained=config.constrained,
             max_prompt_tokens=config.max_prompt_tokens,
-            dtype=getattr(torch, config.dtype),
+            dtype=config.dtype,
+            device=config.device,
         )
     except (OSError, ValueError) as e:
         print(f"spg generate: {e}", file=sys.stderr)

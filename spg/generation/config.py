@@ -22,9 +22,12 @@ class GenerateConfig:
     max_prompt_tokens: int = 7168  # 8,192 context − 1,024 new tokens
     temperature: float = 0.1
     do_sample: bool = True
+    no_repeat_ngram_size: int = 0  # not in the paper: no n-gram twice inside one generated claim (0: off)
+    repetition_penalty: float = 1.0  # not in the paper: transformers' repetition penalty (1.0: off)
     batch_size: int = 4
     seed: int = 0
-    dtype: str = "float32"
+    dtype: str = "auto"  # bfloat16 on a CUDA device that supports it, float32 elsewhere
+    device: str | None = None  # default: cuda when available, else cpu
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> GenerateConfig:
@@ -41,4 +44,7 @@ class GenerateConfig:
         return dataclasses.replace(self, **changes)
 
     def decode_settings(self) -> DecodeSettings:
-        return DecodeSettings(self.max_new_tokens, 0, self.do_sample, self.temperature)
+        return DecodeSettings(
+            self.max_new_tokens, 0, self.do_sample, self.temperature, self.no_repeat_ngram_size,
+            self.repetition_penalty,
+        )

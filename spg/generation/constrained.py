@@ -85,7 +85,7 @@ def stop_token_ids(tokenizer: PreTrainedTokenizerBase) -> list[int]:
 
 def _allowed_table(token_class: torch.Tensor, remaining: int) -> torch.Tensor:
     """(states, vocab) bool: which tokens each state may emit with ``remaining`` steps left (this one included)."""
-    by_class = torch.zeros(len(TRANSITIONS), FORBIDDEN + 1, dtype=torch.bool)
+    by_class = torch.zeros(len(TRANSITIONS), FORBIDDEN + 1, dtype=torch.bool, device=token_class.device)
     for state, moves in TRANSITIONS.items():
         for cls, nxt in moves.items():
             by_class[state, cls] = TOKENS_TO_FINISH[nxt] <= remaining - 1
@@ -135,7 +135,7 @@ class StructureLogitsProcessor(LogitsProcessor):
             last_class = self.token_class[input_ids[:, -1]]
             self.state = self.transitions[self.state, last_class]
         remaining = self.max_new_tokens - (input_ids.shape[1] - self.prompt_length)
-        allowed = self._allowed(remaining).to(device)[self.state]
+        allowed = self._allowed(remaining)[self.state]
         width = scores.shape[-1]
         if allowed.shape[-1] < width:  # logits wider than the tokenizer: the extra ids are never allowed
             allowed = torch.nn.functional.pad(allowed, (0, width - allowed.shape[-1]))

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from spg.forest import Forest
@@ -34,7 +33,7 @@ from spg.generation.pointer_decode import DecodeSettings, Generated, generate_ba
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
 from spg.generation.runner import Document
 from spg.linearize import parse_tagged
-from spg.model.backbone import EMBEDDED, load_backbone
+from spg.model.backbone import EMBEDDED, load_backbone, resolve_device, resolve_dtype
 from spg.model.spg_model import CONFIG_NAME, SPGModel
 from spg.parse import parse_claims
 from spg.render import render
@@ -88,6 +87,7 @@ class ClaimGenerator:
     max_prompt_tokens: int = 7168
     spg: SPGModel | None = None
     constrained: bool = False
+    truncation_side: str = "right"  # which end of a long description is cut (SPG models: as in training)
 
     def __post_init__(self) -> None:
         if self.mode == "spg" and self.spg is None:
@@ -98,7 +98,10 @@ class ClaimGenerator:
         self.grammar = StructureGrammar.from_tokenizer(self.tokenizer, vocab) if self.constrained else None
 
     def __call__(self, docs: Sequence[Document]) -> list[dict]:
-        prompts = [prompt_ids(self.tokenizer, d.description, self.max_prompt_tokens, self.instruction) for d in docs]
+        prompts = [
+            prompt_ids(self.tokenizer, d.description, self.max_prompt_tokens, self.instruction, self.truncation_side)
+            for d in docs
+        ]
         tagged = self.mode == "spg"
         outputs = generate_batch(
             self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar
@@ -126,27 +129,31 @@ def load_generator(
     zero_shot: bool = False,
     constrained: bool | None = None,
     max_prompt_tokens: int = 7168,
-    dtype: torch.dtype = torch.float32,
+    dtype: str = "auto",
+    device: str | None = None,
 ) -> ClaimGenerator:
-    """An SPG artefact dir (``spg_config.json`` inside) or any chat model by name/path (zero-shot).
+    """An SPG artefact dir (``spg_config.json`` inside) or any chat model by name/path (zero-shot), on ``device``
+    (default: CUDA when available) in ``dtype`` (``auto``: bfloat16 on a GPU that supports it, else float32).
 
     ``constrained=None`` means: on for tagged SPG models, off otherwise.
     """
+    where = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, where)
     is_artefact = name_or_dir is not None and (Path(name_or_dir) / CONFIG_NAME).is_file()
     if is_artefact and not zero_shot:
-        spg = SPGModel.from_pretrained(name_or_dir, dtype=dtype).eval()
+        spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
         config = spg.spg_config
         mode: Mode = "spg" if config.tagged else "plain"
         if constrained is None:
             constrained = config.tagged
         return ClaimGenerator(
             spg.lm, spg.tokenizer, mode, settings, config.instruction, max_prompt_tokens,
-            spg if config.tagged else None, constrained,
+            spg if config.tagged else None, constrained, config.description_truncation_side,
         )
     if constrained:
         raise ValueError(
             f"{name_or_dir or EMBEDDED}: constrained decoding needs a trained SPG model (tagged output); "
             "a chat model prompted zero-shot writes plain numbered claims"
         )
-    lm, tokenizer = load_backbone(name_or_dir or EMBEDDED, dtype)
-    return ClaimGenerator(lm.eval(), tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)
+    lm, tokenizer = load_backbone(name_or_dir or EMBEDDED, torch_dtype)
+    return ClaimGenerator(lm.to(where).eval(), tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)

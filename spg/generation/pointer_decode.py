@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
-from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
 
 from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
+from spg.generation.repetition import GeneratedNoRepeatNGram
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
 from spg.model.spg_model import SPGModel
@@ -37,6 +38,8 @@ class DecodeSettings:
     min_new_tokens: int = 0
     do_sample: bool = True
     temperature: float = 0.1
+    no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
+    repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,17 @@ def _stop_ids(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, tagged
     return sorted(ids)
 
 
+class RowTemperature(LogitsProcessor):
+    """A sampling temperature per batch row. transformers takes one temperature per call; Stage II draws one
+    candidate per temperature, and one decoding loop over all of them costs little more than one of them."""
+
+    def __init__(self, temperatures: Sequence[float]):
+        self.temperatures = torch.tensor(temperatures, dtype=torch.float32)
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        return scores / self.temperatures.to(scores.device, scores.dtype).unsqueeze(1)
+
+
 def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
     """Cut a generated row at its first stop token (kept only if it is ``keep_stop``, i.e. <eot>); padding follows it."""
     for pos, tok in enumerate(row):
@@ -152,9 +166,11 @@ def generate_batch(
     tagged: bool,
     spg: SPGModel | None = None,
     grammar: StructureGrammar | None = None,
+    row_temperatures: Sequence[float] | None = None,
 ) -> list[Generated]:
     """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
-    same pass; with ``grammar``, structure-constrained.
+    same pass; with ``grammar``, structure-constrained; with ``row_temperatures``, each row sampled at its own
+    temperature (``settings.temperature`` is then not used).
 
     ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
     """
@@ -163,11 +179,21 @@ def generate_batch(
     ids, mask = ids.to(lm.device), mask.to(lm.device)
     stops = _stop_ids(lm, tokenizer, tagged)
     processors = LogitsProcessorList()
+    if row_temperatures is not None:
+        processors.append(RowTemperature(row_temperatures))
+    if settings.no_repeat_ngram_size:
+        tags = structure_token_ids(tokenizer) if tagged else {}
+        # A claim starts after an opening tag, or after a line break in numbered plain claims.
+        boundaries = [tags[IND], tags[DEP]] if tagged else tokenizer.encode("\n", add_special_tokens=False)
+        processors.append(GeneratedNoRepeatNGram(settings.no_repeat_ngram_size, [*stops, *tags.values()], boundaries))
     if grammar is not None:
         if not tagged:
             raise ValueError("constrained decoding applies to tagged (SPG) generation only")
         processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens))
-    sampling = {"do_sample": True, "temperature": settings.temperature} if settings.do_sample else {"do_sample": False}
+    temperature = 1.0 if row_temperatures is not None else settings.temperature
+    sampling = {"do_sample": True, "temperature": temperature} if settings.do_sample else {"do_sample": False}
+    if settings.repetition_penalty != 1.0:
+        sampling["repetition_penalty"] = settings.repetition_penalty
     kwargs = dict(
         input_ids=ids,
         attention_mask=mask,

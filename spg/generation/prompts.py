@@ -39,7 +39,12 @@ Description:"""
 
 
 def prompt_ids(
-    tokenizer: PreTrainedTokenizerBase, description: str, max_tokens: int, instruction: str = INSTRUCTION
+    tokenizer: PreTrainedTokenizerBase,
+    description: str,
+    max_tokens: int,
+    instruction: str = INSTRUCTION,
+    truncation_side: str = "right",
 ) -> list[int]:
-    """Token ids of the chat prompt for ``description``, at most ``max_tokens`` long."""
-    return build_prompt(tokenizer, description.strip(), max_tokens, instruction)
+    """Token ids of the chat prompt for ``description``, at most ``max_tokens`` long; a fine-tuned model's
+    description is cut on the side it was trained with (``truncation_side``)."""
+    return build_prompt(tokenizer, description.strip(), max_tokens, instruction, truncation_side)

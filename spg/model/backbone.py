@@ -49,6 +49,33 @@ def embedded_path() -> Path:
     return target
 
 
+def resolve_device(name: str | None = None) -> torch.device:
+    """The device a command runs its model on: ``name`` (``cpu``, ``cuda``, ``cuda:1``, ...), by default CUDA
+    when it is available, else the CPU. A device this machine does not have is a ValueError naming it."""
+    if not name:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError as err:
+        raise ValueError(f"device {name!r} is not a torch device ({err})") from None
+    if device.type == "cuda" and (not torch.cuda.is_available() or (device.index or 0) >= torch.cuda.device_count()):
+        raise ValueError(f"device {name!r} is not available on this machine ({torch.cuda.device_count()} CUDA devices)")
+    if device.type not in ("cpu", "cuda") and device.type != getattr(torch.accelerator.current_accelerator(), "type", None):
+        raise ValueError(f"device {name!r} is not available on this machine")
+    return device
+
+
+def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
+    """``auto``: bfloat16 on a CUDA device that supports it, float32 elsewhere; else the named torch dtype."""
+    if name == "auto":
+        cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+        return torch.bfloat16 if cuda_bf16 else torch.float32
+    dtype = getattr(torch, name, None)
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"dtype {name!r} is not a torch dtype (expected auto, float32, bfloat16 or float16)")
+    return dtype
+
+
 def resolve(name_or_path: str | None) -> str:
     return str(embedded_path()) if name_or_path in (None, "", EMBEDDED) else name_or_path
 
