@@ -17,12 +17,16 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from peft import LoraConfig, PeftModel, get_peft_model
 
 import spg.config
 from spg.train.lpo import MODES
+
+if TYPE_CHECKING:
+    from spg.model.spg_model import SPGConfig
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +36,8 @@ class Stage2Config:
     """Everything ``spg pairs`` and ``spg train stage2`` read; defaults are the paper's (appendix Table 8)."""
 
     model: str = ""  # the Stage I artefact
-    data: str = ""  # training records (anything spg.data.load_records reads)
+    data: list[str] | str = ""  # training records: one source spg.data.load_records reads, or a list
+    data_split: str | None = None  # "train": only the train side of the fixed split (spg.data.document_split)
     pairs: str = "pairs.jsonl"  # the preference set P, written by `spg pairs`, read by training
     output_dir: str = "runs/stage2"
     # Pair construction (§3.3)
@@ -43,6 +48,7 @@ class Stage2Config:
     kappa: float = 0.3
     delta: float = 0.1
     sample_batch_size: int = 12
+    device: str | None = None  # where candidates are sampled (default: cuda when available, else cpu)
     # LPO (Eq. 5)
     mode: str = "lpo"  # lpo | dpo | matched: the §6 ablation
     beta: float = 0.1
@@ -164,43 +170,52 @@ def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
     return trainer
 
 
-def pair_items(config: Stage2Config, tokenizer, instruction: str):
+def pair_items(config: Stage2Config, tokenizer, stage1: SPGConfig):
     """``(id, prompt, gt, reference)`` for the first B records with a description and claims; descriptions are
-    cut to ``max_prompt_tokens`` and the number cut is reported, as are the records left out."""
+    cut to ``max_prompt_tokens`` on the side Stage I was trained with, and the number cut is reported, as are
+    the records left out.
+
+    The ground truth is the longest whole-claim prefix of the gold forest that fits ``max_new_tokens``, the
+    budget the candidates it is compared with were sampled under (the Stage I "claims" truncation), and the
+    PatentScore reference is that same prefix: a candidate is not punished for stopping where the chosen
+    text stops. With no cut, both are the whole claim set, as in the paper.
+    """
     from spg.data import load_records
     from spg.linearize import linearize
-    from spg.model.batch import build_prompt
+    from spg.model.batch import build_prompt, fit_target
     from spg.render import render
 
-    frame = len(build_prompt(tokenizer, "", config.max_prompt_tokens, instruction))
+    side = stage1.description_truncation_side
+    frame = len(build_prompt(tokenizer, "", config.max_prompt_tokens, stage1.instruction, side))
     items, skipped, cut = [], 0, 0
-    for record in load_records(config.data):
+    for record in load_records(config.data, split=config.data_split):
         if len(items) == config.num_descriptions:
             break
         if not record.description.strip() or not record.claims.claims:
             skipped += 1
             continue
         description = record.description.strip()
-        prompt = build_prompt(tokenizer, description, config.max_prompt_tokens, instruction)
+        prompt = build_prompt(tokenizer, description, config.max_prompt_tokens, stage1.instruction, side)
         cut += len(prompt) - frame < len(tokenizer.encode(description, add_special_tokens=False))
-        gt = linearize(record.claims).text
-        items.append((record.id, tokenizer.decode(prompt), gt, render(record.claims)))
+        _, kept = fit_target(tokenizer, record.claims, config.max_new_tokens, True, stage1.target_truncation)
+        items.append((record.id, tokenizer.decode(prompt), linearize(kept).text, render(kept)))
     logger.info("%s: %d descriptions (%d cut to %d prompt tokens), %d records without description or claims",
                    config.data, len(items), cut, config.max_prompt_tokens, skipped)
     return items
 
 
 def candidate_sampler(lm, tokenizer, temperatures: list[float], max_new_tokens: int):
-    """``sample(prompts) -> candidates per prompt``: one sampled sequence per temperature (appendix Stage II)."""
+    """``sample(prompts) -> candidates per prompt``: one sampled sequence per temperature (appendix Stage II),
+    all temperatures in one decoding loop (rows ordered temperature-major)."""
     from spg.generation.pointer_decode import DecodeSettings, generate_batch
 
     def sample(prompts: list[str]) -> list[list[str]]:
         ids = [tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
-        runs = [
-            generate_batch(lm, tokenizer, ids, DecodeSettings(max_new_tokens, 0, True, t), tagged=True)
-            for t in temperatures
-        ]
-        return [[run[i].text for run in runs] for i in range(len(prompts))]
+        rows = [i for _ in temperatures for i in ids]
+        row_temperatures = [t for t in temperatures for _ in ids]
+        out = generate_batch(lm, tokenizer, rows, DecodeSettings(max_new_tokens, 0, True), tagged=True,
+                             row_temperatures=row_temperatures)
+        return [[out[k * len(ids) + i].text for k in range(len(temperatures))] for i in range(len(ids))]
 
     return sample
 
@@ -208,14 +223,14 @@ def candidate_sampler(lm, tokenizer, temperatures: list[float], max_new_tokens: 
 def make_pairs(config: Stage2Config) -> Counter:
     """``spg pairs``: sample candidates from the Stage I model, score with PS_rule, write the preference set."""
     from spg.metrics.patentscore import patent_score
+    from spg.model.backbone import resolve_device
     from spg.model.spg_model import SPGModel
     from spg.train.pairs import count_types, write_pairs
 
-    stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype).eval()
-    if torch.cuda.is_available():
-        stage1.cuda()
+    device = resolve_device(config.device)
+    stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype).to(device).eval()
     tokenizer = stage1.tokenizer
-    items = pair_items(config, tokenizer, stage1.spg_config.instruction)
+    items = pair_items(config, tokenizer, stage1.spg_config)
     sample = candidate_sampler(stage1.lm, tokenizer, config.temperatures, config.max_new_tokens)
     torch.manual_seed(config.seed)
     write_pairs(
