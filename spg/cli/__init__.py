@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from spg.cli import dea, evaluate, generate, lint, pairs, train
+from spg.cli import dea, evaluate, generate, lint, pairs, reproduce, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draft patent claim sets as dependency forests, train SPG, and evaluate any claim generator.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (lint, evaluate, dea, generate, pairs, train):
+    for module in (lint, evaluate, dea, generate, pairs, train, reproduce):
         module.register(sub)
     return parser
 

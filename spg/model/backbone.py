@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 import torch
@@ -42,10 +43,17 @@ def embedded_path() -> Path:
         model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
         model.load_state_dict(loaded.state_dict())
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-        partial = target.with_name(target.name + ".partial")
+        # Per process, then an atomic rename: a killed conversion never leaves a half-written cache, and
+        # processes converting at the same time (spg reproduce's parallel jobs) keep the first finished copy.
+        partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
         model.save_pretrained(partial)
         tokenizer.save_pretrained(partial)
-        partial.rename(target)  # atomic: a killed conversion never leaves a half-written cache
+        try:
+            partial.rename(target)
+        except OSError:
+            if not (target / "config.json").is_file():
+                raise
+            shutil.rmtree(partial)
     return target
 
 

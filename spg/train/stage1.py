@@ -15,6 +15,7 @@ The defaults are the paper's. Four keys deviate from it where the paper's recipe
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,7 +103,7 @@ class Stage1Config:
             gradient_accumulation_steps=self.gradient_accumulation_steps,
             num_train_epochs=self.num_train_epochs,
             max_steps=self.max_steps,
-            bf16=self.bf16,
+            bf16=self.bf16 and torch.cuda.is_available(),  # as Stage II: a GPU config also runs on a CPU
             activation_checkpointing=self.gradient_checkpointing,
             activation_checkpointing_kwargs={"use_reentrant": False},
             logging_steps=self.logging_steps,
@@ -276,7 +277,14 @@ def train(config: Stage1Config, resume: str | bool | None = None, model: SPGMode
     trainer.train(resume_from_checkpoint=resume or None)
     final = Path(config.output_dir) / "final"
     trainer.save_model(str(final))
+    save_log_history(trainer, final)
     return final
+
+
+def save_log_history(trainer, directory: Path) -> None:
+    """The run's logged losses (``log_history.json``) beside the artefact they trained."""
+    if trainer.args.should_save:
+        (directory / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
 
 
 def main(config_path: str | None, overrides: Sequence[str] = (), resume: str | bool | None = None) -> int:

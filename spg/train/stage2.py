@@ -248,6 +248,7 @@ def run(config: Stage2Config) -> Path:
     """
     from spg.model.spg_model import SPGModel
     from spg.train.pairs import load_pairs
+    from spg.train.stage1 import save_log_history
 
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
     tokenizer, pointer = stage1.tokenizer, stage1.pointer
@@ -261,9 +262,10 @@ def run(config: Stage2Config) -> Path:
     )
     model = stage2_model(stage1.merge_and_unload(), config)
     del stage1
-    train(model, tokenizer, dataset, config)
+    trainer = train(model, tokenizer, dataset, config)
     final = Path(config.output_dir) / "final"
     SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(final)
+    save_log_history(trainer, final)
     return final
 
 

@@ -1,0 +1,383 @@
+"""One command for the mini reproduction: train every system, generate for the dev split, evaluate, report.
+
+    spg reproduce --config configs/repro/smollm2.yaml
+
+A system is a Stage I run (the ``stage1`` config plus the system's overrides), a Stage II run on top of a Stage I
+system (``stage2`` config plus overrides; its preference pairs are sampled once per Stage I parent), or a chat model
+prompted zero-shot. Each becomes jobs: train, pairs, one generation per decoding setting, and teacher-forced DEA
+for tagged systems. They run as ``python -m spg.cli`` subprocesses, ``parallel`` at a time (a small model leaves
+a GPU room for several), each logging to ``output_dir/logs/``. Then evaluation and the markdown report run in this
+process.
+
+Resumable: a finished job leaves ``output_dir/done/<job>.json`` (its command, seconds, host and device) and is not
+run again, and neither is a job whose every dependent has finished. So generations made on a GPU machine can be
+copied next to their ``done`` records and evaluated on a laptop without the trained models. The commands
+themselves resume too (``spg generate`` skips finished documents, ``spg pairs`` finished descriptions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from spg.config import ConfigError, load_config
+
+KINDS = ("stage1", "stage2", "zero-shot")
+
+
+@dataclass
+class ReproduceConfig:
+    """What ``spg reproduce`` runs; see configs/repro/smollm2.yaml for a commented example."""
+
+    output_dir: str = "runs/repro"
+    data: list[str] | str = ""  # sources for every stage: training uses the train split, evaluation dev
+    dev_limit: int | None = None  # only the first N dev documents are generated for and scored
+    stage1: str = ""  # Stage I config file (systems add overrides)
+    stage2: str = ""  # Stage II config file
+    generate: str = ""  # generation config file; `decoding` entries override it
+    # name -> {overrides: {GenerateConfig key: value}, systems: [names] or null for all}
+    decoding: dict = field(default_factory=lambda: {"paper": {}})
+    systems: list[dict] = field(default_factory=list)  # {name, kind, overrides, parent, model}
+    only: list[str] | None = None  # run these systems (and the Stage I systems they start from)
+    parallel: int = 1
+    bertscore_model: str | None = None  # None: the offline default (spg.metrics.text)
+    compare: dict = field(default_factory=dict)  # {spg: name, baseline: name}: the acceptance checks' rows
+    report: str = "report.md"  # relative to output_dir unless absolute
+    title: str = "SPG mini reproduction"
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    kind: str
+    overrides: tuple[str, ...] = ()
+    parent: str | None = None  # stage2: the Stage I system it starts from
+    model: str = "smollm2"  # zero-shot: the chat model
+
+    @property
+    def key(self) -> str:
+        """The system's folder and job name: its name in lower-case words joined by hyphens."""
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
+
+@dataclass
+class Job:
+    name: str  # "train/stage-i", "generate/paper/baseline", ...
+    deps: list[str]
+    command: list[str] | None = None  # spg.cli arguments, run as a subprocess
+    action: Callable[[], None] | None = None  # or run in this process
+
+
+def systems_of(config: ReproduceConfig) -> list[System]:
+    """The configured systems, checked (kinds, parents, unique names), limited to ``only`` and their parents."""
+    systems, seen = [], set()
+    for i, raw in enumerate(config.systems):
+        if not isinstance(raw, dict) or "name" not in raw or raw.get("kind") not in KINDS:
+            raise ConfigError(f"systems[{i}]: expected a mapping with 'name' and 'kind' (one of {', '.join(KINDS)})")
+        unknown = set(raw) - {"name", "kind", "overrides", "parent", "model"}
+        if unknown:
+            raise ConfigError(f"systems[{i}] ({raw['name']}): unknown keys {sorted(unknown)}")
+        system = System(str(raw["name"]), raw["kind"], tuple(raw.get("overrides") or ()), raw.get("parent"),
+                        str(raw.get("model", "smollm2")))
+        if system.key in seen:
+            raise ConfigError(f"systems[{i}]: a second system named like {system.name!r}")
+        if system.kind == "stage2" and system.parent not in {s.name for s in systems if s.kind == "stage1"}:
+            raise ConfigError(f"systems[{i}] ({system.name}): parent must name an earlier stage1 system")
+        seen.add(system.key)
+        systems.append(system)
+    if config.only is not None:
+        unknown = set(config.only) - {s.name for s in systems}
+        if unknown:
+            raise ConfigError(f"only: no systems named {sorted(unknown)}")
+        keep = set(config.only) | {s.parent for s in systems if s.name in config.only and s.parent}
+        systems = [s for s in systems if s.name in keep]
+    return systems
+
+
+def is_tagged(system: System, config: ReproduceConfig) -> bool:
+    """Whether a system writes the tagged forest (and so has a pointer to score)."""
+    if system.kind == "zero-shot":
+        return False
+    if system.kind == "stage2":
+        return True  # LPO needs a tagged Stage I model
+    from spg.train.stage1 import Stage1Config
+
+    return load_config(Stage1Config, config.stage1, list(system.overrides)).tagged
+
+
+class Pipeline:
+    """The jobs of one reproduction config, and where each writes."""
+
+    def __init__(self, config: ReproduceConfig):
+        self.config = config
+        self.out = Path(config.output_dir)
+        self.systems = systems_of(config)
+        self.data = json.dumps([str(p) for p in ([config.data] if isinstance(config.data, str) else config.data)])
+        self.sources = json.loads(self.data)
+
+    # ---- where things go ---------------------------------------------------------------------
+    def model_dir(self, system: System) -> Path:
+        return self.out / system.key / "final"
+
+    def pairs_file(self, parent: System) -> Path:
+        return self.out / parent.key / "pairs.jsonl"
+
+    def generations(self, decoding: str, system: System) -> Path:
+        return self.out / "generations" / decoding / f"{system.key}.jsonl"
+
+    def dea_dir(self, system: System) -> Path:
+        return self.out / "dea" / system.key
+
+    def evaluation_file(self, decoding: str) -> Path:
+        return self.out / f"evaluation-{decoding}.json"
+
+    def report_file(self) -> Path:
+        report = Path(self.config.report)
+        return report if report.is_absolute() else self.out / report
+
+    def decoding_file(self, decoding: str) -> Path:
+        return self.out / "decoding" / f"{decoding}.yaml"
+
+    def decoded_systems(self, decoding: str) -> list[System]:
+        names = (self.config.decoding[decoding] or {}).get("systems")
+        return [s for s in self.systems if names is None or s.name in names]
+
+    def by_name(self, name: str) -> System:
+        return next(s for s in self.systems if s.name == name)
+
+    # ---- the jobs ------------------------------------------------------------------------------
+    def jobs(self) -> list[Job]:
+        c, jobs = self.config, []
+        # Stage I systems that Stage II systems start from go first: theirs is the longest chain of jobs.
+        parents = {s.parent for s in self.systems}
+        systems = sorted(self.systems, key=lambda s: s.name not in parents)
+        dev = ["--split", "dev", *(["--limit", str(c.dev_limit)] if c.dev_limit else [])]
+        for system in systems:
+            if system.kind == "stage1":
+                jobs.append(Job(f"train/{system.key}", [], [
+                    "train", "stage1", "--config", c.stage1, f"train_file={self.data}", "train_split=train",
+                    f"output_dir={self.out / system.key}", *system.overrides]))
+            elif system.kind == "stage2":
+                parent = self.by_name(system.parent)
+                pairs = f"pairs/{parent.key}"
+                if pairs not in {j.name for j in jobs}:
+                    jobs.append(Job(pairs, [f"train/{parent.key}"], [
+                        "pairs", "--config", c.stage2, f"model={self.model_dir(parent)}", f"data={self.data}",
+                        "data_split=train", f"pairs={self.pairs_file(parent)}"]))
+                jobs.append(Job(f"train/{system.key}", [pairs], [
+                    "train", "stage2", "--config", c.stage2, f"model={self.model_dir(parent)}",
+                    f"pairs={self.pairs_file(parent)}", f"output_dir={self.out / system.key}", *system.overrides]))
+            if system.kind != "zero-shot" and is_tagged(system, c):
+                jobs.append(Job(f"dea/{system.key}", [f"train/{system.key}"], [
+                    "dea", "--model", str(self.model_dir(system)), *self.sources, *dev, "--out",
+                    str(self.dea_dir(system)), "--no-progress", "--json"]))
+        for decoding in c.decoding:
+            generated = []
+            for system in self.decoded_systems(decoding):
+                if system.kind == "zero-shot":
+                    model, deps = ["--model", system.model, "--zero-shot"], []
+                else:
+                    model, deps = ["--model", str(self.model_dir(system))], [f"train/{system.key}"]
+                name = f"generate/{decoding}/{system.key}"
+                generated.append(name)
+                jobs.append(Job(name, deps, [
+                    "generate", "--config", str(self.decoding_file(decoding)), *model,
+                    *[arg for source in self.sources for arg in ("--input", source)], *dev,
+                    "--output", str(self.generations(decoding, system)), "--no-progress"]))
+            jobs.append(Job(f"evaluate/{decoding}", generated, action=lambda d=decoding: self.evaluate(d)))
+        jobs.append(Job("report", [j.name for j in jobs if j.name.startswith(("evaluate/", "dea/"))],
+                        action=self.write_report))
+        return jobs
+
+    def write_decoding_files(self) -> None:
+        """Each decoding setting as a generation config: the base config with that setting's overrides."""
+        from spg.generation.config import GenerateConfig
+
+        base = yaml.safe_load(Path(self.config.generate).read_text(encoding="utf-8")) if self.config.generate else {}
+        for decoding, entry in self.config.decoding.items():
+            values = {**(base or {}), **((entry or {}).get("overrides") or {})}
+            path = self.decoding_file(decoding)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(yaml.safe_dump(values, sort_keys=False), encoding="utf-8")
+            GenerateConfig.from_yaml(path)  # unknown keys fail now, not in a job an hour from now
+            (self.out / "generations" / decoding).mkdir(parents=True, exist_ok=True)
+
+    # ---- the in-process jobs -----------------------------------------------------------------
+    def dev_records(self):
+        from itertools import islice
+
+        from spg.data import load_records
+
+        return list(islice(load_records(self.sources, split="dev"), self.config.dev_limit))
+
+    def evaluate(self, decoding: str) -> None:
+        from spg.evaluate import evaluate, read_prediction_file
+
+        systems = [read_prediction_file(self.generations(decoding, s), name=s.name)
+                   for s in self.decoded_systems(decoding)]
+        report = evaluate(systems, self.dev_records(), bertscore_model=self.config.bertscore_model, progress=False)
+        self.evaluation_file(decoding).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+    def write_report(self) -> None:
+        from spg.report import reproduction_report
+
+        path = self.report_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(reproduction_report(self), encoding="utf-8")
+
+
+# ---- running jobs ------------------------------------------------------------------------------
+
+
+def _done_path(out: Path, job: str) -> Path:
+    return out / "done" / f"{job.replace('/', '__')}.json"
+
+
+def is_done(out: Path, job: str) -> bool:
+    return _done_path(out, job).is_file()
+
+
+def needed_jobs(jobs: Sequence[Job], out: Path) -> list[Job]:
+    """Jobs to run: not done, and either a final job or a dependency of a job still to run (in job order)."""
+    dependents: dict[str, list[str]] = {j.name: [] for j in jobs}
+    for job in jobs:
+        for dep in job.deps:
+            dependents[dep].append(job.name)
+    needed: set[str] = set()
+    for job in reversed(jobs):  # dependents come after their dependencies
+        finished = is_done(out, job.name)
+        if not finished and (not dependents[job.name] or any(d in needed for d in dependents[job.name])):
+            needed.add(job.name)
+    return [j for j in jobs if j.name in needed]
+
+
+def _device_name() -> str:
+    try:
+        import torch
+
+        return torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+    except ImportError:
+        return "unknown"
+
+
+def _record(out: Path, job: Job, seconds: float) -> None:
+    path = _done_path(out, job.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"job": job.name, "command": ["spg", *job.command] if job.command else None,
+              "seconds": round(seconds, 1), "host": platform.node(), "device": _device_name(),
+              "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def _say(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def run_jobs(jobs: Sequence[Job], out: Path, parallel: int = 1) -> list[str]:
+    """Run the needed jobs, up to ``parallel`` subprocesses at once; returns the names of jobs that failed
+    (their dependents are not run)."""
+    todo = needed_jobs(jobs, out)
+    failed: list[str] = []
+    running: dict[str, tuple[subprocess.Popen, Job, float]] = {}
+    (out / "logs").mkdir(parents=True, exist_ok=True)
+    if not todo:
+        _say("every job has finished")
+    while todo or running:
+        blocked = {j.name for j in todo if any(d in failed for d in j.deps)}
+        for name in blocked:
+            failed.append(name)
+            _say(f"skip {name}: a job it needs failed")
+        todo = [j for j in todo if j.name not in blocked]
+        for job in [j for j in todo if all(is_done(out, d) for d in j.deps)]:
+            if job.action is not None:
+                if running:  # in-process jobs read what the subprocesses write: wait for a quiet moment
+                    continue
+                _say(f"run {job.name}")
+                start = time.time()
+                todo.remove(job)
+                try:
+                    job.action()
+                except Exception as err:  # noqa: BLE001 - one failed step must not lose the others' results
+                    failed.append(job.name)
+                    _say(f"FAILED {job.name}: {type(err).__name__}: {err}")
+                    continue
+                _record(out, job, time.time() - start)
+                _say(f"done {job.name} in {time.time() - start:.0f} s")
+            elif len(running) < parallel:
+                log = out / "logs" / f"{job.name.replace('/', '__')}.log"
+                _say(f"start {job.name} (log: {log})")
+                with log.open("a", encoding="utf-8") as sink:
+                    process = subprocess.Popen([sys.executable, "-m", "spg.cli", *job.command], stdout=sink,
+                                               stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                running[job.name] = (process, job, time.time())
+                todo.remove(job)
+        for name, (process, job, start) in list(running.items()):
+            if process.poll() is None:
+                continue
+            del running[name]
+            if process.returncode == 0:
+                _record(out, job, time.time() - start)
+                _say(f"done {name} in {time.time() - start:.0f} s")
+            else:
+                failed.append(name)
+                _say(f"FAILED {name} (exit {process.returncode}); see {out / 'logs' / (name.replace('/', '__') + '.log')}")
+        if running:
+            time.sleep(2)
+    return failed
+
+
+def load(path: str | Path, overrides: Sequence[str] = ()) -> ReproduceConfig:
+    config = load_config(ReproduceConfig, path, overrides)
+    if not config.data:
+        raise ConfigError(f"{path}: 'data' is not set (one source or a list)")
+    if config.parallel < 1:
+        raise ConfigError(f"{path}: parallel must be at least 1, got {config.parallel}")
+    for key in ("stage1", "stage2", "generate"):
+        value = getattr(config, key)
+        if value and not Path(value).is_file():
+            raise ConfigError(f"{path}: {key} = {value!r} is not a file")
+    return config
+
+
+def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = None, dry_run: bool = False) -> int:
+    config = load(path, overrides)
+    pipeline = Pipeline(config)
+    jobs = pipeline.jobs()
+    if stop_before:
+        kept = [j for j in jobs if not j.name.startswith(stop_before) and j.name != "report"]
+        names = {j.name for j in kept}
+        jobs = [Job(j.name, [d for d in j.deps if d in names], j.command, j.action) for j in kept]
+    if dry_run:
+        todo = {j.name for j in needed_jobs(jobs, pipeline.out)}
+        for job in jobs:
+            state = "to run" if job.name in todo else "done" if is_done(pipeline.out, job.name) else "not needed"
+            what = "spg " + " ".join(job.command) if job.command else "(in process)"
+            print(f"{job.name:<34} {state:<10} {what}")
+        return 0
+    pipeline.out.mkdir(parents=True, exist_ok=True)
+    (pipeline.out / "config.yaml").write_text(yaml.safe_dump(_as_dict(config), sort_keys=False), encoding="utf-8")
+    pipeline.write_decoding_files()
+    failed = run_jobs(jobs, pipeline.out, config.parallel)
+    if failed:
+        print(f"spg reproduce: {len(failed)} jobs did not finish: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    if not stop_before:
+        print(f"report: {pipeline.report_file()}")
+    return 0
+
+
+def _as_dict(config: ReproduceConfig) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(config)

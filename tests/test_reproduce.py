@@ -1,0 +1,121 @@
+"""spg reproduce end to end on tiny random models: jobs, parallel subprocesses, resume, report."""
+
+import json
+
+import pytest
+import yaml
+from tiny import tiny_llama, tiny_tokenizer
+
+from spg.cli import main
+from spg.data import document_split
+from spg.reproduce import Job, Pipeline, load, needed_jobs
+
+CLAIMS = [
+    {"num": 1, "text": "1. A chair comprising a seat.", "parents": []},
+    {"num": 2, "text": "2. The chair of claim 1, wherein the seat is red.", "parents": [1]},
+    {"num": 3, "text": "3. The chair of claim 2, wherein the seat is round.", "parents": [2]},
+]
+
+
+@pytest.fixture
+def recipe(tmp_path):
+    base = tmp_path / "base"
+    tiny_llama().save_pretrained(base)
+    tiny_tokenizer().save_pretrained(base)
+    ids = [f"doc{i}" for i in range(200)]
+    chosen = [i for i in ids if document_split(i) == "dev"][:2] + [i for i in ids if document_split(i) == "train"][:4]
+    data = tmp_path / "docs.jsonl"
+    data.write_text("".join(json.dumps({"id": i, "description": f"A chair {i}.", "claims": CLAIMS}) + "\n"
+                            for i in chosen))
+    tiny = dict(base_model=str(base), max_length=300, max_target_tokens=200, lora_r=2, lora_alpha=4,
+                per_device_train_batch_size=2, gradient_accumulation_steps=1, max_steps=1, bf16=False,
+                logging_steps=1, save_steps=100)
+    files = {
+        "stage1": {**tiny, "aux_state_norm": "rms", "aux_reduction": "token", "pointer_lr": 1e-6},
+        "stage2": {**{k: v for k, v in tiny.items() if k not in ("base_model", "max_target_tokens")},
+                   "num_descriptions": 2, "max_new_tokens": 12, "max_prompt_tokens": 100, "sample_batch_size": 2},
+        "generate": {"max_new_tokens": 16, "max_prompt_tokens": 100, "batch_size": 2, "temperature": 1.0},
+    }
+    for name, values in files.items():
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(values))
+    recipe = {
+        "output_dir": str(tmp_path / "out"), "data": [str(data)], "parallel": 2,
+        **{name: str(tmp_path / f"{name}.yaml") for name in files},
+        "decoding": {"paper": {}, "constrained": {"overrides": {"constrained": True}, "systems": ["SPG"]}},
+        "compare": {"spg": "SPG", "baseline": "Baseline"},
+        "systems": [
+            {"name": "Zero-shot", "kind": "zero-shot", "model": str(base)},
+            {"name": "Baseline", "kind": "stage1", "overrides": ["tagged=false", "gamma=0", "eta=0"]},
+            {"name": "Stage I", "kind": "stage1"},
+            {"name": "SPG", "kind": "stage2", "parent": "Stage I", "overrides": ["mode=lpo"]},
+        ],
+    }
+    path = tmp_path / "repro.yaml"
+    path.write_text(yaml.safe_dump(recipe))
+    return path
+
+
+@pytest.mark.slow
+def test_reproduce_runs_every_job_writes_the_report_and_redoes_nothing(recipe, tmp_path, capsys):
+    assert main(["reproduce", "--config", str(recipe)]) == 0
+    out = tmp_path / "out"
+    report = (out / "report.md").read_text()
+    for name in ("Zero-shot", "Baseline", "Stage I", "SPG", "always the root (reference)", "Acceptance checks"):
+        assert name in report
+    assert "decoding `constrained`" in report
+    constrained = [json.loads(line) for line in (out / "generations" / "constrained" / "spg.jsonl").open()]
+    assert len(constrained) == 2 and all(r["valid"] for r in constrained)
+    capsys.readouterr()
+
+    assert main(["reproduce", "--config", str(recipe)]) == 0
+    assert "every job has finished" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_model_whose_results_exist_is_not_retrained(recipe, tmp_path, capsys):
+    assert main(["reproduce", "--config", str(recipe), "only=[Baseline]"]) == 0
+    out = tmp_path / "out"
+    for path in (out / "baseline").rglob("*"):  # the trained model is gone (e.g. it stayed on a GPU machine)
+        if path.is_file():
+            path.unlink()
+    (out / "done" / "report.json").unlink()
+    capsys.readouterr()
+    assert main(["reproduce", "--config", str(recipe), "only=[Baseline]"]) == 0
+    printed = capsys.readouterr().out
+    assert "run report" in printed and "start" not in printed
+
+
+def test_needed_jobs_skip_finished_ones_and_dependencies_of_finished_ones(tmp_path):
+    jobs = [Job("train/a", []), Job("generate/a", ["train/a"]), Job("train/b", []), Job("generate/b", ["train/b"]),
+            Job("report", ["generate/a", "generate/b"])]
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "generate__a.json").write_text("{}")
+    assert [j.name for j in needed_jobs(jobs, tmp_path)] == ["train/b", "generate/b", "report"]
+
+
+def test_stage2_systems_need_a_stage1_parent_and_names_must_differ(recipe):
+    config = load(recipe)
+    config.systems[3]["parent"] = "Baseline2"
+    with pytest.raises(ValueError, match="parent must name an earlier stage1 system"):
+        Pipeline(config)
+    config = load(recipe)
+    config.systems.append({"name": "stage i", "kind": "stage1"})
+    with pytest.raises(ValueError, match="a second system named like"):
+        Pipeline(config)
+
+
+def test_only_keeps_the_named_systems_and_the_stage1_systems_they_start_from(recipe):
+    pipeline = Pipeline(load(recipe, ["only=[SPG]"]))
+    assert [s.name for s in pipeline.systems] == ["Stage I", "SPG"]
+    assert [j.name for j in pipeline.jobs()][:3] == ["train/stage-i", "dea/stage-i", "pairs/stage-i"]
+
+
+def test_dry_run_lists_every_job_with_its_command(recipe, capsys):
+    assert main(["reproduce", "--config", str(recipe), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "train/stage-i" in printed and "spg train stage1 --config" in printed and "to run" in printed
+
+
+def test_a_bad_recipe_is_one_line_and_exit_2(recipe, capsys):
+    assert main(["reproduce", "--config", str(recipe), "parallel=0"]) == 2
+    assert "parallel must be at least 1" in capsys.readouterr().err
