@@ -4,11 +4,11 @@ Predictions come in one of two layouts:
 
 * **prediction JSONL** (one system per file): one object per line with a string ``id`` matching a
   reference record's id and the claim set as ``prediction`` (plain numbered claims or a tagged
-  sequence). The output of ``spg generate`` is accepted as is: ``raw`` (the generated sequence)
-  decides validity and DEA; text metrics read ``claims_text`` (the forest rendered as numbered claims)
-  when ``raw`` is tagged, and ``raw`` itself when it is plain text (``claims_text`` would be a
-  re-rendering of the model's words); ``pointer_parents`` (per claim, the serialisation index of the
-  pointer's parent, null for independent claims) gives the pointer/back-reference agreement.
+  sequence). The output of ``spg generate`` is accepted as is: ``raw`` (the generated sequence) is
+  what every metric reads, text metrics through :func:`spg.linearize.scored_text` (tags removed, claims
+  numbered, nothing rewritten; ``claims_text``, the forest rendered with the pointer's parents, is never
+  scored); ``pointer_parents`` (per claim, the serialisation index of the pointer's parent, null for
+  independent claims) gives DEA its parents and the pointer/back-reference agreement.
 * **HUPD-style records** carrying model outputs as fields (``"Llama-3-8B-claim": "1. A ..."``), as
   HUPD-DCG stores them: pick fields with ``fields=[...]`` or every ``*-claim`` field with ``all_fields``.
 
@@ -27,7 +27,7 @@ from typing import Any
 
 from spg.data import Record
 from spg.forest import Forest
-from spg.linearize import canonical, parse_tagged, strip_model_tokens
+from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
 from spg.metrics.patentscore import PreparedText, patent_score, prepare_text
 from spg.metrics.structure import (
@@ -52,8 +52,8 @@ class EvaluateError(ValueError):
 
 @dataclass(frozen=True)
 class Prediction:
-    text: str  # the claim set that text metrics and PatentScore read
-    raw: str | None = None  # tagged sequence, when the generator produced one
+    text: str  # the claim set as given; scored only when there is no ``raw``
+    raw: str | None = None  # the generated sequence (spg generate's ``raw``): every metric reads it
     pointer: list[int | None] | None = None  # pointer parents (serialisation indices)
 
 
@@ -67,11 +67,6 @@ class System:
 def numbered_text(forest: Forest) -> str:
     """A claim set as numbered text in its own order ("1. A ...\n2. The ... of claim 1 ...")."""
     return "\n".join(f"{c.num}. {c.text}" for c in forest)
-
-
-def scored_text(text: str) -> str:
-    """What text metrics and PatentScore read: numbered claims (a tagged sequence is numbered in sequence order)."""
-    return numbered_text(parse_tagged(text).forest) if is_tagged(text) else strip_model_tokens(text)
 
 
 # ---------------------------------------------------------------- reading predictions
@@ -167,13 +162,21 @@ def systems_from_fields(records: Sequence[Record], fields: Sequence[str] | None,
 # ---------------------------------------------------------------- scoring
 
 
+def generated_sequence(prediction: Prediction) -> str:
+    """What the generator wrote: ``raw`` when the prediction keeps it (``spg generate``), else its text.
+
+    Every metric reads this one sequence, so no system is scored on a rendering of its output.
+    """
+    return prediction.raw if prediction.raw is not None else prediction.text
+
+
 def structure_of(gold: Forest, prediction: Prediction) -> tuple[DEA, Ratio, Validity]:
     """DEA of a prediction against its gold forest, its pointer/back-reference agreement, and its validity.
 
     A tagged output numbers its claims in serialisation order, so it is aligned with the gold forest
     renumbered the same way (Eq. 1); plain text is aligned with the gold numbering as printed.
     """
-    seq = prediction.raw if prediction.raw is not None else prediction.text
+    seq = generated_sequence(prediction)
     output = read_output(seq, prediction.pointer)
     agreement = Ratio()
     if output.tagged:
@@ -214,9 +217,9 @@ def score_system(
     dea_total, agreement_total, valid_total = DEA(), Ratio(), Ratio()
     for record in tqdm(references, desc=system.name, unit="doc", disable=not progress, leave=False):
         prediction = system.predictions.get(record.id)
-        status = "missing" if prediction is None else "empty" if not prediction.text.strip() else "ok"
         prediction = prediction or Prediction("")
-        cand = scored_text(prediction.text)
+        cand = scored_text(generated_sequence(prediction))
+        status = "missing" if record.id not in system.predictions else "empty" if not cand.strip() else "ok"
         ref = numbered_text(record.claims)
         if ref not in prepared_refs:
             prepared_refs[ref] = prepare_text(ref)

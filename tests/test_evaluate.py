@@ -17,6 +17,10 @@ from spg.evaluate import (
     systems_from_fields,
 )
 from spg.forest import Forest
+from spg.linearize import parse_tagged
+from spg.metrics import text as text_metrics
+from spg.metrics.patentscore import patent_score
+from spg.render import render
 
 HUPD_SYSTEMS = [
     "Llama-3-70B", "Mixtral-8*22B", "Mixtral-8*7B", "Mistral-7B",
@@ -89,7 +93,7 @@ def test_missing_empty_and_unmatched_predictions_are_counted_not_dropped(referen
     assert "other" in markdown_table(report)
 
 
-def test_generation_output_schema_scores_rendered_text_and_uses_pointer_parents(references, tmp_path):
+def test_generation_output_schema_uses_pointer_parents_for_dea(references, tmp_path):
     # Eq. 1 order of the gold forest: 1, 2, 4 (tree 1), then 3 — so the tagged output numbers claim 4 as 3.
     raw = (
         "<ind>A chair comprising: a seat; and a leg.</ind><dep>The chair of claim 1, wherein the seat is round.</dep>"
@@ -162,3 +166,39 @@ def test_plain_generation_output_is_scored_on_the_models_own_words(tmp_path):
     prediction = read_prediction_file(write_jsonl(tmp_path / "zs.jsonl", [row])).predictions["doc0"]
     assert prediction.text == raw
     assert scored_text(prediction.text).endswith("the seat is round.")  # model tokens are not claim text
+
+
+# A tagged output whose dependent claims name no parent in their text; the pointer picks the gold parents.
+UNREFERENCED = (
+    "<ind>A chair comprising: a seat; and a leg.</ind><dep>The chair, wherein the seat is round.</dep>"
+    "<dep>The chair, wherein the leg is steel.</dep><sep><ind>A table comprising: a top; and a leg.</ind><eot>"
+)
+UNREFERENCED_POINTER = [None, 0, 1, None]  # = the gold forest in Eq. 1 order (1, 2, 4, 3)
+
+
+def test_scored_text_removes_tags_and_numbers_claims_without_rewriting_them():
+    assert scored_text(UNREFERENCED) == (
+        "1. A chair comprising: a seat; and a leg.\n2. The chair, wherein the seat is round.\n"
+        "3. The chair, wherein the leg is steel.\n4. A table comprising: a top; and a leg."
+    )
+    # A claim the token budget left open is kept; text after <eot> and chat-model tokens are not claim text.
+    assert scored_text("<ind>A chair.</ind><dep>The chair of claim 1, wherein") == (
+        "1. A chair.\n2. The chair of claim 1, wherein"
+    )
+    assert scored_text("<ind>A chair.</ind><eot><|eot_id|>junk") == "1. A chair."
+    assert scored_text("1. A chair.<|im_end|>") == "1. A chair."
+
+
+def test_text_metrics_score_the_generated_text_not_the_pointer_rendering(references, tmp_path):
+    rendered = render(parse_tagged(UNREFERENCED, UNREFERENCED_POINTER).forest)  # what spg generate stores
+    assert "according to claim 1" in rendered  # the pointer's parents were written into the text
+    row = {"id": "doc0", "raw": UNREFERENCED, "claims_text": rendered, "pointer_parents": UNREFERENCED_POINTER}
+    system = read_prediction_file(write_jsonl(tmp_path / "spg.jsonl", [row]))
+    report = evaluate([system], list(load_records(references))[:1], bertscore=False, progress=False)
+    doc = report["documents"][0]
+    as_written = patent_score(scored_text(UNREFERENCED), GOLD_TEXT)
+    as_rendered = patent_score(rendered, GOLD_TEXT)
+    assert (doc["SP"], doc["PS"]) == (as_written.struct, as_written.normalized)
+    assert as_written.struct < as_rendered.struct and as_written.normalized < as_rendered.normalized
+    assert doc["sentence_BLEU"] == text_metrics.sentence_bleu(scored_text(UNREFERENCED), GOLD_TEXT)
+    assert doc["DEA"] == 1.0  # the pointer's parents still decide DEA

@@ -222,10 +222,9 @@ def candidate_sampler(lm, tokenizer, temperatures: list[float], max_new_tokens: 
 
 def make_pairs(config: Stage2Config) -> Counter:
     """``spg pairs``: sample candidates from the Stage I model, score with PS_rule, write the preference set."""
-    from spg.metrics.patentscore import patent_score
     from spg.model.backbone import resolve_device
     from spg.model.spg_model import SPGModel
-    from spg.train.pairs import count_types, write_pairs
+    from spg.train.pairs import count_types, reward, write_pairs
 
     device = resolve_device(config.device)
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype).to(device).eval()
@@ -234,7 +233,7 @@ def make_pairs(config: Stage2Config) -> Counter:
     sample = candidate_sampler(stage1.lm, tokenizer, config.temperatures, config.max_new_tokens)
     torch.manual_seed(config.seed)
     write_pairs(
-        items, sample, lambda cand, ref: patent_score(cand, ref).total, Path(config.pairs), config.kappa,
+        items, sample, reward, Path(config.pairs), config.kappa,
         config.delta, config.sample_batch_size,
     )
     return count_types(config.pairs)
