@@ -32,13 +32,16 @@ from spg.metrics import text as text_metrics
 from spg.metrics.patentscore import PreparedText, patent_score, prepare_text
 from spg.metrics.structure import (
     DEA,
+    DEPTH_BUCKETS,
     Ratio,
     Validity,
+    aligned_parents,
     dependency_edge_accuracy,
     generated_parents,
     is_tagged,
     pointer_agreement,
     read_output,
+    root_parents,
 )
 
 CLAIM_FIELD_SUFFIX = "-claim"
@@ -170,11 +173,24 @@ def generated_sequence(prediction: Prediction) -> str:
     return prediction.raw if prediction.raw is not None else prediction.text
 
 
-def structure_of(gold: Forest, prediction: Prediction) -> tuple[DEA, Ratio, Validity]:
-    """DEA of a prediction against its gold forest, its pointer/back-reference agreement, and its validity.
+@dataclass(frozen=True)
+class Structure:
+    """The structural scores of one output against its gold forest."""
 
-    A tagged output numbers its claims in serialisation order, so it is aligned with the gold forest
-    renumbered the same way (Eq. 1); plain text is aligned with the gold numbering as printed.
+    dea: DEA  # claims aligned by content (the DEA column)
+    dea_positional: DEA  # generated claim k against gold claim k
+    aligned: Ratio  # gold claims aligned to a generated claim
+    agreement: Ratio  # pointer / back-reference agreement
+    validity: Validity
+
+
+def structure_of(gold: Forest, prediction: Prediction) -> Structure:
+    """DEA (aligned and positional) of a prediction against its gold forest, its pointer/back-reference
+    agreement, and its validity.
+
+    A tagged output numbers its claims in serialisation order, so it is compared with the gold forest
+    renumbered the same way (Eq. 1); plain text with the gold numbering as printed. Its parents are the
+    pointer's when it has them, else its back-references.
     """
     seq = generated_sequence(prediction)
     output = read_output(seq, prediction.pointer)
@@ -184,7 +200,20 @@ def structure_of(gold: Forest, prediction: Prediction) -> tuple[DEA, Ratio, Vali
         if prediction.pointer is not None:
             text_parents = [None if c.parent is None else c.parent - 1 for c in read_output(seq).forest]
             agreement = pointer_agreement(prediction.pointer[: len(text_parents)], text_parents)
-    return dependency_edge_accuracy(gold, generated_parents(gold, output.forest)), agreement, output.validity
+    aligned = aligned_parents(gold, output.forest)
+    return Structure(
+        dependency_edge_accuracy(gold, aligned),
+        dependency_edge_accuracy(gold, generated_parents(gold, output.forest)),
+        Ratio(len(aligned), len(gold)),
+        agreement,
+        output.validity,
+    )
+
+
+def always_root(references: Sequence[Record]) -> DEA:
+    """DEA of the rule "every dependent claim depends on its tree's root" over the references: the floor a
+    DEA figure should be read against."""
+    return sum((dependency_edge_accuracy(r.claims, root_parents(r.claims)) for r in references), DEA())
 
 
 @dataclass
@@ -214,7 +243,7 @@ def score_system(
 
     unmatched = sorted(set(system.predictions) - {r.id for r in references})
     preds, refs, docs = [], [], []
-    dea_total, agreement_total, valid_total = DEA(), Ratio(), Ratio()
+    dea_total, positional_total, aligned_total, agreement_total, valid_total = DEA(), DEA(), Ratio(), Ratio(), Ratio()
     for record in tqdm(references, desc=system.name, unit="doc", disable=not progress, leave=False):
         prediction = system.predictions.get(record.id)
         prediction = prediction or Prediction("")
@@ -224,9 +253,12 @@ def score_system(
         if ref not in prepared_refs:
             prepared_refs[ref] = prepare_text(ref)
         ps = patent_score(cand, prepared_refs[ref])
-        dea, agreement, validity = structure_of(record.claims, prediction)
-        dea_total, agreement_total = dea_total + dea, agreement_total + agreement
-        valid_total += Ratio(int(validity.valid), 1)
+        structure = structure_of(record.claims, prediction)
+        dea_total += structure.dea
+        positional_total += structure.dea_positional
+        aligned_total += structure.aligned
+        agreement_total += structure.agreement
+        valid_total += Ratio(int(structure.validity.valid), 1)
         preds.append(cand)
         refs.append(ref)
         docs.append(
@@ -240,11 +272,14 @@ def score_system(
                 "CC": ps.count,
                 "PS": ps.normalized,
                 "PS_total": ps.total,
-                "DEA": dea.overall,
-                "DEA_counts": dea.counts,
-                "agreement": agreement.value,
-                "valid": validity.valid,
-                "reasons": validity.reasons,
+                "DEA": structure.dea.overall,
+                "DEA_counts": structure.dea.counts,
+                "DEA-pos": structure.dea_positional.overall,
+                "DEA-pos_counts": structure.dea_positional.counts,
+                "aligned": structure.aligned.value,
+                "agreement": structure.agreement.value,
+                "valid": structure.validity.valid,
+                "reasons": structure.validity.reasons,
             }
         )
     for doc, r1 in zip(docs, text_metrics.rouge1_per_doc(preds, refs), strict=True):
@@ -277,8 +312,12 @@ def score_system(
         "CC": mean("CC"),
         "PS": mean("PS"),
         "DEA": dea_total.overall,
+        "DEA-pos": positional_total.overall,
+        "aligned": aligned_total.value,
         "valid": valid_total.value,
         "DEA_detail": dea_total.as_dict(),
+        "DEA-pos_detail": positional_total.as_dict(),
+        "aligned_detail": {"value": aligned_total.value, "aligned": aligned_total.hits, "total": aligned_total.total},
         "agreement": {"value": agreement_total.value, "agree": agreement_total.hits, "total": agreement_total.total},
     }
     return SystemResult(row, docs)
@@ -312,6 +351,7 @@ def evaluate(
     return {
         "rows": [r.row for r in results],
         "documents": [d for r in results for d in r.documents],
+        "always_root": always_root(references).as_dict(),
         "settings": {
             "references": len(references),
             "sacrebleu_signature": text_metrics.sacrebleu_signature(),
@@ -330,32 +370,36 @@ def _fmt(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _dea_cells(detail: dict[str, Any]) -> list[str]:
+    """'value (hits/total)' overall and per depth bucket, from :meth:`DEA.as_dict`."""
+    return [
+        f"{_fmt(detail[key], 3)} ({detail['counts'][count][0]}/{detail['counts'][count][1]})"
+        for key, count in (("overall", "all"), *((b, b) for b in DEPTH_BUCKETS))
+    ]
+
+
 def markdown_table(report: dict[str, Any]) -> str:
-    """The paper-style table, then DEA by depth with its counts."""
+    """The paper-style table, then DEA (aligned) by depth with its counts, the fraction of gold claims aligned,
+    positional DEA, the pointer/back-reference agreement, and the always-root reference row."""
     head = ["System", "n", "missing", "empty", *COLUMNS]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for row in report["rows"]:
         cells = [row["system"], str(row["n"]), str(row["missing"]), str(row["empty"])]
         cells += [_fmt(row[c], _FORMATS[c]) for c in COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "| System | DEA | d2 | d3 | d4 | d5 | d6+ | coverage | ptr/text agreement |", "|---|" + "---:|" * 8]
+    lines += [
+        "",
+        "| System | DEA | d2 | d3 | d4 | d5 | d6+ | aligned | DEA-pos | ptr/text agreement |",
+        "|---|" + "---:|" * 9,
+    ]
     for row in report["rows"]:
-        detail, counts = row["DEA_detail"], row["DEA_detail"]["counts"]
-        cells = [row["system"]]
-        for key, count_key in (
-            ("overall", "all"),
-            ("d2", "d2"),
-            ("d3", "d3"),
-            ("d4", "d4"),
-            ("d5", "d5"),
-            ("d6+", "d6+"),
-        ):
-            hits, total = counts[count_key]
-            cells.append(f"{_fmt(detail[key], 3)} ({hits}/{total})")
-        cells.append(_fmt(detail["coverage"], 3))
-        agreement = row["agreement"]
+        aligned, agreement = row["aligned_detail"], row["agreement"]
+        cells = [row["system"], *_dea_cells(row["DEA_detail"])]
+        cells.append(f"{_fmt(aligned['value'], 3)} ({aligned['aligned']}/{aligned['total']})")
+        cells.append(_dea_cells(row["DEA-pos_detail"])[0])
         cells.append(f"{_fmt(agreement['value'], 3)} ({agreement['agree']}/{agreement['total']})")
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("| always root (reference) | " + " | ".join(_dea_cells(report["always_root"])) + " | – | – | – |")
     settings = report["settings"]
     notes = [f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'."]
     if settings["bertscore_model"]:
@@ -374,14 +418,13 @@ def markdown_table(report: dict[str, Any]) -> str:
 
 
 def write_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
-    """table.md, table.json (rows + settings) and documents.jsonl (one line per system × document)."""
+    """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "table.md", out / "table.json", out / "documents.jsonl"]
     paths[0].write_text(markdown_table(report), encoding="utf-8")
-    paths[1].write_text(
-        json.dumps({"rows": report["rows"], "settings": report["settings"]}, indent=2) + "\n", encoding="utf-8"
-    )
+    table = {key: report[key] for key in ("rows", "always_root", "settings")}
+    paths[1].write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
     with paths[2].open("w", encoding="utf-8") as f:
         for doc in report["documents"]:
             f.write(json.dumps(doc) + "\n")

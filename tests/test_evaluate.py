@@ -102,10 +102,10 @@ def test_generation_output_schema_uses_pointer_parents_for_dea(references, tmp_p
     pointer = [None, 0, 1, None]  # the pointer picks claim 2 for the third claim; its text says claim 1
     prediction = Prediction(text="rendered", raw=raw, pointer=pointer)
     gold = next(iter(load_records(references))).claims
-    dea, agreement, validity = structure_of(gold, prediction)
-    assert dea.counts["all"] == (2, 2)  # pointer parents against the renumbered gold
-    assert (agreement.hits, agreement.total) == (1, 2)
-    assert validity.valid
+    structure = structure_of(gold, prediction)
+    assert structure.dea.counts["all"] == (2, 2)  # pointer parents against the renumbered gold
+    assert (structure.agreement.hits, structure.agreement.total) == (1, 2)
+    assert structure.validity.valid
     row = {"id": "doc0", "raw": raw, "claims_text": GOLD_TEXT, "pointer_parents": pointer}
     system = read_prediction_file(write_jsonl(tmp_path / "gen.jsonl", [row]))
     assert system.predictions["doc0"] == Prediction(GOLD_TEXT, raw, pointer)
@@ -145,8 +145,8 @@ def test_cli_reports_bad_input_with_exit_code_one(references, tmp_path, capsys):
 
 
 def test_empty_gold_set_yields_no_dea_rather_than_a_perfect_one():
-    dea, _, _ = structure_of(Forest(), Prediction("1. A chair comprising a seat."))
-    assert dea.overall is None
+    structure = structure_of(Forest(), Prediction("1. A chair comprising a seat."))
+    assert structure.dea.overall is None and structure.dea_positional.overall is None
 
 
 @pytest.mark.slow
@@ -202,3 +202,21 @@ def test_text_metrics_score_the_generated_text_not_the_pointer_rendering(referen
     assert as_written.struct < as_rendered.struct and as_written.normalized < as_rendered.normalized
     assert doc["sentence_BLEU"] == text_metrics.sentence_bleu(scored_text(UNREFERENCED), GOLD_TEXT)
     assert doc["DEA"] == 1.0  # the pointer's parents still decide DEA
+
+
+def test_report_gives_aligned_and_positional_dea_the_aligned_fraction_and_the_always_root_row(references, tmp_path):
+    # Claim 1, an extra claim, then the gold claims 2-4 with their references renumbered: every edge is right.
+    extra = (
+        "1. A chair comprising: a seat; and a leg.\n2. A lamp comprising: a bulb.\n"
+        "3. The chair of claim 1, wherein the seat is round.\n4. A table comprising: a top; and a leg.\n"
+        "5. The chair of claim 3, wherein the leg is steel."
+    )
+    system = System("extra", {"doc0": Prediction(extra)}, "test")
+    report = evaluate([system], list(load_records(references))[:1], bertscore=False, progress=False)
+    row, doc = report["rows"][0], report["documents"][0]
+    assert row["DEA_detail"]["counts"]["all"] == (2, 2) and row["DEA"] == doc["DEA"] == 1.0
+    assert row["DEA-pos_detail"]["counts"]["all"] == (0, 2) and row["DEA-pos"] == doc["DEA-pos"] == 0.0
+    assert row["aligned_detail"] == {"value": 1.0, "aligned": 4, "total": 4} and doc["aligned"] == 1.0
+    assert report["always_root"]["counts"]["all"] == (1, 2)  # claim 4 depends on claim 2, not on the root
+    table = markdown_table(report)
+    assert "| extra | 1.000 (2/2) |" in table and "| always root (reference) | 0.500 (1/2) |" in table
