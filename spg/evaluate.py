@@ -29,7 +29,7 @@ from spg.data import Record
 from spg.forest import Forest
 from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
-from spg.metrics.patentscore import PreparedText, patent_score, prepare_text
+from spg.metrics.patentscore import DEFAULT_READING, PreparedText, check_reading, patent_score, prepare_text
 from spg.metrics.structure import (
     DEA,
     DEPTH_BUCKETS,
@@ -231,8 +231,12 @@ def score_system(
     per_claim: bool = False,
     progress: bool = True,
     prepared_refs: dict[str, PreparedText] | None = None,
+    patentscore: str = DEFAULT_READING,
 ) -> SystemResult:
     """Every metric for one system over every reference record (see the module docstring for missing ones).
+
+    ``patentscore`` is the PatentScore_rule reading of SP, AC, CC and PS ("calibrated" or "appendix",
+    :mod:`spg.metrics.patentscore`).
 
     ``prepared_refs`` (reference text → its :func:`prepare_text`) is filled as references are read; pass
     one dict for all systems so that each reference is preprocessed once.
@@ -252,7 +256,7 @@ def score_system(
         ref = numbered_text(record.claims)
         if ref not in prepared_refs:
             prepared_refs[ref] = prepare_text(ref)
-        ps = patent_score(cand, prepared_refs[ref])
+        ps = patent_score(cand, prepared_refs[ref], patentscore)
         structure = structure_of(record.claims, prediction)
         dea_total += structure.dea
         positional_total += structure.dea_positional
@@ -331,10 +335,12 @@ def evaluate(
     bertscore_model: str | None = None,
     per_claim: bool = False,
     progress: bool = True,
+    patentscore: str = DEFAULT_READING,
 ) -> dict[str, Any]:
     """The full report: one row per system, the per-document scores, and how the numbers were made."""
     if not references:
         raise EvaluateError("no reference records to evaluate against")
+    check_reading(patentscore)
     prepared_refs: dict[str, PreparedText] = {}  # shared: every system is scored against the same references
     results = [
         score_system(
@@ -345,6 +351,7 @@ def evaluate(
             per_claim=per_claim,
             progress=progress,
             prepared_refs=prepared_refs,
+            patentscore=patentscore,
         )
         for s in systems
     ]
@@ -354,6 +361,7 @@ def evaluate(
         "always_root": always_root(references).as_dict(),
         "settings": {
             "references": len(references),
+            "patentscore": patentscore,
             "sacrebleu_signature": text_metrics.sacrebleu_signature(),
             "bertscore_model": text_metrics.bertscore_label(bertscore_model) if bertscore else None,
             "bertscore_per_claim": per_claim if bertscore else None,
@@ -401,7 +409,10 @@ def markdown_table(report: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("| always root (reference) | " + " | ".join(_dea_cells(report["always_root"])) + " | – | – | – |")
     settings = report["settings"]
-    notes = [f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'."]
+    notes = [
+        f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'.",
+        f"SP, AC, CC, PS: PatentScore_rule, {settings['patentscore']} reading.",
+    ]
     if settings["bertscore_model"]:
         notes.append(
             f"BS: BERTScore F1 ×100 with {settings['bertscore_model']}"
