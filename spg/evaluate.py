@@ -4,11 +4,11 @@ Predictions come in one of two layouts:
 
 * **prediction JSONL** (one system per file): one object per line with a string ``id`` matching a
   reference record's id and the claim set as ``prediction`` (plain numbered claims or a tagged
-  sequence). The output of ``spg generate`` is accepted as is: ``raw`` (the generated sequence)
-  decides validity and DEA; text metrics read ``claims_text`` (the forest rendered as numbered claims)
-  when ``raw`` is tagged, and ``raw`` itself when it is plain text (``claims_text`` would be a
-  re-rendering of the model's words); ``pointer_parents`` (per claim, the serialisation index of the
-  pointer's parent, null for independent claims) gives the pointer/back-reference agreement.
+  sequence). The output of ``spg generate`` is accepted as is: ``raw`` (the generated sequence) is
+  what every metric reads, text metrics through :func:`spg.linearize.scored_text` (tags removed, claims
+  numbered, nothing rewritten; ``claims_text``, the forest rendered with the pointer's parents, is never
+  scored); ``pointer_parents`` (per claim, the serialisation index of the pointer's parent, null for
+  independent claims) gives DEA its parents and the pointer/back-reference agreement.
 * **HUPD-style records** carrying model outputs as fields (``"Llama-3-8B-claim": "1. A ..."``), as
   HUPD-DCG stores them: pick fields with ``fields=[...]`` or every ``*-claim`` field with ``all_fields``.
 
@@ -27,18 +27,21 @@ from typing import Any
 
 from spg.data import Record
 from spg.forest import Forest
-from spg.linearize import canonical, parse_tagged, strip_model_tokens
+from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
-from spg.metrics.patentscore import PreparedText, patent_score, prepare_text
+from spg.metrics.patentscore import DEFAULT_READING, PreparedText, check_reading, patent_score, prepare_text
 from spg.metrics.structure import (
     DEA,
+    DEPTH_BUCKETS,
     Ratio,
     Validity,
+    aligned_parents,
     dependency_edge_accuracy,
     generated_parents,
     is_tagged,
     pointer_agreement,
     read_output,
+    root_parents,
 )
 
 CLAIM_FIELD_SUFFIX = "-claim"
@@ -52,8 +55,8 @@ class EvaluateError(ValueError):
 
 @dataclass(frozen=True)
 class Prediction:
-    text: str  # the claim set that text metrics and PatentScore read
-    raw: str | None = None  # tagged sequence, when the generator produced one
+    text: str  # the claim set as given; scored only when there is no ``raw``
+    raw: str | None = None  # the generated sequence (spg generate's ``raw``): every metric reads it
     pointer: list[int | None] | None = None  # pointer parents (serialisation indices)
 
 
@@ -67,11 +70,6 @@ class System:
 def numbered_text(forest: Forest) -> str:
     """A claim set as numbered text in its own order ("1. A ...\n2. The ... of claim 1 ...")."""
     return "\n".join(f"{c.num}. {c.text}" for c in forest)
-
-
-def scored_text(text: str) -> str:
-    """What text metrics and PatentScore read: numbered claims (a tagged sequence is numbered in sequence order)."""
-    return numbered_text(parse_tagged(text).forest) if is_tagged(text) else strip_model_tokens(text)
 
 
 # ---------------------------------------------------------------- reading predictions
@@ -167,13 +165,34 @@ def systems_from_fields(records: Sequence[Record], fields: Sequence[str] | None,
 # ---------------------------------------------------------------- scoring
 
 
-def structure_of(gold: Forest, prediction: Prediction) -> tuple[DEA, Ratio, Validity]:
-    """DEA of a prediction against its gold forest, its pointer/back-reference agreement, and its validity.
+def generated_sequence(prediction: Prediction) -> str:
+    """What the generator wrote: ``raw`` when the prediction keeps it (``spg generate``), else its text.
 
-    A tagged output numbers its claims in serialisation order, so it is aligned with the gold forest
-    renumbered the same way (Eq. 1); plain text is aligned with the gold numbering as printed.
+    Every metric reads this one sequence, so no system is scored on a rendering of its output.
     """
-    seq = prediction.raw if prediction.raw is not None else prediction.text
+    return prediction.raw if prediction.raw is not None else prediction.text
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The structural scores of one output against its gold forest."""
+
+    dea: DEA  # claims aligned by content (the DEA column)
+    dea_positional: DEA  # generated claim k against gold claim k
+    aligned: Ratio  # gold claims aligned to a generated claim
+    agreement: Ratio  # pointer / back-reference agreement
+    validity: Validity
+
+
+def structure_of(gold: Forest, prediction: Prediction) -> Structure:
+    """DEA (aligned and positional) of a prediction against its gold forest, its pointer/back-reference
+    agreement, and its validity.
+
+    A tagged output numbers its claims in serialisation order, so it is compared with the gold forest
+    renumbered the same way (Eq. 1); plain text with the gold numbering as printed. Its parents are the
+    pointer's when it has them, else its back-references.
+    """
+    seq = generated_sequence(prediction)
     output = read_output(seq, prediction.pointer)
     agreement = Ratio()
     if output.tagged:
@@ -181,7 +200,20 @@ def structure_of(gold: Forest, prediction: Prediction) -> tuple[DEA, Ratio, Vali
         if prediction.pointer is not None:
             text_parents = [None if c.parent is None else c.parent - 1 for c in read_output(seq).forest]
             agreement = pointer_agreement(prediction.pointer[: len(text_parents)], text_parents)
-    return dependency_edge_accuracy(gold, generated_parents(gold, output.forest)), agreement, output.validity
+    aligned = aligned_parents(gold, output.forest)
+    return Structure(
+        dependency_edge_accuracy(gold, aligned),
+        dependency_edge_accuracy(gold, generated_parents(gold, output.forest)),
+        Ratio(len(aligned), len(gold)),
+        agreement,
+        output.validity,
+    )
+
+
+def always_root(references: Sequence[Record]) -> DEA:
+    """DEA of the rule "every dependent claim depends on its tree's root" over the references: the floor a
+    DEA figure should be read against."""
+    return sum((dependency_edge_accuracy(r.claims, root_parents(r.claims)) for r in references), DEA())
 
 
 @dataclass
@@ -199,8 +231,12 @@ def score_system(
     per_claim: bool = False,
     progress: bool = True,
     prepared_refs: dict[str, PreparedText] | None = None,
+    patentscore: str = DEFAULT_READING,
 ) -> SystemResult:
     """Every metric for one system over every reference record (see the module docstring for missing ones).
+
+    ``patentscore`` is the PatentScore_rule reading of SP, AC, CC and PS ("calibrated" or "appendix",
+    :mod:`spg.metrics.patentscore`).
 
     ``prepared_refs`` (reference text → its :func:`prepare_text`) is filled as references are read; pass
     one dict for all systems so that each reference is preprocessed once.
@@ -211,19 +247,22 @@ def score_system(
 
     unmatched = sorted(set(system.predictions) - {r.id for r in references})
     preds, refs, docs = [], [], []
-    dea_total, agreement_total, valid_total = DEA(), Ratio(), Ratio()
+    dea_total, positional_total, aligned_total, agreement_total, valid_total = DEA(), DEA(), Ratio(), Ratio(), Ratio()
     for record in tqdm(references, desc=system.name, unit="doc", disable=not progress, leave=False):
         prediction = system.predictions.get(record.id)
-        status = "missing" if prediction is None else "empty" if not prediction.text.strip() else "ok"
         prediction = prediction or Prediction("")
-        cand = scored_text(prediction.text)
+        cand = scored_text(generated_sequence(prediction))
+        status = "missing" if record.id not in system.predictions else "empty" if not cand.strip() else "ok"
         ref = numbered_text(record.claims)
         if ref not in prepared_refs:
             prepared_refs[ref] = prepare_text(ref)
-        ps = patent_score(cand, prepared_refs[ref])
-        dea, agreement, validity = structure_of(record.claims, prediction)
-        dea_total, agreement_total = dea_total + dea, agreement_total + agreement
-        valid_total += Ratio(int(validity.valid), 1)
+        ps = patent_score(cand, prepared_refs[ref], patentscore)
+        structure = structure_of(record.claims, prediction)
+        dea_total += structure.dea
+        positional_total += structure.dea_positional
+        aligned_total += structure.aligned
+        agreement_total += structure.agreement
+        valid_total += Ratio(int(structure.validity.valid), 1)
         preds.append(cand)
         refs.append(ref)
         docs.append(
@@ -237,11 +276,14 @@ def score_system(
                 "CC": ps.count,
                 "PS": ps.normalized,
                 "PS_total": ps.total,
-                "DEA": dea.overall,
-                "DEA_counts": dea.counts,
-                "agreement": agreement.value,
-                "valid": validity.valid,
-                "reasons": validity.reasons,
+                "DEA": structure.dea.overall,
+                "DEA_counts": structure.dea.counts,
+                "DEA-pos": structure.dea_positional.overall,
+                "DEA-pos_counts": structure.dea_positional.counts,
+                "aligned": structure.aligned.value,
+                "agreement": structure.agreement.value,
+                "valid": structure.validity.valid,
+                "reasons": structure.validity.reasons,
             }
         )
     for doc, r1 in zip(docs, text_metrics.rouge1_per_doc(preds, refs), strict=True):
@@ -274,8 +316,12 @@ def score_system(
         "CC": mean("CC"),
         "PS": mean("PS"),
         "DEA": dea_total.overall,
+        "DEA-pos": positional_total.overall,
+        "aligned": aligned_total.value,
         "valid": valid_total.value,
         "DEA_detail": dea_total.as_dict(),
+        "DEA-pos_detail": positional_total.as_dict(),
+        "aligned_detail": {"value": aligned_total.value, "aligned": aligned_total.hits, "total": aligned_total.total},
         "agreement": {"value": agreement_total.value, "agree": agreement_total.hits, "total": agreement_total.total},
     }
     return SystemResult(row, docs)
@@ -289,10 +335,12 @@ def evaluate(
     bertscore_model: str | None = None,
     per_claim: bool = False,
     progress: bool = True,
+    patentscore: str = DEFAULT_READING,
 ) -> dict[str, Any]:
     """The full report: one row per system, the per-document scores, and how the numbers were made."""
     if not references:
         raise EvaluateError("no reference records to evaluate against")
+    check_reading(patentscore)
     prepared_refs: dict[str, PreparedText] = {}  # shared: every system is scored against the same references
     results = [
         score_system(
@@ -303,14 +351,17 @@ def evaluate(
             per_claim=per_claim,
             progress=progress,
             prepared_refs=prepared_refs,
+            patentscore=patentscore,
         )
         for s in systems
     ]
     return {
         "rows": [r.row for r in results],
         "documents": [d for r in results for d in r.documents],
+        "always_root": always_root(references).as_dict(),
         "settings": {
             "references": len(references),
+            "patentscore": patentscore,
             "sacrebleu_signature": text_metrics.sacrebleu_signature(),
             "bertscore_model": text_metrics.bertscore_label(bertscore_model) if bertscore else None,
             "bertscore_per_claim": per_claim if bertscore else None,
@@ -327,34 +378,41 @@ def _fmt(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _dea_cells(detail: dict[str, Any]) -> list[str]:
+    """'value (hits/total)' overall and per depth bucket, from :meth:`DEA.as_dict`."""
+    return [
+        f"{_fmt(detail[key], 3)} ({detail['counts'][count][0]}/{detail['counts'][count][1]})"
+        for key, count in (("overall", "all"), *((b, b) for b in DEPTH_BUCKETS))
+    ]
+
+
 def markdown_table(report: dict[str, Any]) -> str:
-    """The paper-style table, then DEA by depth with its counts."""
+    """The paper-style table, then DEA (aligned) by depth with its counts, the fraction of gold claims aligned,
+    positional DEA, the pointer/back-reference agreement, and the always-root reference row."""
     head = ["System", "n", "missing", "empty", *COLUMNS]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for row in report["rows"]:
         cells = [row["system"], str(row["n"]), str(row["missing"]), str(row["empty"])]
         cells += [_fmt(row[c], _FORMATS[c]) for c in COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "| System | DEA | d2 | d3 | d4 | d5 | d6+ | coverage | ptr/text agreement |", "|---|" + "---:|" * 8]
+    lines += [
+        "",
+        "| System | DEA | d2 | d3 | d4 | d5 | d6+ | aligned | DEA-pos | ptr/text agreement |",
+        "|---|" + "---:|" * 9,
+    ]
     for row in report["rows"]:
-        detail, counts = row["DEA_detail"], row["DEA_detail"]["counts"]
-        cells = [row["system"]]
-        for key, count_key in (
-            ("overall", "all"),
-            ("d2", "d2"),
-            ("d3", "d3"),
-            ("d4", "d4"),
-            ("d5", "d5"),
-            ("d6+", "d6+"),
-        ):
-            hits, total = counts[count_key]
-            cells.append(f"{_fmt(detail[key], 3)} ({hits}/{total})")
-        cells.append(_fmt(detail["coverage"], 3))
-        agreement = row["agreement"]
+        aligned, agreement = row["aligned_detail"], row["agreement"]
+        cells = [row["system"], *_dea_cells(row["DEA_detail"])]
+        cells.append(f"{_fmt(aligned['value'], 3)} ({aligned['aligned']}/{aligned['total']})")
+        cells.append(_dea_cells(row["DEA-pos_detail"])[0])
         cells.append(f"{_fmt(agreement['value'], 3)} ({agreement['agree']}/{agreement['total']})")
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("| always root (reference) | " + " | ".join(_dea_cells(report["always_root"])) + " | – | – | – |")
     settings = report["settings"]
-    notes = [f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'."]
+    notes = [
+        f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'.",
+        f"SP, AC, CC, PS: PatentScore_rule, {settings['patentscore']} reading.",
+    ]
     if settings["bertscore_model"]:
         notes.append(
             f"BS: BERTScore F1 ×100 with {settings['bertscore_model']}"
@@ -371,14 +429,13 @@ def markdown_table(report: dict[str, Any]) -> str:
 
 
 def write_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
-    """table.md, table.json (rows + settings) and documents.jsonl (one line per system × document)."""
+    """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "table.md", out / "table.json", out / "documents.jsonl"]
     paths[0].write_text(markdown_table(report), encoding="utf-8")
-    paths[1].write_text(
-        json.dumps({"rows": report["rows"], "settings": report["settings"]}, indent=2) + "\n", encoding="utf-8"
-    )
+    table = {key: report[key] for key in ("rows", "always_root", "settings")}
+    paths[1].write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
     with paths[2].open("w", encoding="utf-8") as f:
         for doc in report["documents"]:
             f.write(json.dumps(doc) + "\n")

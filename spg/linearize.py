@@ -106,6 +106,23 @@ def strip_model_tokens(text: str) -> str:
     return _MODEL_TOKEN_RE.sub("", text)
 
 
+def scored_text(seq: str) -> str:
+    """The text every text metric and the Stage II reward read of a generated sequence: its own words.
+
+    A tagged sequence loses its structure tags and its claims are numbered in sequence order ("1. …\\n2. …":
+    the k-th claim of the sequence is claim k), so it reads like the numbered claims of the reference and of
+    plain-text generators. Every piece of text before ``<eot>`` is kept as written, including a claim the token
+    budget left open; no back-reference is inserted or rewritten (the pointer's parents serve DEA, never the
+    text metrics). Plain text only loses chat-model tokens.
+    """
+    seq = strip_model_tokens(seq)
+    if not any(tag in seq for tag in STRUCTURE_TOKENS):
+        return seq
+    pieces = _TAG_RE.split(seq.split(EOT, 1)[0])
+    claims = [" ".join(p.split()) for p in pieces if p not in STRUCTURE_TOKENS and p.strip()]
+    return "\n".join(f"{k}. {text}" for k, text in enumerate(claims, start=1))
+
+
 def parse_tagged(seq: str, parents: Sequence[int | None] | None = None) -> TaggedParse:
     """Read a generated tagged sequence back into a forest and judge it by the paper's "valid output".
 

@@ -17,6 +17,10 @@ from spg.evaluate import (
     systems_from_fields,
 )
 from spg.forest import Forest
+from spg.linearize import parse_tagged
+from spg.metrics import text as text_metrics
+from spg.metrics.patentscore import patent_score
+from spg.render import render
 
 HUPD_SYSTEMS = [
     "Llama-3-70B", "Mixtral-8*22B", "Mixtral-8*7B", "Mistral-7B",
@@ -89,7 +93,7 @@ def test_missing_empty_and_unmatched_predictions_are_counted_not_dropped(referen
     assert "other" in markdown_table(report)
 
 
-def test_generation_output_schema_scores_rendered_text_and_uses_pointer_parents(references, tmp_path):
+def test_generation_output_schema_uses_pointer_parents_for_dea(references, tmp_path):
     # Eq. 1 order of the gold forest: 1, 2, 4 (tree 1), then 3 — so the tagged output numbers claim 4 as 3.
     raw = (
         "<ind>A chair comprising: a seat; and a leg.</ind><dep>The chair of claim 1, wherein the seat is round.</dep>"
@@ -98,10 +102,10 @@ def test_generation_output_schema_scores_rendered_text_and_uses_pointer_parents(
     pointer = [None, 0, 1, None]  # the pointer picks claim 2 for the third claim; its text says claim 1
     prediction = Prediction(text="rendered", raw=raw, pointer=pointer)
     gold = next(iter(load_records(references))).claims
-    dea, agreement, validity = structure_of(gold, prediction)
-    assert dea.counts["all"] == (2, 2)  # pointer parents against the renumbered gold
-    assert (agreement.hits, agreement.total) == (1, 2)
-    assert validity.valid
+    structure = structure_of(gold, prediction)
+    assert structure.dea.counts["all"] == (2, 2)  # pointer parents against the renumbered gold
+    assert (structure.agreement.hits, structure.agreement.total) == (1, 2)
+    assert structure.validity.valid
     row = {"id": "doc0", "raw": raw, "claims_text": GOLD_TEXT, "pointer_parents": pointer}
     system = read_prediction_file(write_jsonl(tmp_path / "gen.jsonl", [row]))
     assert system.predictions["doc0"] == Prediction(GOLD_TEXT, raw, pointer)
@@ -141,8 +145,8 @@ def test_cli_reports_bad_input_with_exit_code_one(references, tmp_path, capsys):
 
 
 def test_empty_gold_set_yields_no_dea_rather_than_a_perfect_one():
-    dea, _, _ = structure_of(Forest(), Prediction("1. A chair comprising a seat."))
-    assert dea.overall is None
+    structure = structure_of(Forest(), Prediction("1. A chair comprising a seat."))
+    assert structure.dea.overall is None and structure.dea_positional.overall is None
 
 
 @pytest.mark.slow
@@ -162,3 +166,76 @@ def test_plain_generation_output_is_scored_on_the_models_own_words(tmp_path):
     prediction = read_prediction_file(write_jsonl(tmp_path / "zs.jsonl", [row])).predictions["doc0"]
     assert prediction.text == raw
     assert scored_text(prediction.text).endswith("the seat is round.")  # model tokens are not claim text
+
+
+# A tagged output whose dependent claims name no parent in their text; the pointer picks the gold parents.
+UNREFERENCED = (
+    "<ind>A chair comprising: a seat; and a leg.</ind><dep>The chair, wherein the seat is round.</dep>"
+    "<dep>The chair, wherein the leg is steel.</dep><sep><ind>A table comprising: a top; and a leg.</ind><eot>"
+)
+UNREFERENCED_POINTER = [None, 0, 1, None]  # = the gold forest in Eq. 1 order (1, 2, 4, 3)
+
+
+def test_scored_text_removes_tags_and_numbers_claims_without_rewriting_them():
+    assert scored_text(UNREFERENCED) == (
+        "1. A chair comprising: a seat; and a leg.\n2. The chair, wherein the seat is round.\n"
+        "3. The chair, wherein the leg is steel.\n4. A table comprising: a top; and a leg."
+    )
+    # A claim the token budget left open is kept; text after <eot> and chat-model tokens are not claim text.
+    assert scored_text("<ind>A chair.</ind><dep>The chair of claim 1, wherein") == (
+        "1. A chair.\n2. The chair of claim 1, wherein"
+    )
+    assert scored_text("<ind>A chair.</ind><eot><|eot_id|>junk") == "1. A chair."
+    assert scored_text("1. A chair.<|im_end|>") == "1. A chair."
+
+
+def test_text_metrics_score_the_generated_text_not_the_pointer_rendering(references, tmp_path):
+    rendered = render(parse_tagged(UNREFERENCED, UNREFERENCED_POINTER).forest)  # what spg generate stores
+    assert "according to claim 1" in rendered  # the pointer's parents were written into the text
+    row = {"id": "doc0", "raw": UNREFERENCED, "claims_text": rendered, "pointer_parents": UNREFERENCED_POINTER}
+    system = read_prediction_file(write_jsonl(tmp_path / "spg.jsonl", [row]))
+    report = evaluate([system], list(load_records(references))[:1], bertscore=False, progress=False)
+    doc = report["documents"][0]
+    as_written = patent_score(scored_text(UNREFERENCED), GOLD_TEXT)
+    as_rendered = patent_score(rendered, GOLD_TEXT)
+    assert (doc["SP"], doc["PS"]) == (as_written.struct, as_written.normalized)
+    # the figures docs/evaluation.md quotes: the rewritten references would add α_dep and resolve "The chair"
+    assert (as_written.struct, as_written.normalized) == pytest.approx((0.7, 67.51), abs=0.005)
+    assert (as_rendered.struct, as_rendered.normalized) == pytest.approx((0.9, 85.65), abs=0.005)
+    assert doc["sentence_BLEU"] == text_metrics.sentence_bleu(scored_text(UNREFERENCED), GOLD_TEXT)
+    assert doc["DEA"] == 1.0  # the pointer's parents still decide DEA
+
+
+def test_report_gives_aligned_and_positional_dea_the_aligned_fraction_and_the_always_root_row(references, tmp_path):
+    # Claim 1, an extra claim, then the gold claims 2-4 with their references renumbered: every edge is right.
+    extra = (
+        "1. A chair comprising: a seat; and a leg.\n2. A lamp comprising: a bulb.\n"
+        "3. The chair of claim 1, wherein the seat is round.\n4. A table comprising: a top; and a leg.\n"
+        "5. The chair of claim 3, wherein the leg is steel."
+    )
+    system = System("extra", {"doc0": Prediction(extra)}, "test")
+    report = evaluate([system], list(load_records(references))[:1], bertscore=False, progress=False)
+    row, doc = report["rows"][0], report["documents"][0]
+    assert row["DEA_detail"]["counts"]["all"] == (2, 2) and row["DEA"] == doc["DEA"] == 1.0
+    assert row["DEA-pos_detail"]["counts"]["all"] == (0, 2) and row["DEA-pos"] == doc["DEA-pos"] == 0.0
+    assert row["aligned_detail"] == {"value": 1.0, "aligned": 4, "total": 4} and doc["aligned"] == 1.0
+    assert report["always_root"]["counts"]["all"] == (1, 2)  # claim 4 depends on claim 2, not on the root
+    table = markdown_table(report)
+    assert "| extra | 1.000 (2/2) |" in table and "| always root (reference) | 0.500 (1/2) |" in table
+
+
+def test_patentscore_option_selects_the_reading_and_the_report_names_it(references, tmp_path, capsys):
+    preds = write_jsonl(tmp_path / "sys.jsonl", [{"id": "doc0", "prediction": GOLD_TEXT}])
+    argv = ["evaluate", str(references), str(preds), "--no-bertscore", "--no-progress", "--json"]
+    scores = {}
+    for reading in ("calibrated", "appendix"):
+        assert main([*argv, "--patentscore", reading]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["settings"]["patentscore"] == reading
+        scores[reading] = report["rows"][0]
+        expected = patent_score(GOLD_TEXT, GOLD_TEXT, reading)
+        # one document predicted, two missing (scored zero): the means are a third of the document's scores
+        assert (scores[reading]["SP"], scores[reading]["AC"]) == pytest.approx((expected.struct / 3, expected.ante / 3))
+    assert scores["calibrated"]["SP"] != scores["appendix"]["SP"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["patentscore"] == "calibrated"  # the default

@@ -6,7 +6,11 @@ import json
 
 import pytest
 
-from spg.train.pairs import build_pairs, count_types, load_pairs, write_pairs
+from spg.data import Record
+from spg.evaluate import Prediction, System, evaluate
+from spg.forest import Forest
+from spg.metrics.patentscore import READINGS
+from spg.train.pairs import build_pairs, count_types, load_pairs, reward, write_pairs
 
 GT = "<ind>A chair comprising a seat.</ind><eot>"
 
@@ -150,3 +154,15 @@ def test_spg_pairs_without_a_stage1_model_exits_2_with_a_message(capsys, uspto_p
 
     assert main(["pairs", f"data={uspto_path}"]) == 2
     assert "`model` (the Stage I artefact)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reading", READINGS)
+def test_reward_is_the_patentscore_spg_evaluate_reports_for_the_same_output(reading):
+    gold = Forest.from_parents(["A chair comprising: a seat; and a leg.", "The chair of claim 1, wherein the seat is red."],
+                               [[], [1]])
+    reference = "1. A chair comprising: a seat; and a leg.\n2. The chair of claim 1, wherein the seat is red."
+    candidate = "<ind>A chair comprising: a seat.</ind><dep>The chair, wherein the seat is red.</dep><eot>"
+    record = Record(id="d", description="", claims=gold)
+    system = System("spg", {"d": Prediction("unused rendering", raw=candidate, pointer=[None, 0])}, "test")
+    doc = evaluate([system], [record], bertscore=False, progress=False, patentscore=reading)["documents"][0]
+    assert reward(candidate, reference, reading) == doc["PS_total"]

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from spg.linearize import STRUCTURE_TOKENS
 from spg.metrics.patentscore import (
     PS_MAX,
+    READINGS,
     antecedent_consistency,
     claim_count_match,
     claim_spans,
@@ -114,24 +115,45 @@ def test_claim_count_match_is_zero_for_an_empty_candidate():
 # --- Structural Pattern (Eq. struct) -------------------------------------------------------------------
 
 
-def test_structural_pattern_hand_computed():
-    text = (
-        "1. A chair comprising: a seat; and a leg. "
-        "2. The chair of claim 1, wherein the leg is wooden. "
-        "3. The chair of claim 5, wherein the seat is red."  # cites a later claim: not a back-reference
-    )
-    sp = structural_pattern(text)
+STRUCTURE = (
+    "1. A chair comprising: a seat; and a leg. "
+    "2. The chair of claim 1, wherein the leg is wooden. "
+    "3. The chair of claim 5, wherein the seat is red."  # cites a later claim: not a back-reference
+)
+
+
+def test_structural_pattern_hand_computed_in_the_appendix_reading():
+    sp = structural_pattern(STRUCTURE, reading="appendix")
     assert sp.alpha_pre == 0.4
-    assert sp.alpha_semi == pytest.approx(0.3 * 1 / 3)
+    assert sp.alpha_semi == pytest.approx(0.3 * 1 / 3)  # the fraction of claims with a semicolon
     assert sp.alpha_dep == pytest.approx(0.3 * 1 / 2)
     assert sp.total == pytest.approx(0.65)
 
 
-def test_alpha_pre_needs_a_colon_terminated_transitional_phrase():
-    assert structural_pattern("1. A chair comprising a seat.").alpha_pre == 0.0
-    assert structural_pattern("1. A chair consisting of: a seat.").alpha_pre == 0.4
+def test_structural_pattern_hand_computed_in_the_calibrated_reading():
+    sp = structural_pattern(STRUCTURE, reading="calibrated")
+    assert (sp.alpha_pre, sp.alpha_semi) == (0.4, 0.3)  # α_semi per claim set: the set has a semicolon
+    assert sp.alpha_dep == pytest.approx(0.3 * 1 / 2)
+    assert structural_pattern(STRUCTURE) == sp  # the default reading
+
+
+def test_alpha_pre_needs_a_colon_terminated_transitional_phrase_in_the_appendix_reading():
+    assert structural_pattern("1. A chair comprising a seat.", "appendix").alpha_pre == 0.0
+    assert structural_pattern("1. A chair consisting of: a seat.", "appendix").alpha_pre == 0.4
     # only the first claim's preamble counts
-    assert structural_pattern("1. A chair with a seat. 2. A table comprising: a top.").alpha_pre == 0.0
+    assert structural_pattern("1. A chair with a seat. 2. A table comprising: a top.", "appendix").alpha_pre == 0.0
+
+
+def test_alpha_pre_accepts_any_transitional_phrase_in_the_calibrated_reading():
+    assert structural_pattern("1. A chair comprising a seat.", "calibrated").alpha_pre == 0.4
+    assert structural_pattern("1. A chair characterised in that it folds.", "calibrated").alpha_pre == 0.4
+    assert structural_pattern("1. A chair with a comprisingly soft seat.", "calibrated").alpha_pre == 0.0
+    assert structural_pattern("1. A chair with a seat. 2. A table comprising a top.", "calibrated").alpha_pre == 0.0
+
+
+def test_an_unknown_reading_is_an_error_naming_the_readings():
+    with pytest.raises(ValueError, match="calibrated.*appendix"):
+        patent_score(NUMBERED, NUMBERED, reading="paper")
 
 
 def test_alpha_dep_accepts_any_preceding_claim():
@@ -166,7 +188,15 @@ def test_antecedent_consistency_needs_the_introduction_earlier():
 
 def test_antecedent_consistency_resolves_claim_references():
     # "The table of claim 1" refers to a claim, not an element: resolved although no "a table" precedes it.
-    assert antecedent_consistency("1. A chair. 2. The table of claim 1, wherein the chair is red.") == 1.0
+    text = "1. A chair. 2. The table of claim 1, wherein the chair is red."
+    assert antecedent_consistency(text, "appendix") == 1.0
+    assert antecedent_consistency(text, "calibrated") == 0.5  # claim 2 alone never introduced "a chair"
+
+
+def test_antecedent_consistency_reads_each_claim_alone_in_the_calibrated_reading():
+    text = "1. A chair having a seat, the seat being red. 2. The chair of claim 1, wherein the seat is soft."
+    assert antecedent_consistency(text, "appendix") == 1.0  # introductions anywhere earlier in the text
+    assert antecedent_consistency(text, "calibrated") == pytest.approx(2 / 3)  # claim 2's "the seat" has none
 
 
 def test_antecedent_consistency_is_zero_without_definite_references():
@@ -224,14 +254,24 @@ def test_patent_score_is_the_sum_of_the_sub_metrics():
     assert ps.normalized == pytest.approx(ps.total / 4.5 * 100)
 
 
-def test_patent_score_of_a_claim_set_against_itself_hand_computed():
-    ps = patent_score(NUMBERED, NUMBERED)
+def test_patent_score_of_a_claim_set_against_itself_hand_computed_in_the_appendix_reading():
+    ps = patent_score(NUMBERED, NUMBERED, reading="appendix")
     # count 1.5, length 0.5, overlap 0.5; struct 0.4 + 0.3·1/3 + 0.3·2/2; ante: the seat, the leg, the seat,
     # the chair ×2 (claim references), the leg, the seat → all 7 resolved.
     assert (ps.count, ps.length, ps.overlap) == (1.5, 0.5, 0.5)
     assert ps.struct == pytest.approx(0.8)
     assert ps.ante == 1.0
     assert ps.total == pytest.approx(4.3)
+
+
+def test_patent_score_of_a_claim_set_against_itself_hand_computed_in_the_calibrated_reading():
+    ps = patent_score(NUMBERED, NUMBERED, reading="calibrated")
+    # struct 0.4 + 0.3 (the set has a semicolon) + 0.3; ante claim by claim: claim 1's "the seat" resolved,
+    # "The chair of claim 1/2" resolved, claim 2's "the leg" and claim 3's "the seat" not: 3 of 5.
+    assert ps.struct == pytest.approx(1.0)
+    assert ps.ante == pytest.approx(3 / 5)
+    assert ps.total == pytest.approx(4.1)
+    assert patent_score(NUMBERED, NUMBERED) == ps  # the default reading
 
 
 def test_patent_score_is_format_neutral_for_structure_and_antecedents():
@@ -262,10 +302,11 @@ _PIECES = st.sampled_from(["1. ", "2. ", " 3. ", ". ", "; ", ":", "the ", "said 
 _TEXT = st.lists(_PIECES | st.sampled_from(STRUCTURE_TOKENS) | st.text(max_size=6), max_size=60).map("".join)
 
 
+@pytest.mark.parametrize("reading", READINGS)
 @settings(max_examples=200, deadline=None)
-@given(_TEXT, _TEXT)
-def test_patent_score_stays_in_bounds_for_arbitrary_text(cand, ref):
-    ps = patent_score(cand, ref)
+@given(cand=_TEXT, ref=_TEXT)
+def test_patent_score_stays_in_bounds_for_arbitrary_text(reading, cand, ref):
+    ps = patent_score(cand, ref, reading)
     assert 0.0 <= ps.count <= 1.5 and 0.0 <= ps.struct <= 1.0 and 0.0 <= ps.ante <= 1.0
     assert 0.0 <= ps.length <= 0.5 and 0.0 <= ps.overlap <= 0.5
     assert 0.0 <= ps.total <= PS_MAX + 1e-12 and 0.0 <= ps.normalized <= 100.0 + 1e-9

@@ -15,10 +15,11 @@ from safetensors.torch import load_file
 from tiny import tiny_llama, tiny_tokenizer
 from transformers import TrainingArguments
 
+import spg.train.pairs
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.model.tokens import add_structure_tokens
 from spg.train.lpo import LPOTrainer, PreferenceCollator, completion_logps
-from spg.train.pairs import count_types, load_pairs
+from spg.train.pairs import count_types, load_pairs, reward
 from spg.train.stage2 import Stage2Config, load_config, make_pairs, run, stage2_model, tokenize_pairs, train
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -158,11 +159,14 @@ def stage1_artefact(tmp_path, directory: Path | None = None) -> str:
     return str(directory)
 
 
-def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_path):
+def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_path, monkeypatch):
     cfg = config(tmp_path / "stage2", model=stage1_artefact(tmp_path), data=str(uspto_path),
                  pairs=str(tmp_path / "pairs.jsonl"), num_descriptions=2, max_new_tokens=8, max_prompt_tokens=400,
-                 max_length=600, max_steps=2, per_device_train_batch_size=1)
+                 max_length=600, max_steps=2, per_device_train_batch_size=1, patentscore="appendix")
+    readings = []
+    monkeypatch.setattr(spg.train.pairs, "reward", lambda c, r, reading: readings.append(reading) or reward(c, r, reading))
     counts = make_pairs(cfg)
+    assert readings and set(readings) == {"appendix"}  # candidates and ground truth scored with the configured reading
     assert counts["gt-vs-worst"] == 2  # one per description, unconditionally
     assert count_types(cfg.pairs) == counts
     assert make_pairs(cfg) == counts  # resumed: nothing sampled again, nothing appended
@@ -217,6 +221,10 @@ def test_configs_load_with_the_paper_values_and_overrides():
     assert (paper.per_device_train_batch_size, paper.gradient_accumulation_steps, paper.num_train_epochs) == (7, 4, 3)
     assert (paper.max_length, paper.temperatures, paper.max_new_tokens) == (2048, [0.3, 1.2], 768)
     assert (paper.num_descriptions, paper.kappa, paper.delta, paper.bf16) == (2000, 0.3, 0.1, True)
+    assert paper.patentscore == Stage2Config().patentscore == "calibrated"
+    assert load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", ["patentscore=appendix"]).patentscore == "appendix"
+    with pytest.raises(ValueError, match="unknown PatentScore reading"):
+        load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", ["patentscore=literal"])
     cpu = load_config(CONFIGS / "cpu/smollm2-stage2.yaml", ["mode=matched", "max_steps=2"])
     assert (cpu.mode, cpu.max_steps) == ("matched", 2)
     with pytest.raises(ValueError, match="mode must be one of"):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+
+from spg.metrics.patentscore import DEFAULT_READING, READINGS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +54,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="BERTScore claim by claim (greedy claim matching) instead of whole claim sets truncated to 510 tokens",
     )
+    p.add_argument(
+        "--patentscore",
+        choices=READINGS,
+        default=DEFAULT_READING,
+        help="PatentScore_rule reading of SP/AC/CC/PS: 'calibrated' (default) reproduces the paper's calibration, "
+        "'appendix' is the appendix's definitions as written (docs/patentscore.md)",
+    )
+    p.add_argument("--json", action="store_true", help="print the report (rows, always-root row, settings) as JSON")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed reference records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -88,11 +99,15 @@ def run(args: argparse.Namespace) -> int:
             bertscore_model=args.bertscore_model,
             per_claim=args.bertscore_per_claim,
             progress=not args.no_progress,
+            patentscore=args.patentscore,
         )
     except (DataError, EvaluateError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(markdown_table(report), end="")
+    if args.json:
+        print(json.dumps({key: report[key] for key in ("rows", "always_root", "settings")}, indent=2))
+    else:
+        print(markdown_table(report), end="")
     if args.out:
         for path in write_report(report, args.out):
             print(f"wrote {path}", file=sys.stderr)

@@ -4,6 +4,16 @@ PS(ŷ, y) = S_count + S_struct + S_ante + S_len + S_overlap ∈ [0, 4.5] (Eq. co
 format-neutral text: structure tags and chat-model tokens removed, whitespace collapsed. Table 1's SP, AC
 and CC are S_struct, S_ante and S_count. This is SPG's rule-based variant, not the EMNLP 2025 PatentScore.
 Choices the paper leaves open are listed in docs/patentscore.md.
+
+Two readings of the appendix (``reading``), which differ in three places only:
+
+* ``"appendix"``: the definitions as the appendix writes them — α_pre needs a colon-terminated transitional
+  phrase, α_semi is the fraction of claims with a semicolon, S_ante resolves a reference against every
+  introduction earlier in the whole text. PS(gold, gold) 84.10, SP 0.594, AC 0.691 on the shared corpus.
+* ``"calibrated"`` (the default): the reading that reproduces the appendix's "Score Calibration" —
+  α_pre accepts any transitional phrase, α_semi is read per claim set (0.3 when the set has a semicolon),
+  S_ante checks each claim on its own text. PS(gold, gold) 85.17, SP 0.907, AC 0.426 (paper: 85.49, 0.926,
+  0.421 implied), so scores, gaps and ω = 1 − PS/4.5 are on the scale the paper set κ, δ and ω on.
 """
 
 from __future__ import annotations
@@ -16,14 +26,20 @@ from spg.linearize import STRUCTURE_TOKENS, strip_model_tokens
 from spg.metrics.antecedent import antecedent_counts
 
 PS_MAX = 4.5
+READINGS = ("calibrated", "appendix")
+DEFAULT_READING = "calibrated"
 
 _TAG_RE = re.compile("|".join(re.escape(t) for t in STRUCTURE_TOKENS))
 _NOT_A_CLAIM_START = ("claim", "claims", "and", "or", "to", "through")
 # Patterns below run on lowercased text: a literal first character lets the regex engine skip ahead fast.
-_TRANSITION_RE = re.compile(
+_TRANSITIONS = (
     r"(?:comprising|comprises|comprise|consisting(?: essentially)? of|including|includes|containing|contains|"
-    r"having|composed of|characteri[sz]ed (?:in that|by)) ?:"
+    r"having|composed of|characteri[sz]ed (?:in that|by))"
 )
+_TRANSITION_RE = {
+    "appendix": re.compile(_TRANSITIONS + " ?:"),  # colon-terminated, as the appendix writes it
+    "calibrated": re.compile(r"\b" + _TRANSITIONS + r"\b"),
+}
 # "claim 3", "claims 1-3"; without a number it must follow "preceding", "previous", "foregoing", "above", "any".
 _CLAIM_RE = re.compile(r"claims?\b(?: (\d+))?")
 _UNNUMBERED_CLAIM_REF_RE = re.compile(r"(?:preceding|previous|foregoing|above|any(?: one)?(?: of)?(?: the)?) $")
@@ -129,34 +145,65 @@ def count_score(n_cand: int, n_ref: int) -> float:
     return _ratio(n_cand, n_ref) * 1.5
 
 
-def struct_score(text: str, spans: list[tuple[int, int, int]]) -> StructuralPattern:
-    """Eq. struct: α_pre ∈ {0, 0.4} (first claim has a colon-terminated transitional phrase),
-    α_semi = 0.3 × fraction of claims with a semicolon, α_dep = 0.3 × fraction of non-first claims with a
-    back-reference to an earlier claim (0 when there is no non-first claim). ``text`` is preprocessed."""
-    if not spans:
-        return StructuralPattern(0.0, 0.0, 0.0)
-    low = text.lower()
-    pre = 0.4 if _TRANSITION_RE.search(low, 0, spans[0][2]) else 0.0
-    semi = 0.3 * sum(text.find(";", start, end) >= 0 for _, start, end in spans) / len(spans)
+def check_reading(reading: str) -> str:
+    if reading not in READINGS:
+        raise ValueError(f"unknown PatentScore reading {reading!r}; expected one of {READINGS}")
+    return reading
+
+
+def alpha_pre(text: str, spans: list[tuple[int, int, int]], reading: str = DEFAULT_READING) -> float:
+    """Eq. struct's α_pre ∈ {0, 0.4}: the first claim has a transitional phrase ("comprising", "consisting of",
+    …), colon-terminated in the appendix reading, anywhere in the calibrated one. ``text`` is lowercased."""
+    return 0.4 if _TRANSITION_RE[check_reading(reading)].search(text, 0, spans[0][2]) else 0.0
+
+
+def alpha_semi(text: str, spans: list[tuple[int, int, int]], reading: str = DEFAULT_READING) -> float:
+    """Eq. struct's α_semi ∈ [0, 0.3]: 0.3 × the fraction of claims with a semicolon (appendix reading), or 0.3
+    when the claim set has one (calibrated reading: α_semi per claim set)."""
+    if check_reading(reading) == "calibrated":
+        return 0.3 if text.find(";", spans[0][1], spans[-1][2]) >= 0 else 0.0
+    return 0.3 * sum(text.find(";", start, end) >= 0 for _, start, end in spans) / len(spans)
+
+
+def alpha_dep(text: str, spans: list[tuple[int, int, int]]) -> float:
+    """Eq. struct's α_dep ∈ [0, 0.3]: 0.3 × the fraction of non-first claims with a back-reference to an earlier
+    claim (0 when there is no non-first claim). ``text`` is lowercased."""
     if len(spans) == 1:
-        return StructuralPattern(pre, semi, 0.0)
+        return 0.0
     starts = [start for _, start, _ in spans]
     with_backref = set()
-    for m in _CLAIM_RE.finditer(low, spans[1][1]):
+    for m in _CLAIM_RE.finditer(text, spans[1][1]):
         i = bisect_right(starts, m.start()) - 1
         # A proper back-reference names an earlier claim ("of claim 3" in claim 5), or "any preceding claim".
         if m.group(1):
             proper = int(m.group(1)) < spans[i][0]
         else:
-            proper = _UNNUMBERED_CLAIM_REF_RE.search(low, max(0, m.start() - 20), m.start()) is not None
+            proper = _UNNUMBERED_CLAIM_REF_RE.search(text, max(0, m.start() - 20), m.start()) is not None
         if proper:
             with_backref.add(i)
-    return StructuralPattern(pre, semi, 0.3 * len(with_backref) / (len(spans) - 1))
+    return 0.3 * len(with_backref) / (len(spans) - 1)
 
 
-def ante_score(text: str) -> float:
-    """Eq. ante: S_ante = |{x ∈ D : x has an earlier indefinite introduction}| / |D|, 0 when D is empty."""
-    total, resolved = antecedent_counts(text)
+def struct_score(text: str, spans: list[tuple[int, int, int]], reading: str = DEFAULT_READING) -> StructuralPattern:
+    """Eq. struct: S_struct = α_pre + α_semi + α_dep over the claims of ``spans``; ``text`` is preprocessed."""
+    if not spans:
+        return StructuralPattern(0.0, 0.0, 0.0)
+    low = text.lower()
+    return StructuralPattern(alpha_pre(low, spans, reading), alpha_semi(text, spans, reading), alpha_dep(low, spans))
+
+
+def ante_score(text: str, spans: list[tuple[int, int, int]], reading: str = DEFAULT_READING) -> float:
+    """Eq. ante: S_ante = |{x ∈ D : x has an earlier indefinite introduction}| / |D|, 0 when D is empty.
+
+    Appendix reading: an introduction anywhere earlier in the whole text counts. Calibrated reading: each claim
+    is checked on its own text (the counts pooled over claims), so a dependent claim's "the X" introduced only
+    in its parent is unresolved, as in the paper's calibration ("the processor" without "a processor").
+    """
+    if check_reading(reading) == "calibrated":
+        counts = [antecedent_counts(text[start:end]) for _, start, end in spans]
+        total, resolved = sum(t for t, _ in counts), sum(r for _, r in counts)
+    else:
+        total, resolved = antecedent_counts(text)
     return resolved / total if total else 0.0
 
 
@@ -199,13 +246,14 @@ def claim_count_match(cand: str, ref: str) -> float:
     return count_score(count_claims(cand), count_claims(ref))
 
 
-def structural_pattern(cand: str) -> StructuralPattern:
+def structural_pattern(cand: str, reading: str = DEFAULT_READING) -> StructuralPattern:
     text = preprocess(cand)
-    return struct_score(text, claim_spans(text))
+    return struct_score(text, claim_spans(text), reading)
 
 
-def antecedent_consistency(cand: str) -> float:
-    return ante_score(preprocess(cand))
+def antecedent_consistency(cand: str, reading: str = DEFAULT_READING) -> float:
+    text = preprocess(cand)
+    return ante_score(text, claim_spans(text), reading)
 
 
 def length_ratio(cand: str, ref: str) -> float:
@@ -216,18 +264,21 @@ def content_overlap(cand: str, ref: str) -> float:
     return overlap_score(_unigrams(preprocess(cand)), _unigrams(preprocess(ref)))
 
 
-def patent_score(cand: str | PreparedText, ref: str | PreparedText) -> PatentScore:
-    """Eq. composite: PS_rule = S_count + S_struct + S_ante + S_len + S_overlap ∈ [0, 4.5].
+def patent_score(
+    cand: str | PreparedText, ref: str | PreparedText, reading: str = DEFAULT_READING
+) -> PatentScore:
+    """Eq. composite: PS_rule = S_count + S_struct + S_ante + S_len + S_overlap ∈ [0, 4.5], under ``reading``
+    ("calibrated" or "appendix", see the module docstring).
 
     Each text is preprocessed once (or was, by :func:`prepare_text`) and the candidate's claim spans are
-    shared by Eq. count and Eq. struct.
+    shared by Eq. count, Eq. struct and Eq. ante.
     """
     c = cand if isinstance(cand, PreparedText) else prepare_text(cand)
     r = ref if isinstance(ref, PreparedText) else prepare_text(ref)
     return PatentScore(
         count=count_score(len(c.spans), len(r.spans)),
-        struct=struct_score(c.text, c.spans).total,
-        ante=ante_score(c.text),
+        struct=struct_score(c.text, c.spans, reading).total,
+        ante=ante_score(c.text, c.spans, reading),
         length=length_score(c.words, r.words),
         overlap=overlap_score(c.unigrams, r.unigrams),
     )

@@ -7,9 +7,11 @@ which the paper omits as sparse. Counts are kept so corpus figures pool claims (
 rather than averaging documents.
 
 Predictions come either from a pointer (teacher-forced: one parent per gold claim) or from any
-generator's text (:func:`generated_parents`: claims aligned to gold by claim number, parents read from
-the back-references), so baselines without a pointer get a DEA too. A gold dependent claim with no
-prediction counts as wrong; :attr:`DEA.coverage` says how many had one.
+generator's output, whose claims are aligned to the gold claims either by content
+(:func:`aligned_parents`, tolerant of inserted and left-out claims) or by position
+(:func:`generated_parents`), so baselines without a pointer get a DEA too. A gold dependent claim with no
+prediction counts as wrong; :attr:`DEA.coverage` says how many had one. :func:`root_parents` is the
+trivial reference rule "every claim depends on its tree's root".
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 
 from spg.forest import Claim, Forest
 from spg.linearize import STRUCTURE_TOKENS, parse_tagged, strip_model_tokens
+from spg.metrics.align import MIN_SIMILARITY, align_claims
 from spg.parse import claim_parents, split_claims
 
 DEPTH_BUCKETS = ("d2", "d3", "d4", "d5", "d6+")
@@ -106,11 +109,37 @@ def dependency_edge_accuracy(gold: Forest, predicted: Mapping[int, int | None]) 
 def generated_parents(gold: Forest, generated: Forest) -> dict[int, int | None]:
     """Parents a generator's claims name in their text, keyed by the gold claim number they align to.
 
-    Alignment is by claim number: generated claim k stands for gold claim k. Its parent is the single
-    parent of the claims its back-references cite (lowest cited claim), None when it cites none.
+    Alignment is by claim number (positional DEA): generated claim k stands for gold claim k. Its parent is
+    the single parent of the claims its back-references cite (lowest cited claim), None when it cites none.
     Gold claims the generator did not produce are absent (scored wrong by DEA).
     """
     return {num: claim.parent for num, claim in generated.by_num.items() if num in gold.by_num}
+
+
+def aligned_parents(
+    gold: Forest, generated: Forest, min_similarity: float = MIN_SIMILARITY
+) -> dict[int, int | None]:
+    """Predicted parents in gold numbering, keyed by the gold claims that a generated claim aligns to by content.
+
+    :func:`spg.metrics.align.align_claims` pairs generated with gold claims. A generated claim aligned to gold
+    claim g predicts for g the gold claim aligned to its own parent; None when it names no parent or its parent
+    is aligned to no gold claim (wrong either way). Gold claims aligned to nothing are absent (wrong for DEA),
+    so the keys are the aligned gold claims, independent ones included.
+    """
+    alignment = align_claims([c.text for c in gold.claims], [c.text for c in generated.claims], min_similarity)
+    gold_of: dict[int, int] = {}
+    for k, g in alignment.items():
+        gold_of.setdefault(generated.claims[k].num, gold.claims[g].num)  # a repeated number means its first claim
+    return {gold.claims[g].num: gold_of.get(generated.claims[k].parent) for k, g in alignment.items()}
+
+
+def root_parents(gold: Forest) -> dict[int, int | None]:
+    """The reference rule "every dependent claim depends on the root of its tree", as predicted parents."""
+    root: dict[int, int] = {}
+    for claim in gold:
+        parent = gold.parent_of(claim.num)
+        root.setdefault(claim.num, claim.num if parent is None else root[parent])
+    return {num: None if r == num else r for num, r in root.items()}
 
 
 def pointer_agreement(pointer: Sequence[int | None], text_parents: Sequence[int | None]) -> Ratio:

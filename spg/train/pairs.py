@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass
 from itertools import islice
 from pathlib import Path
 
-from spg.metrics.patentscore import lpo_weight
+from spg.linearize import scored_text
+from spg.metrics.patentscore import DEFAULT_READING, PreparedText, lpo_weight, patent_score
 
 PAIR_TYPES = ("gt-vs-worst", "best-vs-worst", "gt-vs-best")
 
@@ -42,6 +43,15 @@ class Pair:
     chosen_score: float
     rejected_score: float
     weight: float  # ω(y_l) = 1 − PS(y_l)/PS_max
+
+
+def reward(candidate: str, reference: str | PreparedText, reading: str = DEFAULT_READING) -> float:
+    """PS_rule total (0–4.5) of a generated sequence against its reference, on the text ``spg evaluate`` scores.
+
+    The candidate is read by :func:`spg.linearize.scored_text`, the one reading evaluation uses too, so the
+    reward a pair is built on and the PS column of the evaluation (same ``reading``) are the same number.
+    """
+    return patent_score(scored_text(candidate), reference, reading).total
 
 
 def build_pairs(
