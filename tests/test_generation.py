@@ -186,3 +186,16 @@ def test_generate_then_evaluate_end_to_end(spg, tmp_path):
     assert row["n"] == 3 and row["missing"] == 0
     assert row["valid"] == 1.0
     assert row["DEA"] is not None
+
+
+def test_an_output_the_forest_code_cannot_read_is_kept_raw_and_the_run_goes_on(spg, monkeypatch):
+    import spg.generation.generator as generator
+
+    def broken(out):
+        raise KeyError(4)
+
+    monkeypatch.setattr(generator, "tagged_result", broken)
+    torch.manual_seed(0)
+    results = spg_generator(spg)(DOCS)
+    assert len(results) == len(DOCS)
+    assert all(r["valid"] is False and "KeyError" in r["reasons"][0] and r["raw"] for r in results)

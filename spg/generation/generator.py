@@ -72,6 +72,18 @@ def plain_result(generated: Generated) -> dict:
     }
 
 
+def unreadable_result(generated: Generated, tagged: bool, error: Exception) -> dict:
+    """Fields of an output spg could not read into a forest: kept raw (what evaluation scores), marked invalid."""
+    return {
+        "claims_text": "",
+        "forest": [],
+        "pointer_parents": generated.parents,
+        "text_parents": [],
+        "valid": False if tagged else None,
+        "reasons": [f"spg could not read this output into a forest ({type(error).__name__}: {error})"],
+    }
+
+
 @dataclass
 class ClaimGenerator:
     """Callable on a batch of documents; returns one result dict per document (see the module docstring).
@@ -108,7 +120,10 @@ class ClaimGenerator:
         )
         results = []
         for doc, prompt, out in zip(docs, prompts, outputs, strict=True):
-            fields = tagged_result(out) if tagged else plain_result(out)
+            try:
+                fields = tagged_result(out) if tagged else plain_result(out)
+            except Exception as err:  # noqa: BLE001 - one unreadable output must not end a run of thousands
+                fields = unreadable_result(out, tagged, err)
             results.append(
                 {
                     "id": doc.id,
