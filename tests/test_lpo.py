@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from spg.train.lpo import PreferenceCollator, completion_logps, lpo_loss, mode_weights
+from spg.train.lpo import PreferenceCollator, completion_logps, lpo_loss, objective_weights, rescale_to_norm
 
 
 def hand_dpo_loss(pc: float, pr: float, rc: float, rr: float, beta: float) -> float:
@@ -36,18 +36,23 @@ def test_equal_policy_and_reference_give_omega_log_two():
     assert torch.allclose(lpo_loss(zeros - 4, zeros - 7, zeros - 4, zeros - 7, omega), omega * math.log(2))
 
 
-def test_mode_weights():
-    omegas = [0.9, 0.5, 0.1, 0.3]
-    assert mode_weights(omegas, "lpo") == omegas
-    assert mode_weights(omegas, "dpo") == [1.0] * 4
-    assert mode_weights(omegas, "matched") == pytest.approx([0.45] * 4)
+def test_objective_weights_are_omega_for_lpo_and_one_for_dpo_and_matched():
+    omegas = torch.tensor([0.9, 0.5, 0.1])
+    assert torch.equal(objective_weights(omegas, "lpo"), omegas)
+    assert torch.equal(objective_weights(omegas, "dpo"), torch.ones(3))
+    assert torch.equal(objective_weights(omegas, "matched"), torch.ones(3))
     with pytest.raises(ValueError, match="unknown LPO mode"):
-        mode_weights(omegas, "ipo")
+        objective_weights(omegas, "ipo")
 
 
-def test_matched_mode_has_the_same_mean_loss_scale_as_lpo_on_equal_pair_losses():
-    omegas = [0.9, 0.5, 0.1, 0.3]
-    assert sum(mode_weights(omegas, "matched")) == pytest.approx(sum(mode_weights(omegas, "lpo")))
+def test_rescale_to_norm_keeps_the_direction_and_sets_the_norm():
+    grads = [torch.tensor([3.0, 0.0]), torch.tensor([[4.0]])]
+    before = rescale_to_norm(grads, torch.tensor(2.0))
+    assert before.item() == pytest.approx(5.0)
+    assert torch.allclose(grads[0], torch.tensor([1.2, 0.0])) and torch.allclose(grads[1], torch.tensor([[1.6]]))
+    zero = [torch.zeros(2)]
+    rescale_to_norm(zero, torch.tensor(1.0))
+    assert torch.equal(zero[0], torch.zeros(2))
 
 
 def test_collator_stacks_chosen_then_rejected_and_carries_weights():

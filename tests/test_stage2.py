@@ -13,12 +13,12 @@ from datasets import Dataset
 from peft import PeftModel
 from safetensors.torch import load_file
 from tiny import tiny_llama, tiny_tokenizer
-from transformers import TrainingArguments
+from transformers import TrainerCallback, TrainingArguments
 
 import spg.train.pairs
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.model.tokens import add_structure_tokens
-from spg.train.lpo import LPOTrainer, PreferenceCollator, completion_logps
+from spg.train.lpo import LPOTrainer, PreferenceCollator, completion_logps, lpo_loss
 from spg.train.pairs import count_types, load_pairs, reward
 from spg.train.stage2 import Stage2Config, load_config, make_pairs, run, stage2_model, tokenize_pairs, train
 
@@ -64,7 +64,7 @@ def config(tmp_path, **overrides) -> Stage2Config:
 
 
 def batch(tokenizer, max_length=256):
-    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, max_length, "lpo")
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, max_length)
     return PreferenceCollator(pad_token_id=tokenizer.pad_token_id)(list(dataset))
 
 
@@ -84,15 +84,15 @@ def test_reference_is_the_stage1_model_and_equals_the_policy_at_step_0(tmp_path)
     assert torch.allclose(reference, stage1_logps, atol=1e-4)
 
 
-@pytest.mark.parametrize("checkpointing", [False, True])
-def test_one_step_changes_only_the_new_adapter_and_keeps_the_reference(tmp_path, checkpointing):
+@pytest.mark.parametrize(("checkpointing", "mode"), [(False, "lpo"), (True, "lpo"), (True, "matched")])
+def test_one_step_changes_only_the_new_adapter_and_keeps_the_reference(tmp_path, checkpointing, mode):
     stage1, tokenizer = stage1_model()
     inputs = batch(tokenizer)
-    cfg = config(tmp_path, gradient_checkpointing=checkpointing)
+    cfg = config(tmp_path, gradient_checkpointing=checkpointing, mode=mode)
     model = stage2_model(stage1, cfg)
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
     reference_before = completion_logps(model, inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"])
-    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, cfg.max_length, cfg.mode)
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, cfg.max_length)
     trainer = train(model, tokenizer, dataset, cfg)
     assert trainer.state.global_step == 1
     changed = {name for name, p in model.named_parameters() if not torch.equal(p, before[name])}
@@ -111,7 +111,7 @@ def test_only_one_copy_of_the_base_weights_exists(tmp_path):
     cfg = config(tmp_path)
     model = stage2_model(stage1, cfg)
     del stage1
-    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, cfg.max_length, cfg.mode)
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, cfg.max_length)
     trainer = train(model, tokenizer, dataset, cfg)
     shape = model.get_input_embeddings().weight.shape
     in_model = {p.data_ptr() for p in model.parameters() if p.shape == shape}  # input and (untied) output embedding
@@ -122,21 +122,104 @@ def test_only_one_copy_of_the_base_weights_exists(tmp_path):
                    if isinstance(v, torch.nn.Module) and sum(p.numel() for p in v.parameters()) > 0)
 
 
-def test_mode_sets_the_training_weights():
+MORE_PAIRS = [
+    {
+        "prompt": "<|start|>user\nA door with a hinge.<|end|><|start|>assistant\n",
+        "chosen": "<ind>A door comprising a hinge.</ind><dep>The door of claim 1, wherein the hinge is steel.</dep><eot>",
+        "rejected": "<ind>A door</ind><dep>The door of claim 2</dep><eot>",
+        "weight": 0.95,
+    },
+    {
+        "prompt": "<|start|>user\nA cup.<|end|><|start|>assistant\n",
+        "chosen": "<ind>A cup comprising a handle.</ind><eot>",
+        "rejected": "<ind>A cup comprising a handle; and a lid.</ind><eot>",
+        "weight": 0.05,
+    },
+]
+
+
+def preference_trainer(tmp_path, mode: str, steps: int, callbacks=(), omega: float | None = None) -> LPOTrainer:
+    """An LPOTrainer on a fresh Stage II adapter (same init for every mode): 4 pairs, 2 micro-batches of 2 per
+    optimizer step (so every step sees every pair), AdamW, no clipping. ``omega`` replaces every pair's ω."""
+    stage1, tokenizer = stage1_model()
+    torch.manual_seed(0)
+    model = stage2_model(stage1, config(tmp_path))
+    pairs = [p if omega is None else {**p, "weight": omega} for p in PAIRS + MORE_PAIRS]
+    dataset, _ = tokenize_pairs(Dataset.from_list(pairs), tokenizer, 256)
+    args = TrainingArguments(output_dir=str(tmp_path / mode), per_device_train_batch_size=2, gradient_accumulation_steps=2,
+                             max_steps=steps, learning_rate=1e-2, lr_scheduler_type="constant", max_grad_norm=0.0,
+                             logging_steps=1, save_strategy="no", report_to=[], seed=0, remove_unused_columns=False)
+    return LPOTrainer(model=model, args=args, data_collator=PreferenceCollator(pad_token_id=tokenizer.pad_token_id),
+                      train_dataset=dataset, processing_class=tokenizer, mode=mode, callbacks=list(callbacks))
+
+
+def whole_set_gradients(model, tokenizer) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """LPO's and DPO's gradient of the mean loss over all four pairs, computed directly (no Trainer)."""
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS + MORE_PAIRS), tokenizer, 256)
+    inputs = PreferenceCollator(pad_token_id=tokenizer.pad_token_id)(list(dataset))
+    args = inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"]
+    policy = completion_logps(model, *args)
+    with torch.no_grad(), model.disable_adapter():
+        reference = completion_logps(model, *args)
+    losses = lpo_loss(*policy.chunk(2), *reference.chunk(2), torch.ones(4), beta=0.1)
+    params = [p for p in model.parameters() if p.requires_grad]
+    dpo = torch.autograd.grad(losses.mean(), params, retain_graph=True)
+    lpo = torch.autograd.grad((inputs["weights"] * losses).mean(), params)
+    return list(lpo), list(dpo)
+
+
+def flat(tensors) -> torch.Tensor:
+    return torch.cat([t.flatten() for t in tensors])
+
+
+def test_matched_gradient_has_dpos_direction_and_lpos_norm_at_every_step(tmp_path):
+    steps = []
+
+    class Record(TrainerCallback):
+        def on_pre_optimizer_step(self, args, state, control, model=None, processing_class=None, **kwargs):
+            taken = flat(p.grad for p in model.parameters() if p.requires_grad).clone()
+            lpo, dpo = whole_set_gradients(model, processing_class)
+            steps.append((taken, flat(lpo), flat(dpo)))
+
+    preference_trainer(tmp_path, "matched", 3, [Record()]).train()
+    assert len(steps) == 3
+    for taken, lpo, dpo in steps:
+        assert torch.linalg.vector_norm(taken).item() == pytest.approx(torch.linalg.vector_norm(lpo).item(), rel=1e-4)
+        assert torch.allclose(taken, dpo * lpo.norm() / dpo.norm(), atol=1e-7, rtol=1e-4)
+        assert lpo.norm() < 0.99 * dpo.norm()  # the rescale does something: ω < 1 shrinks the gradient
+
+
+def test_matched_update_differs_from_dpo_and_a_constant_loss_scale_would_not(tmp_path):
+    runs = {"dpo": ("dpo", None), "matched": ("matched", None), "constant": ("lpo", 0.525), "lpo": ("lpo", None)}
+    updates = {}
+    for name, (mode, omega) in runs.items():
+        trainer = preference_trainer(tmp_path, mode, 6, omega=omega)
+        before = flat(p.detach().clone() for p in trainer.model.parameters() if p.requires_grad)
+        trainer.train()
+        updates[name] = flat(p.detach() for p in trainer.model.parameters() if p.requires_grad) - before
+
+    def from_dpo(name: str) -> float:
+        return ((updates[name] - updates["dpo"]).norm() / updates["dpo"].norm()).item()
+
+    # docs/stage2.md quotes these (pytest -s prints them)
+    print("update distance from DPO's, relative to its norm:", {name: round(from_dpo(name), 4) for name in runs})
+    # AdamW divides a constant loss scale out (the old `matched`: every pair weighted by the mean ω, 0.525); a
+    # per-step rescale to LPO's norm is not a constant, so the matched control takes other steps than DPO.
+    assert from_dpo("constant") < 0.01
+    assert from_dpo("matched") > 0.03
+
+
+def test_tokenized_pairs_carry_each_pairs_omega_whatever_the_mode():
     tokenizer = tiny_tokenizer()
     add_structure_tokens(tokenizer, tiny_llama())
-    weights = {mode: tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256, mode)[0]["weight"]
-               for mode in ("lpo", "dpo", "matched")}
-    assert weights["lpo"] == pytest.approx([0.8, 0.3])
-    assert weights["dpo"] == [1.0, 1.0]
-    assert weights["matched"] == pytest.approx([0.55, 0.55])
+    assert tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256)[0]["weight"] == pytest.approx([0.8, 0.3])
 
 
 def test_pairs_too_long_for_max_length_are_counted_not_silently_dropped():
     tokenizer = tiny_tokenizer()
     add_structure_tokens(tokenizer, tiny_llama())
     prompt_2 = len(tokenizer(PAIRS[1]["prompt"], add_special_tokens=False)["input_ids"])
-    dataset, report = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, prompt_2 + 5, "lpo")
+    dataset, report = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, prompt_2 + 5)
     assert report == {"dropped": 1, "truncated": 1}
     assert len(dataset) == 1
 
@@ -144,7 +227,7 @@ def test_pairs_too_long_for_max_length_are_counted_not_silently_dropped():
 def test_completions_are_tokenized_as_generated_ending_at_eot():
     tokenizer = tiny_tokenizer()
     ids = add_structure_tokens(tokenizer, tiny_llama())
-    row = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256, "lpo")[0][0]
+    row = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256)[0][0]
     assert row["chosen_ids"][-1] == ids["<eot>"] == row["rejected_ids"][-1]
     assert tokenizer.decode(row["chosen_ids"]) == PAIRS[0]["chosen"]
 
@@ -174,7 +257,7 @@ def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_pa
 
     stage1 = SPGModel.from_pretrained(cfg.model)
     stage2 = SPGModel.from_pretrained(final)
-    dataset, _ = tokenize_pairs(load_pairs(cfg.pairs), stage2.tokenizer, cfg.max_length, cfg.mode)
+    dataset, _ = tokenize_pairs(load_pairs(cfg.pairs), stage2.tokenizer, cfg.max_length)
     inputs = PreferenceCollator(pad_token_id=stage2.tokenizer.pad_token_id, max_length=cfg.max_length)(list(dataset))
     args = inputs["input_ids"], inputs["attention_mask"], inputs["completion_mask"]
     with torch.no_grad():
@@ -267,7 +350,7 @@ def test_lpo_checkpoints_hold_no_embedding_matrix_and_resume_to_the_uninterrupte
     # what made PEFT's default save both full embedding matrices into every checkpoint.
     artefact = stage1_artefact(tmp_path)
     tokenizer = SPGModel.from_pretrained(artefact).tokenizer
-    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256, "lpo")
+    dataset, _ = tokenize_pairs(Dataset.from_list(PAIRS), tokenizer, 256)
 
     def lpo(name: str, steps: int) -> PeftModel:
         model = stage2_model(SPGModel.from_pretrained(artefact).merge_and_unload(), config(tmp_path / name))

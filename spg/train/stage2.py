@@ -99,16 +99,15 @@ def stage2_model(stage1, config: Stage2Config) -> PeftModel:
     return get_peft_model(base, lora)
 
 
-def tokenize_pairs(dataset, tokenizer, max_length: int, mode: str):
-    """Token ids, the per-mode weight, and a count of pairs that do not fit ``max_length``.
+def tokenize_pairs(dataset, tokenizer, max_length: int):
+    """Token ids, each pair's ω(y_l) (``weight``; the trainer's mode decides how it is used), and a count of
+    pairs that do not fit ``max_length``.
 
     Prompt and completions are tokenized separately, so the completion starts exactly where generation
     started. No eos is appended: a tagged sequence ends at ``<eot>``, which is where Stage I training and
     generation stop (a candidate cut by ``max_new_tokens`` has none, and is scored that way). A pair whose prompt alone fills ``max_length`` is dropped and one whose completion overruns is
     truncated by the collator; both are counted and logged, never silent.
     """
-    from spg.train.lpo import mode_weights
-
     def encode(row):
         prompt = tokenizer(row["prompt"], add_special_tokens=False)["input_ids"]
         chosen = tokenizer(row["chosen"], add_special_tokens=False)["input_ids"]
@@ -129,11 +128,8 @@ def tokenize_pairs(dataset, tokenizer, max_length: int, mode: str):
     if report["truncated"]:
         logger.warning("%d of %d pairs have a completion cut at max_length %d", report["truncated"], len(lengths),
                        max_length)
-    # Weights after the drop: `matched` is the mean ω of the pairs actually trained on.
-    dataset = dataset.add_column("train_weight", mode_weights(list(dataset["weight"]), mode))
-    columns = ["prompt_ids", "chosen_ids", "rejected_ids", "train_weight"]
-    dataset = dataset.remove_columns([c for c in dataset.column_names if c not in columns])
-    return dataset.rename_column("train_weight", "weight"), report
+    columns = ["prompt_ids", "chosen_ids", "rejected_ids", "weight"]
+    return dataset.remove_columns([c for c in dataset.column_names if c not in columns]), report
 
 
 def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
@@ -165,7 +161,7 @@ def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
     collator = PreferenceCollator(pad_token_id=tokenizer.pad_token_id, max_length=config.max_length)
     trainer = LPOTrainer(
         model=model, args=args, data_collator=collator, train_dataset=dataset, processing_class=tokenizer,
-        beta=config.beta,
+        beta=config.beta, mode=config.mode,
     )
     # A rerun of an interrupted run resumes from the newest checkpoint-N in output_dir.
     output = Path(config.output_dir)
@@ -257,7 +253,7 @@ def run(config: Stage2Config) -> Path:
 
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
     tokenizer, pointer = stage1.tokenizer, stage1.pointer
-    dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length, config.mode)
+    dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length)
     logger.info("%s: %d pairs for %s training (%d dropped for length, %d cut)", config.pairs, len(dataset),
                    config.mode, report["dropped"], report["truncated"])
     spg_config = dataclasses.replace(
