@@ -149,6 +149,9 @@ def _text_table(pipeline, decoding: str, evaluation: dict) -> list[str]:
     lines += [f"{n} dev documents; generation settings: {described}"
               + (f" (this setting changes: {settings})" if settings else "") + ".", ""]
     lines += _table(["System", *[c for c, _ in TEXT_COLUMNS], "DEA (gen.)", "valid", "stopped", "new tokens"], rows)
+    if evaluation.get("not_generated"):
+        lines += ["", f"Not generated under this setting (the job failed or never ran; see `logs/`): "
+                      f"{', '.join(evaluation['not_generated'])}."]
     lines += ["", f"BERTScore model: {evaluation['settings']['bertscore_model']}. `stopped`: share of outputs that "
               "ended on their own (`<eot>`, or eos within the budget); `valid`: the paper's valid output; "
               "DEA (gen.): the parents of the generated forest (the pointer's for SPG systems) against the gold "
@@ -184,7 +187,8 @@ def _dea_table(pipeline) -> list[str]:
 def _checks(pipeline, tables: dict[str, dict]) -> list[str]:
     compare = pipeline.config.compare or {}
     spg_name, baseline_name = compare.get("spg"), compare.get("baseline")
-    if not spg_name or not tables:
+    spg_system = pipeline.by_name(spg_name) if spg_name else None
+    if spg_system is None or not tables:
         return []
     lines = ["## Acceptance checks", "", "| check | decoding | measured | target | met |", "|---|---|---:|---:|---|"]
 
@@ -205,7 +209,7 @@ def _checks(pipeline, tables: dict[str, dict]) -> list[str]:
                 ok = None if floor is None or spg[column] is None else spg[column] >= floor
                 check(f"{spg_name} {column} ≥ {baseline_name} − 1", decoding, spg[column], floor, ok)
             check(f"{spg_name} AC > {baseline_name}", decoding, spg["AC"], baseline["AC"], spg["AC"] > baseline["AC"])
-    dea = _read_json(pipeline.dea_dir(pipeline.by_name(spg_name)) / "dea.json")
+    dea = _read_json(pipeline.dea_dir(spg_system) / "dea.json")
     if dea and dea["dea"]["overall"] is not None:
         overall, root = dea["dea"]["overall"], always_root(dea["dea"])
         check(f"{spg_name}: teacher-forced DEA ≥ always-root + 0.10", "teacher-forced", overall, root + 0.10,

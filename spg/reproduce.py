@@ -77,6 +77,7 @@ class Job:
     deps: list[str]
     command: list[str] | None = None  # spg.cli arguments, run as a subprocess
     action: Callable[[], None] | None = None  # or run in this process
+    partial: bool = False  # runs once every dependency finished or failed (evaluation, the report)
 
 
 def systems_of(config: ReproduceConfig) -> list[System]:
@@ -153,8 +154,8 @@ class Pipeline:
         names = (self.config.decoding[decoding] or {}).get("systems")
         return [s for s in self.systems if names is None or s.name in names]
 
-    def by_name(self, name: str) -> System:
-        return next(s for s in self.systems if s.name == name)
+    def by_name(self, name: str) -> System | None:
+        return next((s for s in self.systems if s.name == name), None)
 
     # ---- the jobs ------------------------------------------------------------------------------
     def jobs(self) -> list[Job]:
@@ -170,6 +171,7 @@ class Pipeline:
                     f"output_dir={self.out / system.key}", *system.overrides]))
             elif system.kind == "stage2":
                 parent = self.by_name(system.parent)
+                assert parent is not None  # systems_of keeps the parent of every kept Stage II system
                 pairs = f"pairs/{parent.key}"
                 if pairs not in {j.name for j in jobs}:
                     jobs.append(Job(pairs, [f"train/{parent.key}"], [
@@ -183,6 +185,8 @@ class Pipeline:
                     "dea", "--model", str(self.model_dir(system)), *self.sources, *dev, "--out",
                     str(self.dea_dir(system)), "--no-progress", "--json"]))
         for decoding in c.decoding:
+            if not self.decoded_systems(decoding):  # `only` left none of this setting's systems
+                continue
             generated = []
             for system in self.decoded_systems(decoding):
                 if system.kind == "zero-shot":
@@ -195,9 +199,9 @@ class Pipeline:
                     "generate", "--config", str(self.decoding_file(decoding)), *model,
                     *[arg for source in self.sources for arg in ("--input", source)], *dev,
                     "--output", str(self.generations(decoding, system)), "--no-progress"]))
-            jobs.append(Job(f"evaluate/{decoding}", generated, action=lambda d=decoding: self.evaluate(d)))
+            jobs.append(Job(f"evaluate/{decoding}", generated, action=lambda d=decoding: self.evaluate(d), partial=True))
         jobs.append(Job("report", [j.name for j in jobs if j.name.startswith(("evaluate/", "dea/"))],
-                        action=self.write_report))
+                        action=self.write_report, partial=True))
         return jobs
 
     def write_decoding_files(self) -> None:
@@ -222,11 +226,17 @@ class Pipeline:
         return list(islice(load_records(self.sources, split="dev"), self.config.dev_limit))
 
     def evaluate(self, decoding: str) -> None:
+        """Score every system whose generation job finished; the others are listed as not generated."""
         from spg.evaluate import evaluate, read_prediction_file
 
-        systems = [read_prediction_file(self.generations(decoding, s), name=s.name)
-                   for s in self.decoded_systems(decoding)]
-        report = evaluate(systems, self.dev_records(), bertscore_model=self.config.bertscore_model, progress=False)
+        systems = self.decoded_systems(decoding)
+        finished = [s for s in systems if is_done(self.out, f"generate/{decoding}/{s.key}")]
+        if not finished:
+            raise RuntimeError(f"no system was generated under decoding {decoding!r}")
+        predictions = [read_prediction_file(self.generations(decoding, s), name=s.name) for s in finished]
+        report = evaluate(predictions, self.dev_records(), bertscore_model=self.config.bertscore_model,
+                          progress=False)
+        report["not_generated"] = [s.name for s in systems if s not in finished]
         self.evaluation_file(decoding).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
 
     def write_report(self) -> None:
@@ -294,12 +304,13 @@ def run_jobs(jobs: Sequence[Job], out: Path, parallel: int = 1) -> list[str]:
     if not todo:
         _say("every job has finished")
     while todo or running:
-        blocked = {j.name for j in todo if any(d in failed for d in j.deps)}
+        blocked = {j.name for j in todo if not j.partial and any(d in failed for d in j.deps)}
         for name in blocked:
             failed.append(name)
             _say(f"skip {name}: a job it needs failed")
         todo = [j for j in todo if j.name not in blocked]
-        for job in [j for j in todo if all(is_done(out, d) for d in j.deps)]:
+        settled = [j for j in todo if all(is_done(out, d) or (j.partial and d in failed) for d in j.deps)]
+        for job in settled:
             if job.action is not None:
                 if running:  # in-process jobs read what the subprocesses write: wait for a quiet moment
                     continue
@@ -357,7 +368,7 @@ def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = 
     if stop_before:
         kept = [j for j in jobs if not j.name.startswith(stop_before) and j.name != "report"]
         names = {j.name for j in kept}
-        jobs = [Job(j.name, [d for d in j.deps if d in names], j.command, j.action) for j in kept]
+        jobs = [Job(j.name, [d for d in j.deps if d in names], j.command, j.action, j.partial) for j in kept]
     if dry_run:
         todo = {j.name for j in needed_jobs(jobs, pipeline.out)}
         for job in jobs:
