@@ -13,7 +13,7 @@ from spg.data import Record
 from spg.evaluate import Prediction, System, evaluate
 from spg.forest import Claim, Forest
 from spg.linearize import canonical, linearize
-from spg.parse import parse_claims
+from spg.parse import extract_references, parse_claims
 from spg.render import render
 
 # Issue 13, item 1: claims 1; 2→1; 3→2; 4→5; 5→4; and a second, independent claim 5.
@@ -87,3 +87,13 @@ def test_claim_numbers_below_one_are_warned_about():
     forest = parse_claims([{"num": 0, "text": "A widget."}, {"num": -5, "text": "The widget of claim 0."}])
     warned = [(d.code, d.claim, d.severity) for d in forest.diagnostics() if d.code == "bad-number"]
     assert warned == [("bad-number", 0, "warning"), ("bad-number", -5, "warning")]
+
+
+def test_a_citation_of_a_five_digit_claim_number_is_read():
+    assert extract_references("The widget of claim 10000.")[0].nums == (10000,)
+    assert codes(parse_claims("1. A widget.\n2. The widget of claim 10000.\n")) == {"missing-parent"}
+
+
+def test_a_range_or_any_preceding_claim_names_at_most_500_claims():
+    assert len(extract_references("The widget of claims 1 to 400 or 401 to 800.")[0].nums) <= 500
+    assert extract_references("The widget of any preceding claim.", 10**8)[0].nums == tuple(range(1, 501))
