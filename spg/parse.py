@@ -375,7 +375,7 @@ def _candidates(text: str) -> list[_Candidate]:
     for match in _markers(text):
         low = int(match.group("num"))
         high = int(match.group("to")) if match.group("to") else low
-        if low < 1 or high < low:
+        if high < low:
             continue
         out.append(_Candidate(match.start(), match.end(), low, high, _start_score(text, match)))
     return out
@@ -434,6 +434,26 @@ def _chain_scores(cands: list[_Candidate]) -> tuple[list[float], list[int | None
     return best, back
 
 
+def _line_chain(text: str, cands: list[_Candidate]) -> list[_Candidate]:
+    """The candidates opening the lines from the first numbered one on, in the order written, if every such
+    line opens with a likely claim start and no two share a number: one claim per line. Else none."""
+    by_start = {c.start: c for c in cands}
+    chain: list[_Candidate] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        start = offset + len(line) - len(line.lstrip())
+        offset += len(line)
+        if not line.strip():
+            continue
+        cand = by_start.get(start)
+        if cand is None and not chain:
+            continue  # a heading
+        if cand is None or cand.score <= 0:
+            return []
+        chain.append(cand)
+    return chain if len({c.low for c in chain}) == len(chain) > 1 else []
+
+
 def _best_chain(cands: list[_Candidate]) -> list[_Candidate]:
     """The highest-scoring sequence of candidates with rising numbers (see :func:`_chain_scores`); none if its
     score is not positive."""
@@ -468,10 +488,16 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
     """
     if not isinstance(flat, str) or not flat.strip():
         return []
-    chain = _best_chain(_candidates(flat))
+    cands = _candidates(flat)
+    chain = _best_chain(cands)
+    by_line = _line_chain(flat, cands)
+    if not set(by_line) <= set(chain):
+        # Numbered lines that the chain of rising numbers skips are claims out of order ("1.", "3.", "2."): as
+        # written, each line one claim, like the same claims given as JSON.
+        chain = by_line
     prefix = flat[: chain[0].start] if chain else flat
     preamble = bool(prefix.strip()) and not _HEADING.fullmatch(prefix.lstrip())
-    if not chain or (preamble and chain[0].low == 1):
+    if not chain or (preamble and chain[0].low <= 1):
         return [(1, " ".join(flat.split()))]
     out: list[tuple[int, str]] = []
     if preamble:

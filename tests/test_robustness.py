@@ -89,6 +89,24 @@ def test_claim_numbers_below_one_are_warned_about():
     assert warned == [("bad-number", 0, "warning"), ("bad-number", -5, "warning")]
 
 
+def test_claims_numbered_out_of_order_one_per_line_are_read_as_written():
+    forest = parse_claims("1. A widget.\n3. The widget of claim 1, wherein it is red.\n2. The widget of claim 1.\n")
+    assert [(c.num, c.parents) for c in forest] == [(1, ()), (3, (1,)), (2, (1,))]
+    assert codes(forest) == {"out-of-order"}
+
+
+def test_a_first_claim_numbered_zero_is_a_claim_of_its_own():
+    for text in ("0. A widget.\n1. The widget of claim 0.\n2. The widget of claim 1.\n",
+                 "0. A widget. 1. The widget of claim 0. 2. The widget of claim 1."):
+        forest = parse_claims(text)
+        assert [(c.num, c.parents) for c in forest] == [(0, ()), (1, (0,)), (2, (1,))], text
+
+
+def test_numbered_lines_that_continue_a_claim_are_not_claims_of_their_own():
+    forest = parse_claims("1. A sheet having a thickness of about\n2. 5 mm.\n2. The sheet of claim 1.\n")
+    assert [(c.num, c.parents) for c in forest] == [(1, ()), (2, (1,))]
+
+
 def test_a_citation_of_a_five_digit_claim_number_is_read():
     assert extract_references("The widget of claim 10000.")[0].nums == (10000,)
     assert codes(parse_claims("1. A widget.\n2. The widget of claim 10000.\n")) == {"missing-parent"}
