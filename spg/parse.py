@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from spg.forest import Claim, Forest
+from spg.forest import Claim, Diagnostic, Forest
 
 
 class Reference(NamedTuple):  # a tuple: one is made for nearly every claim parsed
@@ -203,6 +203,52 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
     if taken:
         refs.sort()  # "any preceding claim" citations came from a pass of their own: back to text order
     return refs
+
+
+# A citing word, a short word and a number: "according to cam 1". Whether the word is a misspelt "claim"
+# is decided in Python (:func:`_near_claim`). A dependent claim names its parent in its opening: the text
+# before the first comma, colon or semicolon, within the first 100 characters.
+_OPENING = re.compile(r"[^,;:]{0,100}")
+_CITATION_SHAPE = re.compile(
+    r"\b(?:of|to|in|with|by|on|under|per)\s+([a-z]{2,8})\s*(?:\.\s*)?(\d{1,18})(?![\d.,]\d)", re.IGNORECASE
+)
+
+
+def _edit_distance(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+    return row[-1]
+
+
+def _near_claim(word: str) -> bool:
+    """A misspelling of "claim(s)" the parser does not read ("cam", "calim", "clai"): two edits at most, same
+    first letter, or "d" for an OCR'd "cl"."""
+    word = word.lower()
+    return word[0] in "cd" and min(_edit_distance(word, "claim"), _edit_distance(word, "claims")) <= 2
+
+
+def unread_citations(forest: Forest) -> list[Diagnostic]:
+    """Claims read as independent whose opening seems to cite an earlier claim through a misspelt "claim" that
+    the parser does not take ("The widget according to cam 1, wherein"): warnings, since such a claim may be
+    dependent. Only the opening is read: "A cam having a lobe, the lobe of cam 1" cites nothing."""
+    out = []
+    seen: set[int] = set()
+    for claim in forest.claims:
+        if claim.independent:
+            opening = _OPENING.match(claim.text).group(0)
+            for match in _CITATION_SHAPE.finditer(opening):
+                word, cited = match.group(1), int(match.group(2))
+                if cited in seen and _near_claim(word) and not _CLAIM_WORD.fullmatch(word):
+                    out.append(Diagnostic(
+                        "unread-citation", claim.num,
+                        f"'{match.group(0)}' may cite claim {cited}; read as an independent claim", "warning",
+                    ))
+                    break
+        seen.add(claim.num)
+    return out
 
 
 def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:

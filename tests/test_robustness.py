@@ -13,7 +13,7 @@ from spg.data import Record
 from spg.evaluate import Prediction, System, evaluate
 from spg.forest import Claim, Forest
 from spg.linearize import canonical, linearize
-from spg.parse import extract_references, parse_claims
+from spg.parse import extract_references, parse_claims, unread_citations
 from spg.render import render
 
 # Issue 13, item 1: claims 1; 2→1; 3→2; 4→5; 5→4; and a second, independent claim 5.
@@ -115,3 +115,10 @@ def test_a_citation_of_a_five_digit_claim_number_is_read():
 def test_a_range_or_any_preceding_claim_names_at_most_500_claims():
     assert len(extract_references("The widget of claims 1 to 400 or 401 to 800.")[0].nums) <= 500
     assert extract_references("The widget of any preceding claim.", 10**8)[0].nums == tuple(range(1, 501))
+
+
+def test_a_misspelt_claim_the_parser_does_not_read_is_warned_about():
+    forest = parse_claims("1. A widget comprising a frame.\n2. The widget according to cam 1, wherein it is red.\n")
+    assert forest.by_num[2].independent
+    assert [(d.code, d.claim, d.severity) for d in unread_citations(forest)] == [("unread-citation", 2, "warning")]
+    assert not unread_citations(parse_claims("1. A widget.\n2. A cam having a lobe, the lobe of cam 1 in a slot.\n"))

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from spg.data import DataError, forest_from_json, load_records
-from spg.forest import Claim, Forest
+from spg.forest import Claim, Diagnostic, Forest
 from spg.metrics.antecedent import unsupported_references
-from spg.parse import parse_claims
+from spg.parse import parse_claims, unread_citations
 
 SNIPPET = 70
 
@@ -35,6 +35,11 @@ def read_claim_set(path: str) -> Forest:
             ) from None
         return forest_from_json(data, name)
     return parse_claims(text)
+
+
+def diagnostics(forest: Forest) -> list[Diagnostic]:
+    """Every structural diagnostic, then the claims read as independent that may cite a claim after all."""
+    return forest.diagnostics() + unread_citations(forest)
 
 
 def _label(claim: Claim) -> str:
@@ -82,7 +87,7 @@ def lint_report(forest: Forest) -> dict:
         ],
         "diagnostics": [
             {"code": d.code, "claim": d.claim, "message": d.message, "severity": d.severity}
-            for d in forest.diagnostics()
+            for d in diagnostics(forest)
         ],
         "antecedent": [
             {"claim": a.claim, "term": a.term, "start": a.start, "end": a.end} for a in unsupported_references(forest)
@@ -93,16 +98,16 @@ def lint_report(forest: Forest) -> dict:
 def lint_lines(forest: Forest) -> list[str]:
     """What ``spg lint`` prints (and ``spg generate`` after each document): the trees, a blank line, every
     structural diagnostic and antecedent-basis warning, and a one-line summary."""
-    diagnostics = forest.diagnostics()
-    errors = sum(d.severity == "error" for d in diagnostics)
+    found = diagnostics(forest)
+    errors = sum(d.severity == "error" for d in found)
     issues = unsupported_references(forest)  # wording, not structure: warnings only
     return [
         *tree_lines(forest),
         "",
-        *map(str, diagnostics),
+        *map(str, found),
         *(f"warning: {a} [antecedent]" for a in issues),
         f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
-        f"max depth {forest.max_depth}); {errors} errors, {len(diagnostics) - errors} warnings, "
+        f"max depth {forest.max_depth}); {errors} errors, {len(found) - errors} warnings, "
         f"{len(issues)} antecedent-basis warnings",
     ]
 
