@@ -31,6 +31,22 @@ def bad_input(capsys, *argv: str) -> str:
     return err
 
 
+@pytest.fixture()
+def references(tmp_path):
+    path = tmp_path / "refs.jsonl"
+    path.write_text("".join(json.dumps({"id": f"doc{i}", "description": "A chair.", "claims": GOLD}) + "\n"
+                            for i in range(2)))
+    return path
+
+
+@pytest.fixture()
+def no_scoring(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a system was scored before the arguments were checked")
+
+    monkeypatch.setattr("spg.evaluate.score_system", refuse)
+
+
 # ---------------------------------------------------------------- the contract itself
 
 
@@ -90,3 +106,59 @@ def test_stats_on_a_source_without_records_is_bad_input(tmp_path, capsys):
     path = tmp_path / "empty.jsonl"
     path.write_text("")
     assert "empty.jsonl: no patent records to count" in bad_input(capsys, "stats", str(path))
+
+
+# ---------------------------------------------------------------- evaluate
+
+
+def predictions(tmp_path, rows: list, name: str = "p.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def test_evaluate_refuses_predictions_that_are_not_utf8(references, tmp_path, capsys, no_scoring):
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b'{"id": "doc0", "prediction": "1. A chair."}\n{"id": "doc1", "prediction": "\xe9"}\n')
+    assert "p.jsonl line 2: byte 0xe9 is not UTF-8" in bad_input(capsys, "evaluate", str(references), str(path))
+
+
+def test_evaluate_names_a_folder_given_as_predictions(references, tmp_path, capsys, no_scoring):
+    assert "is a folder" in bad_input(capsys, "evaluate", str(references), str(tmp_path), "--no-bertscore")
+
+
+def test_evaluate_reads_a_pretty_printed_json_prediction(references, tmp_path, capsys):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"id": "doc0", "prediction": "1. A chair comprising a seat."}, indent=2))
+    code, out, _ = run(capsys, "evaluate", str(references), str(path), "--no-bertscore", "--no-progress")
+    assert code == 0 and "| p | 2 | 1 | 0 |" in out
+
+
+def test_evaluate_with_no_matching_id_is_bad_input_not_a_table_of_zeros(references, tmp_path, capsys, no_scoring):
+    path = predictions(tmp_path, [{"id": "other", "prediction": "1. A chair."}])
+    err = bad_input(capsys, "evaluate", str(references), path, "--no-bertscore")
+    assert "p.jsonl: no prediction id matches a reference id (prediction ids: other; reference ids: doc0" in err
+
+
+def test_evaluate_refuses_a_reference_id_used_twice(tmp_path, capsys, no_scoring):
+    refs = predictions(tmp_path, [{"id": "a", "claims": GOLD}, {"id": "a ", "claims": GOLD}], "refs.jsonl")
+    preds = predictions(tmp_path, [{"id": "a", "prediction": "1. A chair."}])
+    assert "refs.jsonl:2 (id a): the id of" in bad_input(capsys, "evaluate", refs, preds, "--no-bertscore")
+
+
+def test_evaluate_strips_prediction_ids_as_it_strips_reference_ids(references, tmp_path, capsys):
+    path = predictions(tmp_path, [{"id": " doc0 ", "prediction": "1. A chair comprising a seat."}])
+    code, out, _ = run(capsys, "evaluate", str(references), path, "--no-bertscore", "--no-progress")
+    assert code == 0 and "| p | 2 | 1 | 0 |" in out
+
+
+def test_evaluate_refuses_predictions_nested_too_deeply(references, tmp_path, capsys, no_scoring):
+    path = tmp_path / "p.jsonl"
+    path.write_text("[" * 100000 + "\n")
+    assert "p.jsonl" in bad_input(capsys, "evaluate", str(references), str(path), "--no-bertscore")
+
+
+def test_evaluate_refuses_a_bertscore_model_that_is_not_there_before_scoring(references, tmp_path, capsys, no_scoring):
+    path = predictions(tmp_path, [{"id": "doc0", "prediction": "1. A chair."}])
+    err = bad_input(capsys, "evaluate", str(references), path, "--bertscore-model", str(tmp_path / "no-model"))
+    assert "--bertscore-model" in err and "no-model" in err
