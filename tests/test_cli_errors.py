@@ -40,6 +40,16 @@ def references(tmp_path):
 
 
 @pytest.fixture()
+def no_model(monkeypatch):
+    """Loading a model fails the test: generate must refuse bad settings before it gets that far."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a model was loaded before the arguments were checked")
+
+    monkeypatch.setattr("spg.generation.generator.load_generator", refuse)
+
+
+@pytest.fixture()
 def no_scoring(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a system was scored before the arguments were checked")
@@ -162,3 +172,71 @@ def test_evaluate_refuses_a_bertscore_model_that_is_not_there_before_scoring(ref
     path = predictions(tmp_path, [{"id": "doc0", "prediction": "1. A chair."}])
     err = bad_input(capsys, "evaluate", str(references), path, "--bertscore-model", str(tmp_path / "no-model"))
     assert "--bertscore-model" in err and "no-model" in err
+
+
+# ---------------------------------------------------------------- generate
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--max-new-tokens", "0"], "max_new_tokens (--max-new-tokens) must be at least 1, got 0"),
+        (["--max-new-tokens", "-5"], "max_new_tokens (--max-new-tokens) must be at least 1, got -5"),
+        (["--temperature", "0"], "temperature (--temperature) must be above 0 when sampling, got 0.0"),
+        (["--temperature", "-1"], "temperature (--temperature) must be above 0 when sampling, got -1.0"),
+        (["--batch-size", "0"], "batch_size (--batch-size) must be at least 1, got 0"),
+        (["--limit", "-1"], "--limit must be at least 1, got -1"),
+        (["--max-prompt-tokens", "0"], "max_prompt_tokens (--max-prompt-tokens) must be at least 1, got 0"),
+    ],
+)
+def test_generate_refuses_settings_out_of_range_before_a_model_loads(flags, named, capsys, no_model):
+    assert named in bad_input(capsys, "generate", "--no-progress", *flags)
+
+
+@pytest.mark.parametrize(
+    ("yaml", "named"),
+    [
+        ("temperature: [0.1\nbatch_size: 2\n", "gen.yaml line 2, column 11: not valid YAML"),
+        ("temperature: hot\n", "gen.yaml: temperature: 'hot' is not a valid float"),
+        ("batch_size: 0\n", "batch_size (--batch-size) must be at least 1, got 0"),
+    ],
+)
+def test_generate_refuses_a_bad_config_file_in_one_line(yaml, named, tmp_path, capsys, no_model):
+    config = tmp_path / "gen.yaml"
+    config.write_text(yaml)
+    assert named in bad_input(capsys, "generate", "--config", str(config), "--no-progress")
+
+
+def test_generate_refuses_a_folder_as_output(tmp_path, capsys, no_model):
+    assert "is a folder" in bad_input(capsys, "generate", "--output", str(tmp_path), "--no-progress")
+
+
+def test_generate_refuses_a_records_file_as_output_and_leaves_it_alone(tmp_path, capsys, no_model):
+    records = tmp_path / "records.jsonl"
+    text = json.dumps({"id": "r1", "description": "A chair.", "claims": "1. A chair."}) + "\n"
+    records.write_text(text)
+    assert "records.jsonl line 1: not an spg result" in bad_input(capsys, "generate", "--output", str(records))
+    assert records.read_text() == text
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from tiny import tiny_llama, tiny_tokenizer
+
+    path = tmp_path_factory.mktemp("tiny")
+    tiny_llama().save_pretrained(path)
+    tiny_tokenizer().save_pretrained(path)
+    return path
+
+
+def test_generate_refuses_a_prompt_budget_shorter_than_the_chat_template(tiny_model, tmp_path, capsys):
+    err = bad_input(capsys, "generate", "--model", str(tiny_model), "--max-prompt-tokens", "20", "--no-progress")
+    assert "max_prompt_tokens (--max-prompt-tokens) 20 leaves no room for the description" in err
+
+
+def test_generate_without_progress_shows_no_loading_bar(tiny_model, tmp_path, capsys):
+    description = tmp_path / "d.txt"
+    description.write_text("A chair with a seat.")
+    code, _, err = run(capsys, "generate", "--model", str(tiny_model), "--input", str(description),
+                       "--max-new-tokens", "2", "--no-progress")
+    assert code == 0 and "Loading weights" not in err and "it/s" not in err
