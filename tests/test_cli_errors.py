@@ -7,12 +7,14 @@ no traceback unless ``spg --debug``; arguments are checked before any model load
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 
 import pytest
+from conftest import REPO
 
-from spg.cli import main
+from spg.cli import build_parser, main
 
 GOLD = [{"num": 1, "text": "A chair comprising a seat."}, {"num": 2, "text": "The chair of claim 1.", "parents": [1]}]
 
@@ -78,6 +80,30 @@ def test_debug_shows_the_traceback_of_bad_input_too(tmp_path):
 
     with pytest.raises(DataError, match="cannot read"):
         main(["--debug", "lint", str(tmp_path / "missing.txt")])
+
+
+def test_every_option_of_every_command_has_help():
+    def parsers(parser: argparse.ArgumentParser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from parsers(sub)
+
+    undocumented = [
+        f"{p.prog} {a.option_strings or a.dest}"
+        for p in parsers(build_parser())
+        for a in p._actions
+        if not a.help and not isinstance(a, argparse._SubParsersAction)
+    ]
+    assert undocumented == []
+
+
+def test_train_help_is_plain_text(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "stage1|stage2" in out and "``" not in out
 
 
 # ---------------------------------------------------------------- lint and stats
@@ -240,3 +266,29 @@ def test_generate_without_progress_shows_no_loading_bar(tiny_model, tmp_path, ca
     code, _, err = run(capsys, "generate", "--model", str(tiny_model), "--input", str(description),
                        "--max-new-tokens", "2", "--no-progress")
     assert code == 0 and "Loading weights" not in err and "it/s" not in err
+
+
+# ---------------------------------------------------------------- train
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--config", "no-such.yaml"], "no-such.yaml: cannot read config (No such file or directory)"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml", "max_steps=abc"], "'abc' is not a valid int"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml"], "train_file is not set"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml", "train_file=no-such.jsonl"], "no-such.jsonl: no such file"),
+    ],
+)
+def test_train_stage1_refuses_a_bad_config_before_a_model_loads(args, named, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr("spg.train.stage1.train", lambda *a, **k: pytest.fail("training started"))
+    assert named in bad_input(capsys, "train", "stage1", *args)
+
+
+def test_train_stage1_refuses_bf16_without_a_gpu_that_has_it(capsys, monkeypatch, uspto_path):
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr("transformers.utils.is_torch_bf16_gpu_available", lambda: False)
+    monkeypatch.setattr("spg.train.stage1.train", lambda *a, **k: pytest.fail("training started"))
+    args = ["--config", "configs/cpu/smollm2-stage1.yaml", f"train_file={uspto_path}", "bf16=true"]
+    assert "bf16 is true but this machine has no GPU with bfloat16" in bad_input(capsys, "train", "stage1", *args)
