@@ -130,7 +130,8 @@ def test_lint_on_any_json_keeps_the_error_contract(value, tmp_path, capsys):
 @pytest.fixture(scope="module")
 def references(tmp_path_factory):
     path = tmp_path_factory.mktemp("refs") / "refs.jsonl"
-    gold = [{"num": 1, "text": "A chair comprising a seat."}, {"num": 2, "text": "The chair of claim 1.", "parents": [1]}]
+    gold = [{"num": 1, "text": "A chair comprising a seat."},
+            {"num": 2, "text": "The chair of claim 1.", "parents": [1]}]
     path.write_text("".join(json.dumps({"id": f"d{i}", "claims": gold}) + "\n" for i in range(2)))
     return path
 

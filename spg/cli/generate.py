@@ -10,9 +10,13 @@ import argparse
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, nested_too_deeply
+
+if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
+    from spg.generation.config import GenerateConfig
 
 EXAMPLE = "examples/folding_step_stool.txt"
 SHOW_AT_MOST = 3  # documents whose linted forest is printed at the end
@@ -67,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _settings(args: argparse.Namespace):
+def _settings(args: argparse.Namespace) -> GenerateConfig:
     from spg.config import load_config
     from spg.generation.config import GenerateConfig
 
@@ -95,7 +99,7 @@ def _flag(key: str) -> str:
     return f"{key} (--{key.replace('_', '-')})"
 
 
-def check_settings(config, limit: int | None) -> None:
+def check_settings(config: GenerateConfig, limit: int | None) -> None:
     """Reject now, before a model loads, every setting that generation would fail on or silently misread."""
     for key in ("max_new_tokens", "max_prompt_tokens", "batch_size"):
         if getattr(config, key) < 1:
@@ -125,7 +129,9 @@ def check_output(output: Path | None) -> None:
     read_results(output)
 
 
-def _documents(paths: list[str], skip_bad: bool, skipped: list[DataError], limit: int | None, split: str | None = None):
+def _documents(
+    paths: list[str], skip_bad: bool, skipped: list[DataError], limit: int | None, split: str | None = None
+):
     from spg.data import is_record_file, load_records
     from spg.generation.runner import Document
 
