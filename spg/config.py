@@ -18,11 +18,13 @@ from typing import Any, TypeVar
 
 import yaml
 
+from spg.errors import InputError
+
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
-    pass
+class ConfigError(InputError):
+    """A config file or override that cannot be used; the message names it, the key and what was expected."""
 
 
 def _number(value: Any) -> bool:
@@ -46,9 +48,11 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: Sequenc
     if path is not None:
         source = str(path)
         try:
-            loaded = yaml.safe_load(Path(path).read_text())
-        except (OSError, yaml.YAMLError) as err:
-            raise ConfigError(f"{path}: cannot read config: {err}") from err
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"{path}: cannot read config ({getattr(err, 'strerror', None) or err})") from None
+        except yaml.YAMLError as err:
+            raise ConfigError(f"{path}{yaml_problem(err)}; expected a YAML mapping of config keys") from None
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"{path}: expected a mapping of config keys, got {type(loaded).__name__}")
         values.update(loaded or {})
@@ -61,12 +65,23 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: Sequenc
         if not sep:
             raise ConfigError(f"override {item!r}: expected key=value")
         _check_key(cls, fields, key.strip(), f"override {item!r}")
-        values[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        try:
+            values[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as err:
+            raise ConfigError(f"override {item!r}{yaml_problem(err)}; expected key=YAML value") from None
         where[key.strip()] = f"override {item!r}"
     hints = typing.get_type_hints(cls)
     for key, value in values.items():
         values[key] = _coerce(value, hints[key], where[key])
     return cls(**values)
+
+
+def yaml_problem(err: yaml.YAMLError) -> str:
+    """Where and why YAML was rejected, on one line (PyYAML's own message spans several, with a caret)."""
+    mark = getattr(err, "problem_mark", None)
+    where = f" line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = ": ".join(filter(None, (getattr(err, "context", None), getattr(err, "problem", None))))
+    return f"{where}: not valid YAML ({problem or 'syntax error'})"
 
 
 def _check_key(cls: type, fields: dict, key: str, where: str) -> None:

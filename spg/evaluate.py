@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from spg.data import Record
+from spg.errors import InputError, decode_utf8, nested_too_deeply
 from spg.forest import Forest
 from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
@@ -49,7 +50,7 @@ TEXT_KEYS = ("prediction", "claims_text", "raw")
 COLUMNS = ("BLEU", "BLEU-hf", "R-1", "BS", "SP", "AC", "CC", "PS", "DEA", "valid")
 
 
-class EvaluateError(ValueError):
+class EvaluateError(InputError):
     """Bad evaluation input; the message names the file, the record and what was expected."""
 
 
@@ -76,26 +77,18 @@ def numbered_text(forest: Forest) -> str:
 
 
 def read_prediction_file(path: str | Path, name: str | None = None) -> System:
-    """A prediction JSONL (or a .json list of the same objects) as one system named after the file."""
+    """A prediction JSONL, a .json list of the same objects or one such object, as a system named after the file."""
     path = Path(path)
+    if path.is_dir():
+        raise EvaluateError(f"{path}: is a folder; expected a predictions file (JSONL, one object per line)")
     if not path.is_file():
         raise EvaluateError(f"{path}: no such predictions file")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".json" and text.lstrip().startswith("["):
-        try:
-            items = [(f"{path} record {i}", obj) for i, obj in enumerate(json.loads(text))]
-        except json.JSONDecodeError as e:
-            raise EvaluateError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
-    else:
-        items = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    items.append((f"{path} line {n}", json.loads(line)))
-                except json.JSONDecodeError as e:
-                    raise EvaluateError(f"{path} line {n}: not valid JSON ({e.msg} at column {e.colno})") from None
+    try:
+        text = decode_utf8(path.read_bytes(), str(path))
+    except OSError as e:
+        raise EvaluateError(f"{path}: cannot read ({e.strerror or e})") from None
     predictions: dict[str, Prediction] = {}
-    for where, obj in items:
+    for where, obj in _json_objects(path, text):
         pid, prediction = _prediction(where, obj)
         if pid in predictions:
             raise EvaluateError(f"{where}: id {pid!r} appears twice; expected one prediction per document")
@@ -103,12 +96,40 @@ def read_prediction_file(path: str | Path, name: str | None = None) -> System:
     return System(name or path.stem, predictions, str(path))
 
 
+def _json_objects(path: Path, text: str) -> list[tuple[str, Any]]:
+    """(where, decoded value) of each prediction: the whole text as one JSON value (a list of predictions or one
+    prediction, pretty-printed or not), or else one value per line."""
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as e:
+        if path.suffix == ".json" and e.msg != "Extra data":  # one document, broken; "Extra data": JSONL
+            raise EvaluateError(f"{path}: not valid JSON ({e.msg}: line {e.lineno}, column {e.colno})") from None
+    except RecursionError:
+        raise nested_too_deeply(path) from None
+    else:
+        if isinstance(whole, list):
+            return [(f"{path} record {i}", obj) for i, obj in enumerate(whole)]
+        return [(str(path), whole)]
+    items = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                items.append((f"{path} line {n}", json.loads(line)))
+            except json.JSONDecodeError as e:
+                raise EvaluateError(f"{path} line {n}: not valid JSON ({e.msg}: column {e.colno})") from None
+            except RecursionError:
+                raise nested_too_deeply(f"{path} line {n}") from None
+    return items
+
+
 def _prediction(where: str, obj: Any) -> tuple[str, Prediction]:
     if not isinstance(obj, dict):
         raise EvaluateError(f"{where}: expected a JSON object with 'id' and 'prediction', got {type(obj).__name__}")
     pid = obj.get("id")
-    if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+    # Reference ids are read stripped (spg.data), so prediction ids are too: " d1" names document d1.
+    if not isinstance(pid, (str, int)) or isinstance(pid, bool) or not str(pid).strip():
         raise EvaluateError(f"{where}: expected an 'id' (string) naming the reference document, got {pid!r:.40}")
+    pid = str(pid).strip()
     key = next((k for k in TEXT_KEYS if k in obj), None)
     if key is None:
         raise EvaluateError(f"{where} (id {pid}): expected the claim set in one of the fields {', '.join(TEXT_KEYS)}")
@@ -123,7 +144,7 @@ def _prediction(where: str, obj: Any) -> tuple[str, Prediction]:
         and all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in pointer)
     ):
         raise EvaluateError(f"{where} (id {pid}): field 'pointer_parents' must be a list of integers or nulls")
-    return str(pid), Prediction(obj[key] or "", obj.get("raw"), pointer)
+    return pid, Prediction(obj[key] or "", obj.get("raw"), pointer)
 
 
 def claim_fields(records: Iterable[Record]) -> list[str]:
@@ -160,6 +181,25 @@ def systems_from_fields(records: Sequence[Record], fields: Sequence[str] | None,
         display = name[: -len(CLAIM_FIELD_SUFFIX)] if name.endswith(CLAIM_FIELD_SUFFIX) else name
         systems.append(System(display, predictions, f"{source}:{name}"))
     return systems
+
+
+def check_ids(systems: Sequence[System], references: Sequence[Record]) -> None:
+    """Refuse what would skew the table without a word: a reference id used twice (that document would count
+    twice) and a system none of whose predictions names a reference (an all-zero row)."""
+    first: dict[str, Record] = {}
+    for r in references:
+        if r.id in first:
+            raise EvaluateError(
+                f"{r.source} (id {r.id}): the id of {first[r.id].source} again; expected one reference per document"
+            )
+        first[r.id] = r
+    for s in systems:
+        if not first.keys() & s.predictions.keys():
+            ids = ", ".join(sorted(s.predictions)[:3]) or "none"
+            raise EvaluateError(
+                f"{s.source}: no prediction id matches a reference id (prediction ids: {ids}; reference ids: "
+                f"{', '.join(list(first)[:3])}); expected the ids of the reference records"
+            )
 
 
 # ---------------------------------------------------------------- scoring
@@ -341,6 +381,7 @@ def evaluate(
     if not references:
         raise EvaluateError("no reference records to evaluate against")
     check_reading(patentscore)
+    check_ids(systems, references)
     prepared_refs: dict[str, PreparedText] = {}  # shared: every system is scored against the same references
     results = [
         score_system(

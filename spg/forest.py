@@ -137,7 +137,9 @@ class Forest:
 
     @property
     def roots(self) -> list[int]:
-        return [c.num for c in self.claims if c.independent]
+        """Numbers of the independent claims that head a tree. A claim whose number was already used is a
+        duplicate, outside every tree: a number names one claim, the first one with it."""
+        return [c.num for c in self.claims if c.independent and self.by_num[c.num] is c]
 
     @cached_property
     def _children(self) -> dict[int, list[int]]:
@@ -198,12 +200,13 @@ def validate(forest: Forest) -> list[Diagnostic]:
     for c in forest.claims:
         if c.num in seen:
             out.append(Diagnostic("duplicate-number", c.num, f"claim number {c.num} is used more than once"))
+        elif c.num < 1:
+            out.append(Diagnostic("bad-number", c.num, f"claim number {c.num} is not a positive number", "warning"))
         seen.add(c.num)
-    nums = sorted(seen)
-    missing = sorted(set(range(1, nums[-1] + 1)) - seen) if nums[-1] >= 1 else []
-    if missing:
-        shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
-        out.append(Diagnostic("missing-number", None, f"claim numbers missing from the sequence: {shown}", "warning"))
+    count, shown = _missing_numbers(sorted(seen), 10)
+    if count:
+        listed = ", ".join(map(str, shown)) + (" …" if count > len(shown) else "")
+        out.append(Diagnostic("missing-number", None, f"claim numbers missing from the sequence: {listed}", "warning"))
     for prev, c in zip(forest.claims, forest.claims[1:]):
         if c.num < prev.num:
             out.append(Diagnostic("out-of-order", c.num, f"claim {c.num} follows claim {prev.num}", "warning"))
@@ -228,3 +231,17 @@ def validate(forest: Forest) -> list[Diagnostic]:
         if p is not None and forest.depth(c.num) is None:
             out.append(Diagnostic("broken-parent", c.num, f"its parent claim {p} has a broken dependency chain"))
     return out
+
+
+def _missing_numbers(nums: list[int], show: int) -> tuple[int, list[int]]:
+    """How many of 1..max(nums) are not in the sorted ``nums``, and the first ``show`` of them.
+
+    Counted gap by gap, never listed in full: "claim 100000000" must not build a set of a hundred million numbers.
+    """
+    count, shown, previous = 0, [], 0
+    for n in nums:
+        if n > previous + 1:
+            count += n - previous - 1
+            shown += range(previous + 1, min(n, previous + 1 + show - len(shown)))
+        previous = max(previous, n)
+    return count, shown

@@ -210,7 +210,7 @@ def parse_tagged(seq: str, parents: Sequence[int | None] | None = None) -> Tagge
 
 
 def _format_reference(nums: Sequence[int]) -> str:
-    """'claim 3', 'claims 1 or 2', 'claims 1, 2 or 4', 'claims 1 to 4' (runs of three or more)."""
+    """'claim 3', 'claims 1 or 2', 'claims 1, 2 or 4', 'claims 1 to 4' (runs of three or more); ``nums`` not empty."""
     nums = sorted(nums)
     if len(nums) == 1:
         return f"claim {nums[0]}"
@@ -249,9 +249,12 @@ def _rewrite_references(
     for r in refs:
         mapped = sorted(new_num[n] for n in r.nums)
         phrase = text[r.start : r.end]
-        # "claims 2 to 4" stays if its numbers do; "any preceding claim" stays if it still means all of them.
+        # "claims 2 to 4" stays if its numbers do; "any preceding claim" stays if it still means all of them,
+        # or if it meant none (it stood in the first claim) and so names nothing to rewrite.
         still_true = (
-            mapped == sorted(r.nums) if any(ch.isdigit() for ch in phrase) else mapped == list(range(1, new_self))
+            mapped == sorted(r.nums)
+            if any(ch.isdigit() for ch in phrase)
+            else not mapped or mapped == list(range(1, new_self))
         )
         pieces += [text[cursor : r.start], phrase if still_true else _format_reference(mapped)]
         cursor = r.end

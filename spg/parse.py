@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from spg.forest import Claim, Forest
+from spg.forest import Claim, Diagnostic, Forest
 
 
 class Reference(NamedTuple):  # a tuple: one is made for nearly every claim parsed
@@ -52,9 +52,14 @@ _CITING_WORD_BEFORE = re.compile(r"\b(?:of|to|in|with|by|on|under|per)\s*$", re.
 
 # One cited number. OCR reads "1" as "l" or "I" ("claims l-3", "claim I wherein"); those are only
 # taken when they stand alone. "claim 1(a)" / "claim 2a" cite claims 1 and 2. A period may sit
-# between the word and the number ("claim. 2", a typo seen in granted EP claims).
-_NUM = r"(\d{1,4}(?!\d)|(?-i:[lI])(?!\w)(?!-[a-zA-Z]))(?:\s?\([a-z]\)|[a-z](?![a-z]))?"
-_FIRST_NUM = re.compile(r"\s*\.?\s*" + _NUM)
+# between the word and the number ("claim. 2", a typo seen in granted EP claims). A number of any
+# length up to 18 digits is read, so that "claim 10000" is reported as missing rather than ignored.
+#
+# Every pattern here runs in time linear in the text: no two repeats that can match the same
+# characters follow each other ("\s*\.?\s*" is written "\s*(?:\.\s*)?"), or a run of spaces after
+# "claim" would be split every possible way before the match fails (benchmarks/parse_speed.py).
+_NUM = r"(\d{1,18}(?!\d)|(?-i:[lI])(?!\w)(?!-[a-zA-Z]))(?:\s?\([a-z]\)|[a-z](?![a-z]))?"
+_FIRST_NUM = re.compile(r"\s*(?:\.\s*)?" + _NUM)
 # A later member of a list must not be a quantity ("claims 1 and 2 to 3 and 90-0% by weight") nor a
 # chemical locant ("the compound of claim 1, 2-amino-..." or "..., 2,3-dimethyl", "2'-").
 _LATER_NUM = _NUM + r"(?!\s*(?:%|°|[-–]\s*\d+\s*(?:%|°)|\.\d|/\d)|(?:,\d+)*[-–]\s*[a-zA-Z(\[]|['′])"
@@ -62,14 +67,14 @@ _LATER_NUM = _NUM + r"(?!\s*(?:%|°|[-–]\s*\d+\s*(?:%|°)|\.\d|/\d)|(?:,\d+)*[
 _RANGE = re.compile(
     r"\s*(?:-|–|—|‑|\bto\b|\bthrough\b|\bthru\b|\buntil\b)\s*(?:claims?\s*)?"
     + _LATER_NUM
-    + r"(?:\s*,?\s*inclusive\b)?",
+    + r"(?:\s*(?:,\s*)?inclusive\b)?",
     re.IGNORECASE,
 )
 # Further members of a list: "claim 1 or 2", "claims 1, 2 and 4", "claim 1 or claim 2",
 # "claim 1 or any one of claims 4 to 7", "claims 1 and 9 or claims 4 and 9".
 _LIST_ITEM = re.compile(
-    r"\s*(?:,\s*(?:and/or|and|or)?|\band/or\b|\band\b|\bor\b|&)\s*"
-    r"(?:(?:any|either|one)\s+(?:one\s+)?of\s+)?(?:the\s+)?(?:(?:claim|clam)s?\s*\.?\s*)?" + _LATER_NUM,
+    r"\s*(?:,\s*(?:(?:and/or|and|or)\s*)?|(?:\band/or\b|\band\b|\bor\b|&)\s*)"
+    r"(?:(?:any|either|one)\s+(?:one\s+)?of\s+)?(?:the\s+)?(?:(?:claim|clam)s?\s*(?:\.\s*)?)?" + _LATER_NUM,
     re.IGNORECASE,
 )
 # Citations of "every earlier claim": "any preceding claim", "any one of the preceding claims",
@@ -93,6 +98,12 @@ _QUALIFIER_BEFORE = re.compile(
 )
 
 
+# The most claims one citation names ("claims 1 to 500", "any preceding claim" in claim 501). More than real
+# claim sets cite at once, and a bound on what a few characters of text can expand to.
+_MOST_CITED = 500
+_FIRST_CLAIMS = tuple(range(1, _MOST_CITED + 1))  # shared by every "any preceding claim"
+
+
 def _number(token: str) -> int:
     return 1 if token in ("l", "I") else int(token)
 
@@ -110,7 +121,7 @@ def _explicit_reference(text: str, word: re.Match) -> Reference | None:
         if step:
             high = _number(step.group(1))
             # A "range" running backwards or over hundreds of claims is a measurement, not a citation.
-            if previous < high <= previous + 500:
+            if previous < high and len(nums) + high - previous <= _MOST_CITED:
                 nums.update(range(previous + 1, high + 1))
                 end = last = step.end()
                 previous = high
@@ -126,7 +137,8 @@ def _explicit_reference(text: str, word: re.Match) -> Reference | None:
 
 
 def _preceding_reference(match: re.Match, num: int | None) -> Reference:
-    """'any preceding claim' in claim ``num`` cites 1..num-1; 'the preceding claim' cites num-1."""
+    """'any preceding claim' in claim ``num`` cites 1..num-1 (at most the first :data:`_MOST_CITED`);
+    'the preceding claim' cites num-1."""
     singular = (match.group("word") or match.group("word2") or "").lower() == "claim"
     definite = match.group(0).lower().startswith("the ")
     if num is None or num <= 1:
@@ -134,7 +146,7 @@ def _preceding_reference(match: re.Match, num: int | None) -> Reference:
     elif singular and definite:
         nums = (num - 1,)
     else:
-        nums = tuple(range(1, num))
+        nums = _FIRST_CLAIMS[: num - 1]
     return Reference(match.start(), match.end(), nums)
 
 
@@ -169,11 +181,13 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
         for match in _PRECEDING.finditer(text):
             if not _FIRST_NUM.match(text, match.end()):  # "the preceding claims 1 to 3": the numbers decide, below
                 refs.append(_preceding_reference(match, num))
-    taken = [(r.start, r.end) for r in refs]
-    covered_until = -1
+    taken = [(r.start, r.end) for r in refs]  # in text order, not overlapping
+    covered_until, t = -1, 0
     for word in words:
         at = word.start()
-        if at < covered_until or (taken and any(s <= at < e for s, e in taken)):
+        while t < len(taken) and taken[t][1] <= at:
+            t += 1
+        if at < covered_until or (t < len(taken) and taken[t][0] <= at):
             continue
         if not word.group(0).lower().startswith("claim") and not _CITING_WORD_BEFORE.search(text, max(0, at - 12), at):
             continue
@@ -189,6 +203,52 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
     if taken:
         refs.sort()  # "any preceding claim" citations came from a pass of their own: back to text order
     return refs
+
+
+# A citing word, a short word and a number: "according to cam 1". Whether the word is a misspelt "claim"
+# is decided in Python (:func:`_near_claim`). A dependent claim names its parent in its opening: the text
+# before the first comma, colon or semicolon, within the first 100 characters.
+_OPENING = re.compile(r"[^,;:]{0,100}")
+_CITATION_SHAPE = re.compile(
+    r"\b(?:of|to|in|with|by|on|under|per)\s+([a-z]{2,8})\s*(?:\.\s*)?(\d{1,18})(?![\d.,]\d)", re.IGNORECASE
+)
+
+
+def _edit_distance(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+    return row[-1]
+
+
+def _near_claim(word: str) -> bool:
+    """A misspelling of "claim(s)" the parser does not read ("cam", "calim", "clai"): two edits at most, same
+    first letter, or "d" for an OCR'd "cl"."""
+    word = word.lower()
+    return word[0] in "cd" and min(_edit_distance(word, "claim"), _edit_distance(word, "claims")) <= 2
+
+
+def unread_citations(forest: Forest) -> list[Diagnostic]:
+    """Claims read as independent whose opening seems to cite an earlier claim through a misspelt "claim" that
+    the parser does not take ("The widget according to cam 1, wherein"): warnings, since such a claim may be
+    dependent. Only the opening is read: "A cam having a lobe, the lobe of cam 1" cites nothing."""
+    out = []
+    seen: set[int] = set()
+    for claim in forest.claims:
+        if claim.independent:
+            opening = _OPENING.match(claim.text).group(0)
+            for match in _CITATION_SHAPE.finditer(opening):
+                word, cited = match.group(1), int(match.group(2))
+                if cited in seen and _near_claim(word) and not _CLAIM_WORD.fullmatch(word):
+                    out.append(Diagnostic(
+                        "unread-citation", claim.num,
+                        f"'{match.group(0)}' may cite claim {cited}; read as an independent claim", "warning",
+                    ))
+                    break
+        seen.add(claim.num)
+    return out
 
 
 def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
@@ -207,7 +267,7 @@ def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
 # print it, or a cancelled range "1-18." / "1.-18.". No letter, digit or "(" may come just before
 # it, so "A1.", "(10)" and "802.16." are never candidates; "layer.2. The" (no space) is one.
 _MARKER = re.compile(
-    r"(?<![\w,/(\[-])(?P<word>claim\s+)?(?P<num>\d{1,4})(?:\s*\.?\s*[-–]\s*(?P<to>\d{1,4}))?"
+    r"(?<![\w,/(\[-])(?P<word>claim\s+)?(?P<num>\d{1,4})(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,4}))?"
     r"(?P<punct>\s*\.|\s*\)|\s*:|\s+-)(?=\s*\S)",
     re.IGNORECASE,
 )
@@ -222,7 +282,8 @@ _STATUS = re.compile(
 # A heading before claim 1: a short text naming the claims ("What is claimed is:", "I claim:",
 # "Claims") or a line of its own ending in a colon ("Here is the claim set:\n1. ..."). A colon
 # without a line break ("A method comprising: 1. heating; 2. cooling.") opens a single claim.
-_HEADING = re.compile(r"\s*(?:[^\n]{0,60}\bclaim[^\n]{0,40}|[^\n]{0,100}:[ \t]*\n)\s*", re.IGNORECASE)
+# Matched against the text with its leading whitespace stripped, so that no run of it is tried twice.
+_HEADING = re.compile(r"(?:[^\n]{0,60}\bclaim[^\n]{0,40}|[^\n]{0,100}:[ \t]*\n)\s*", re.IGNORECASE)
 # Words after which "N." names something else ("claim 8.", "FIG. 3.", "step 1.", "SEQ ID NO: 2.").
 # fmt: off
 _LABEL_WORDS = frozenset({
@@ -329,7 +390,7 @@ def _start_score(text: str, match: re.Match) -> float:
 
 # The part of _MARKER from the number on (its lookbehind moved after the first digit), opening with a
 # character class so that the regex engine skips to the next digit; every marker's number matches it.
-_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,3})(?:\s*\.?\s*[-–]\s*\d{1,4})?(?:\s*[.):]|\s+-)")
+_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,3})(?:\s*(?:\.\s*)?[-–]\s*\d{1,4})?(?:\s*[.):]|\s+-)")
 
 
 def _markers(text: str) -> Iterator[re.Match]:
@@ -360,7 +421,7 @@ def _candidates(text: str) -> list[_Candidate]:
     for match in _markers(text):
         low = int(match.group("num"))
         high = int(match.group("to")) if match.group("to") else low
-        if low < 1 or high < low:
+        if high < low:
             continue
         out.append(_Candidate(match.start(), match.end(), low, high, _start_score(text, match)))
     return out
@@ -419,6 +480,26 @@ def _chain_scores(cands: list[_Candidate]) -> tuple[list[float], list[int | None
     return best, back
 
 
+def _line_chain(text: str, cands: list[_Candidate]) -> list[_Candidate]:
+    """The candidates opening the lines from the first numbered one on, in the order written, if every such
+    line opens with a likely claim start and no two share a number: one claim per line. Else none."""
+    by_start = {c.start: c for c in cands}
+    chain: list[_Candidate] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        start = offset + len(line) - len(line.lstrip())
+        offset += len(line)
+        if not line.strip():
+            continue
+        cand = by_start.get(start)
+        if cand is None and not chain:
+            continue  # a heading
+        if cand is None or cand.score <= 0:
+            return []
+        chain.append(cand)
+    return chain if len({c.low for c in chain}) == len(chain) > 1 else []
+
+
 def _best_chain(cands: list[_Candidate]) -> list[_Candidate]:
     """The highest-scoring sequence of candidates with rising numbers (see :func:`_chain_scores`); none if its
     score is not positive."""
@@ -453,10 +534,16 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
     """
     if not isinstance(flat, str) or not flat.strip():
         return []
-    chain = _best_chain(_candidates(flat))
+    cands = _candidates(flat)
+    chain = _best_chain(cands)
+    by_line = _line_chain(flat, cands)
+    if not set(by_line) <= set(chain):
+        # Numbered lines that the chain of rising numbers skips are claims out of order ("1.", "3.", "2."): as
+        # written, each line one claim, like the same claims given as JSON.
+        chain = by_line
     prefix = flat[: chain[0].start] if chain else flat
-    preamble = bool(prefix.strip()) and not _HEADING.fullmatch(prefix)
-    if not chain or (preamble and chain[0].low == 1):
+    preamble = bool(prefix.strip()) and not _HEADING.fullmatch(prefix.lstrip())
+    if not chain or (preamble and chain[0].low <= 1):
         return [(1, " ".join(flat.split()))]
     out: list[tuple[int, str]] = []
     if preamble:
@@ -523,7 +610,7 @@ def _from_texts(texts: Sequence[object]) -> Forest:
 def _from_string(source: str) -> Forest:
     pairs = split_claims(source)
     lines = [line for line in source.splitlines() if line.strip()]
-    if lines and _HEADING.fullmatch(lines[0] + "\n"):
+    if lines and _HEADING.fullmatch(lines[0].lstrip() + "\n"):
         lines = lines[1:]
     if len(pairs) <= 1 and len(lines) > 1 and not _LEADING_NUMBER.match(lines[0]):
         return _from_texts(lines)  # unnumbered, one claim per line

@@ -112,7 +112,7 @@ def test_lint_reads_every_json_form(tmp_path, capsys, content):
 
 
 def test_lint_reads_stdin(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO(BROKEN))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BROKEN.encode())))
     code, out, _ = run(capsys, "lint", "-")
     assert code == 1 and "[missing-parent]" in out
 
@@ -155,7 +155,7 @@ def test_stats_json_and_skip_bad(tmp_path, capsys):
     assert code == 2 and "d.jsonl line 2 (id B): field 'claims'" in err
     code, out, err = run(capsys, "stats", "--skip-bad", "--json", path)
     stats = json.loads(out)
-    assert code == 0 and stats["documents"] == 1 and stats["skipped"] == 1
+    assert code == 1 and stats["documents"] == 1 and stats["skipped"] == 1  # 1: records were skipped
     assert stats["rows"]["Dependent / doc"] == {"mean": 1.0, "median": 1, "min": 1, "max": 1}
     assert stats["dependent_ratio"] == 0.5 and "skipped 1 bad records" in err
 

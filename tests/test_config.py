@@ -54,6 +54,24 @@ def test_override_without_equals_is_an_error():
         load_config(Example, None, ["steps"])
 
 
+def test_yaml_that_does_not_parse_is_one_line_naming_the_file_line_and_column(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("steps: 1\nrate: [0.1\nname: x\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(Example, path)
+    assert str(error.value).startswith(f"{path} line 3, column 5: not valid YAML (while parsing a flow sequence: ")
+    assert "\n" not in str(error.value)
+    with pytest.raises(ConfigError, match=r"override 'modules=\[a' line 1, column 3: not valid YAML"):
+        load_config(Example, None, ["modules=[a"])
+
+
+def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"name: \xff\n")
+    with pytest.raises(ConfigError, match="c.yaml: cannot read config"):
+        load_config(Example, path)
+
+
 def test_paper_stage1_config_has_the_paper_hyperparameters():
     cfg = load_config(Stage1Config, CONFIGS / "paper" / "llama3-8b-stage1.yaml")
     assert cfg.base_model == "meta-llama/Meta-Llama-3-8B-Instruct"

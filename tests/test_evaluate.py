@@ -138,9 +138,9 @@ def test_unknown_field_lists_the_model_output_fields_present(hupd_dcg_path):
         systems_from_fields(records, ["GPT-5-claim"], str(hupd_dcg_path))
 
 
-def test_cli_reports_bad_input_with_exit_code_one(references, tmp_path, capsys):
+def test_cli_reports_bad_input_with_exit_code_two(references, tmp_path, capsys):
     missing = tmp_path / "nope.jsonl"
-    assert main(["evaluate", str(references), str(missing), "--no-bertscore"]) == 1
+    assert main(["evaluate", str(references), str(missing), "--no-bertscore"]) == 2
     assert "nope.jsonl: no such predictions file" in capsys.readouterr().err
 
 

@@ -143,17 +143,23 @@ def test_zero_shot_instruction_asks_for_parent_references_and_narrowing():
         assert phrase in ZERO_SHOT_INSTRUCTION
 
 
+def fake_result(doc: Document) -> dict:
+    return {"id": doc.id, "mode": "zero-shot", "raw": doc.description, "claims_text": f"1. A {doc.description}",
+            "new_tokens": 3}
+
+
 def fake_generate(batch):
-    return [{"id": d.id, "claims_text": f"1. A {d.description}", "new_tokens": 3} for d in batch]
+    return [fake_result(d) for d in batch]
 
 
-def test_rerun_skips_finished_ids_and_drops_a_cut_last_line(tmp_path):
+def test_rerun_skips_finished_ids_and_sets_a_cut_last_line_aside(tmp_path):
     out = tmp_path / "out.jsonl"
-    out.write_text(json.dumps({"id": "d1", "claims_text": "1. x"}) + "\n" + '{"id": "d2", "clai')
+    out.write_text(json.dumps(fake_result(DOCS[0])) + "\n" + '{"id": "d2", "clai')
     summary = run(DOCS, fake_generate, out, batch_size=2, progress=False)
     assert summary.already_done == 1 and summary.written == 2
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["id"] for r in lines) == ["d1", "d2", "d3"]
+    assert (tmp_path / "out.jsonl.torn").read_text() == '{"id": "d2", "clai\n'
     assert run(DOCS, fake_generate, out, batch_size=2, progress=False).written == 0
 
 

@@ -139,5 +139,5 @@ def test_cli_prints_the_depth_table_and_json_report(artefact, uspto_path, tmp_pa
 
 
 def test_cli_rejects_a_directory_that_is_no_spg_model(tmp_path, uspto_path, capsys):
-    assert main(["dea", "--model", str(tmp_path), str(uspto_path), "--no-progress"]) == 1
+    assert main(["dea", "--model", str(tmp_path), str(uspto_path), "--no-progress"]) == 2  # bad input
     assert "not an SPG model directory" in capsys.readouterr().err

@@ -8,6 +8,8 @@ import sys
 from itertools import islice
 from pathlib import Path
 
+from spg.errors import InputError, nested_too_deeply
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -38,33 +40,44 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
-
-    from spg.data import DataError, load_records
-    from spg.model.spg_model import SPGModel
-    from spg.pointer_eval import markdown_table, teacher_forced_dea
-
     for flag in ("limit", "batch_size", "max_length", "max_target_tokens"):
         value = getattr(args, flag)
         if value is not None and value < 1:
-            print(f"error: --{flag.replace('_', '-')} must be at least 1, got {value}", file=sys.stderr)
-            return 2
+            raise InputError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
+
+    from transformers.utils import logging as transformers_logging
+
+    from spg.data import DataError, load_records
+    from spg.model.backbone import resolve_device
+    from spg.model.spg_model import SPGConfig, SPGModel
+    from spg.pointer_eval import markdown_table, teacher_forced_dea
+
     try:
-        model = SPGModel.from_pretrained(args.model)
-        model.to(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        records = (r for r in load_records(args.references, skip_bad=args.skip_bad, split=args.split)
-                   if r.gold_links or not args.gold_links_only)
+        config = SPGConfig.load(Path(args.model))
+    except (OSError, ValueError, TypeError) as e:  # no spg_config.json, or one that is not SPGConfig's JSON
+        raise InputError(f"--model {args.model}: {e}; expected an SPG artefact (spg train output)") from None
+    if not config.tagged:
+        raise InputError(f"--model {args.model}: trained without structure tags (the Baseline ablation): no pointer")
+    try:
+        device = resolve_device(args.device)
+    except ValueError as e:
+        raise InputError(f"--device: {e}") from None
+    skipped: list[DataError] = []
+    records = load_records(args.references, skip_bad=args.skip_bad, skipped=skipped, split=args.split)
+    if args.no_progress:
+        transformers_logging.disable_progress_bar()
+    model = SPGModel.from_pretrained(args.model).to(device)
+    try:
         result = teacher_forced_dea(
             model,
-            islice(records, args.limit),
+            islice((r for r in records if r.gold_links or not args.gold_links_only), args.limit),
             batch_size=args.batch_size,
             max_length=args.max_length,
             max_target_tokens=args.max_target_tokens,
             progress=not args.no_progress,
         )
-    except (DataError, FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    except RecursionError:
+        raise nested_too_deeply(" ".join(args.references)) from None
     report = {"model": args.model, "references": args.references, **result.as_dict()}
     table = markdown_table(result)
     print(json.dumps(report, indent=2) if args.json else table, end="\n" if args.json else "")
@@ -79,4 +92,6 @@ def run(args: argparse.Namespace) -> int:
                        "dea_all_claims": d.dea_all.as_dict()}
                 f.write(json.dumps(row) + "\n")
         print(f"wrote {out / 'dea.md'}, {out / 'dea.json'}, {out / 'documents.jsonl'}", file=sys.stderr)
-    return 0
+    if skipped:
+        print(f"spg dea: skipped {len(skipped)} bad records", file=sys.stderr)
+    return 1 if skipped else 0

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from spg.data import DataError, Record, load_records
+from spg.errors import InputError, nested_too_deeply
 from spg.metrics.patentscore import DEFAULT_READING, READINGS
 
 
@@ -67,43 +69,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _records(source: str, skip_bad: bool, skipped: list[DataError]) -> list[Record]:
+    try:
+        return list(load_records(source, skip_bad=skip_bad, skipped=skipped))
+    except RecursionError:
+        raise nested_too_deeply(source) from None
+
+
+def check_bertscore_model(name: str | None) -> None:
+    """Fail now, not after every other metric ran, when the BERTScore encoder cannot be loaded offline."""
+    from transformers import AutoConfig
+
+    from spg.metrics.text import default_bertscore_model
+
+    try:
+        AutoConfig.from_pretrained(str(name or default_bertscore_model()))
+    except (OSError, ValueError, RuntimeError) as e:
+        raise InputError(
+            f"--bertscore-model {name or '(default)'}: cannot load it offline ({e}); "
+            "expected a local model folder or a model in the Hugging Face cache, or --no-bertscore"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
-    from spg.data import DataError, load_records
-    from spg.evaluate import (
-        EvaluateError,
-        evaluate,
-        markdown_table,
-        read_prediction_file,
-        systems_from_fields,
-        write_report,
-    )
+    from spg.evaluate import evaluate, markdown_table, read_prediction_file, systems_from_fields, write_report
 
     if not args.predictions and not args.field and not args.all_fields:
-        print("error: give predictions files, --field NAME or --all-fields", file=sys.stderr)
-        return 2
+        raise InputError("give predictions files, --field NAME or --all-fields")
     if args.name and len(args.name) != len(args.predictions):
-        print(f"error: {len(args.name)} --name for {len(args.predictions)} predictions files", file=sys.stderr)
-        return 2
-    try:
-        references = list(load_records(args.references, skip_bad=args.skip_bad))
-        names = args.name or [None] * len(args.predictions)
-        systems = [read_prediction_file(path, name) for path, name in zip(args.predictions, names, strict=True)]
-        if args.field or args.all_fields:
-            source = args.fields_from or args.references
-            holders = references if source == args.references else list(load_records(source, skip_bad=args.skip_bad))
-            systems += systems_from_fields(holders, None if args.all_fields else args.field, source)
-        report = evaluate(
-            systems,
-            references,
-            bertscore=not args.no_bertscore,
-            bertscore_model=args.bertscore_model,
-            per_claim=args.bertscore_per_claim,
-            progress=not args.no_progress,
-            patentscore=args.patentscore,
-        )
-    except (DataError, EvaluateError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        raise InputError(f"{len(args.name)} --name for {len(args.predictions)} predictions files; expected one each")
+    skipped: list[DataError] = []
+    references = _records(args.references, args.skip_bad, skipped)
+    if not references:
+        raise InputError(f"{args.references}: no reference records to evaluate against")
+    names = args.name or [None] * len(args.predictions)
+    systems = [read_prediction_file(path, name) for path, name in zip(args.predictions, names, strict=True)]
+    if args.field or args.all_fields:
+        source = args.fields_from or args.references
+        holders = references if source == args.references else _records(source, args.skip_bad, skipped)
+        systems += systems_from_fields(holders, None if args.all_fields else args.field, source)
+    if not args.no_bertscore:
+        check_bertscore_model(args.bertscore_model)
+    report = evaluate(
+        systems,
+        references,
+        bertscore=not args.no_bertscore,
+        bertscore_model=args.bertscore_model,
+        per_claim=args.bertscore_per_claim,
+        progress=not args.no_progress,
+        patentscore=args.patentscore,
+    )
     if args.json:
         print(json.dumps({key: report[key] for key in ("rows", "always_root", "settings")}, indent=2))
     else:
@@ -111,4 +126,6 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         for path in write_report(report, args.out):
             print(f"wrote {path}", file=sys.stderr)
-    return 0
+    if skipped:
+        print(f"spg evaluate: skipped {len(skipped)} bad reference records", file=sys.stderr)
+    return 1 if skipped else 0

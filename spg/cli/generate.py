@@ -10,6 +10,13 @@ import argparse
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spg.data import DataError
+from spg.errors import InputError, decode_utf8, nested_too_deeply
+
+if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
+    from spg.generation.config import GenerateConfig
 
 EXAMPLE = "examples/folding_step_stool.txt"
 SHOW_AT_MOST = 3  # documents whose linted forest is printed at the end
@@ -64,10 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _settings(args: argparse.Namespace):
+def _settings(args: argparse.Namespace) -> GenerateConfig:
+    from spg.config import load_config
     from spg.generation.config import GenerateConfig
 
-    config = GenerateConfig.from_yaml(args.config) if args.config else GenerateConfig()
+    # spg.config checks the file's keys and the type of every value; a flag given here wins over the file.
+    config = load_config(GenerateConfig, args.config) if args.config else GenerateConfig()
     overrides = {
         "model": args.model,
         "zero_shot": args.zero_shot,
@@ -86,17 +95,56 @@ def _settings(args: argparse.Namespace):
     return config.replace(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def _documents(paths: list[str], skip_bad: bool, limit: int | None, split: str | None = None):
+def _flag(key: str) -> str:
+    return f"{key} (--{key.replace('_', '-')})"
+
+
+def check_settings(config: GenerateConfig, limit: int | None) -> None:
+    """Reject now, before a model loads, every setting that generation would fail on or silently misread."""
+    for key in ("max_new_tokens", "max_prompt_tokens", "batch_size"):
+        if getattr(config, key) < 1:
+            raise InputError(f"{_flag(key)} must be at least 1, got {getattr(config, key)}")
+    if config.do_sample and not config.temperature > 0:
+        raise InputError(
+            f"{_flag('temperature')} must be above 0 when sampling, got {config.temperature}; --greedy does not sample"
+        )
+    if config.no_repeat_ngram_size < 0:
+        raise InputError(f"{_flag('no_repeat_ngram_size')} must be 0 (off) or more, got {config.no_repeat_ngram_size}")
+    if not config.repetition_penalty > 0:
+        raise InputError(f"{_flag('repetition_penalty')} must be above 0 (1.0: off), got {config.repetition_penalty}")
+    if not -(2**63) <= config.seed < 2**64:
+        raise InputError(f"{_flag('seed')} must be a 64-bit integer, got {config.seed}")
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1, got {limit}")
+
+
+def check_output(output: Path | None) -> None:
+    """The results file can be created, or is one that spg wrote (read_results refuses anything else)."""
+    from spg.generation.runner import read_results
+
+    if output is None:
+        return
+    if not output.parent.is_dir():
+        raise InputError(f"--output {output}: the folder {output.parent} does not exist")
+    read_results(output)
+
+
+def _documents(
+    paths: list[str], skip_bad: bool, skipped: list[DataError], limit: int | None, split: str | None = None
+):
     from spg.data import is_record_file, load_records
     from spg.generation.runner import Document
 
     texts = [Path(p) for p in paths if Path(p).is_file() and not is_record_file(Path(p))]
-    docs = [Document(source.stem, source.read_text(encoding="utf-8")) for source in texts]
+    docs = [Document(source.stem, decode_utf8(source.read_bytes(), str(source))) for source in texts]
     sources = [p for p in paths if Path(p) not in texts]
     if sources:
         # descriptions are the input: records need no claims
-        records = load_records(sources, skip_bad=skip_bad, require_claims=False, split=split)
-        docs += [Document(r.id, r.description) for r in records]
+        records = load_records(sources, skip_bad=skip_bad, skipped=skipped, require_claims=False, split=split)
+        try:
+            docs += [Document(r.id, r.description) for r in records]
+        except RecursionError:
+            raise nested_too_deeply(" ".join(sources)) from None
     return docs[:limit] if limit is not None else docs
 
 
@@ -116,21 +164,28 @@ def print_forest(result: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
+    config = _settings(args)
+    check_settings(config, args.limit)
+    output = Path(args.output) if args.output else None
+    check_output(output)
+    skipped: list[DataError] = []
+    try:
+        docs = _documents(args.input or [str(example_path())], args.skip_bad, skipped, args.limit, args.split)
+    except OSError as e:
+        raise InputError(f"{e.filename}: cannot read ({e.strerror or e})") from None
+    if not docs:
+        skipped_note = f" ({len(skipped)} bad records skipped)" if skipped else ""
+        raise InputError(f"no documents to generate for{skipped_note}")
 
-    from spg.data import DataError
+    import torch
+    from transformers.utils import logging as transformers_logging
+
     from spg.generation.generator import load_generator
     from spg.generation.runner import run as run_documents
+    from spg.model.batch import prompt_frame
 
-    try:
-        config = _settings(args)
-        docs = _documents(args.input or [str(example_path())], args.skip_bad, args.limit, args.split)
-    except (DataError, OSError, ValueError) as e:
-        print(f"spg generate: {e}", file=sys.stderr)
-        return 2
-    if not docs:
-        print("spg generate: no documents to generate for", file=sys.stderr)
-        return 2
+    if args.no_progress:
+        transformers_logging.disable_progress_bar()  # "Loading weights" and the like
     try:
         generator = load_generator(
             config.model,
@@ -142,15 +197,19 @@ def run(args: argparse.Namespace) -> int:
             device=config.device,
         )
     except (OSError, ValueError) as e:
-        print(f"spg generate: {e}", file=sys.stderr)
-        return 2
+        raise InputError(str(e)) from None
+    frame = prompt_frame(generator.tokenizer, generator.instruction)
+    if config.max_prompt_tokens <= frame:
+        raise InputError(
+            f"{_flag('max_prompt_tokens')} {config.max_prompt_tokens} leaves no room for the description: the chat "
+            f"template and instruction of {config.model} take {frame} tokens; expected more than {frame}"
+        )
     print(
         f"model {config.model} ({generator.mode}{', constrained' if generator.constrained else ''}); "
         f"{len(docs)} documents",
         file=sys.stderr,
     )
     torch.manual_seed(config.seed)
-    output = Path(args.output) if args.output else None
     summary = run_documents(
         docs, generator, output, config.batch_size, progress=not args.no_progress, total=len(docs)
     )
@@ -164,4 +223,4 @@ def run(args: argparse.Namespace) -> int:
         print_forest(result)
     if len(summary.results) > SHOW_AT_MOST:
         print(f"… {len(summary.results) - SHOW_AT_MOST} more documents" + (f" in {output}" if output else ""))
-    return 1 if summary.bad else 0
+    return 1 if summary.bad or skipped else 0

@@ -1,6 +1,6 @@
 """``spg lint FILE``: a claim set as a dependency tree with its problems; ``spg stats DATA``: corpus statistics.
 
-Exit codes: 0 sound (warnings allowed), 1 structural errors, 2 unreadable input.
+Exit codes: 0 sound (warnings allowed), 1 structural errors (lint) or bad records skipped (stats), 2 bad input.
 """
 
 from __future__ import annotations
@@ -11,30 +11,40 @@ import sys
 from pathlib import Path
 
 from spg.data import DataError, forest_from_json, load_records
-from spg.forest import Claim, Forest
+from spg.errors import InputError, decode_utf8, nested_too_deeply
+from spg.forest import Claim, Diagnostic, Forest
 from spg.metrics.antecedent import unsupported_references
-from spg.parse import parse_claims
+from spg.parse import parse_claims, unread_citations
 
 SNIPPET = 70
+
+
+JSON_EXPECTED = "expected a list of claim texts, a list of {num, text, parents} or an object with 'claims'"
 
 
 def read_claim_set(path: str) -> Forest:
     """A claim set from a text file (flat string or one claim per line) or a JSON file; ``-`` is stdin."""
     name = "<stdin>" if path == "-" else path
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{name}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as e:
+        raise DataError(f"{name}: cannot read ({e.strerror or e})") from None
+    text = decode_utf8(data, name)
     if path.endswith(".json") or text.lstrip().startswith(("[", "{")):
         try:
-            data = json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as e:
-            raise DataError(
-                f"{name}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}); expected a list of claim "
-                "texts, a list of {num, text, parents} or an object with 'claims'"
-            ) from None
-        return forest_from_json(data, name)
+            problem = f"{e.msg}: line {e.lineno}, column {e.colno}"
+            raise DataError(f"{name}: not valid JSON ({problem}); {JSON_EXPECTED}") from None
+        except RecursionError:
+            raise DataError(f"{name}: JSON nested too deeply to read; {JSON_EXPECTED}") from None
+        return forest_from_json(value, name)
     return parse_claims(text)
+
+
+def diagnostics(forest: Forest) -> list[Diagnostic]:
+    """Every structural diagnostic, then the claims read as independent that may cite a claim after all."""
+    return forest.diagnostics() + unread_citations(forest)
 
 
 def _label(claim: Claim) -> str:
@@ -82,7 +92,7 @@ def lint_report(forest: Forest) -> dict:
         ],
         "diagnostics": [
             {"code": d.code, "claim": d.claim, "message": d.message, "severity": d.severity}
-            for d in forest.diagnostics()
+            for d in diagnostics(forest)
         ],
         "antecedent": [
             {"claim": a.claim, "term": a.term, "start": a.start, "end": a.end} for a in unsupported_references(forest)
@@ -93,58 +103,54 @@ def lint_report(forest: Forest) -> dict:
 def lint_lines(forest: Forest) -> list[str]:
     """What ``spg lint`` prints (and ``spg generate`` after each document): the trees, a blank line, every
     structural diagnostic and antecedent-basis warning, and a one-line summary."""
-    diagnostics = forest.diagnostics()
-    errors = sum(d.severity == "error" for d in diagnostics)
+    found = diagnostics(forest)
+    errors = sum(d.severity == "error" for d in found)
     issues = unsupported_references(forest)  # wording, not structure: warnings only
     return [
         *tree_lines(forest),
         "",
-        *map(str, diagnostics),
+        *map(str, found),
         *(f"warning: {a} [antecedent]" for a in issues),
         f"{len(forest)} claims ({forest.num_independent} independent, {forest.num_dependent} dependent, "
-        f"max depth {forest.max_depth}); {errors} errors, {len(diagnostics) - errors} warnings, "
+        f"max depth {forest.max_depth}); {errors} errors, {len(found) - errors} warnings, "
         f"{len(issues)} antecedent-basis warnings",
     ]
 
 
 def _lint(args: argparse.Namespace) -> int:
-    try:
-        forest = read_claim_set(args.file)
-    except DataError as e:
-        print(f"spg lint: {e}", file=sys.stderr)
-        return 2
+    forest = read_claim_set(args.file)
     if args.json:
         print(json.dumps(lint_report(forest), ensure_ascii=False, indent=1))
     else:
         print("\n".join(lint_lines(forest)))
-    return 1 if any(d.severity == "error" for d in forest.diagnostics()) else 0
+    return 1 if not forest.is_valid else 0
 
 
 def _stats(args: argparse.Namespace) -> int:
     from spg.stats import corpus_stats, count_words, hf_token_counter, to_markdown
 
     skipped: list[DataError] = []
+    records = load_records(args.data, skip_bad=args.skip_bad, skipped=skipped)  # checks the path first
     count, unit = count_words, "words"
-    try:
-        records = load_records(args.data, skip_bad=args.skip_bad, skipped=skipped)  # checks the path first
-        if args.tokenizer:
+    if args.tokenizer:
+        try:
             count, unit = hf_token_counter(args.tokenizer), f"tokens ({args.tokenizer})"
+        except (OSError, ValueError) as e:
+            raise InputError(f"cannot load tokenizer {args.tokenizer!r} from a local path or package: {e}") from None
+    try:
         stats = corpus_stats(records, count, unit)
-    except DataError as e:
-        print(f"spg stats: {e}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError) as e:  # only the tokenizer raises these: data problems are DataErrors
-        print(
-            f"spg stats: cannot load tokenizer {args.tokenizer!r} from a local path or package: {e}", file=sys.stderr
-        )
-        return 2
+    except RecursionError:
+        raise nested_too_deeply(args.data) from None
+    if not stats.documents:
+        skipped_note = f" ({len(skipped)} bad records skipped)" if skipped else ""
+        raise InputError(f"{args.data}: no patent records to count{skipped_note}")
     if skipped:
         print(f"spg stats: skipped {len(skipped)} bad records", file=sys.stderr)
     if args.json:
         print(json.dumps({**stats.to_dict(), "skipped": len(skipped)}, indent=1))
     else:
         print(to_markdown(stats))
-    return 0
+    return 1 if skipped else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:

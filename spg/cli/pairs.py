@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
+from pathlib import Path
+
+from spg.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,20 +27,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spg.data import DataError
+    from spg.config import ConfigError
+    from spg.data import load_records
+    from spg.model.spg_model import SPGConfig
     from spg.train.pairs import done_ids
     from spg.train.stage2 import load_config, make_pairs
 
+    source = args.config or "config"
     try:
         config = load_config(args.config, args.overrides)
-        if not config.model or not config.data:
-            raise ValueError("both `model` (the Stage I artefact) and `data` (training records) must be set")
-        logging.basicConfig(format="%(message)s")
-        logging.getLogger("spg").setLevel(logging.INFO)
-        counts = make_pairs(config)
-    except (DataError, OSError, ValueError) as e:
-        print(f"spg pairs: {e}", file=sys.stderr)
-        return 2
+    except ConfigError:
+        raise
+    except ValueError as e:  # a value Stage2Config itself refuses ("mode must be one of ...")
+        raise InputError(f"{source}: {e}") from None
+    if not config.model or not config.data:
+        raise InputError(f"{source}: both `model` (the Stage I artefact) and `data` (training records) must be set")
+    try:
+        SPGConfig.load(Path(config.model))
+    except (OSError, ValueError, TypeError) as e:
+        raise InputError(f"model={config.model}: {e}; expected a Stage I artefact (spg train stage1 output)") from None
+    load_records(config.data)  # a DataError now for a path that is not there
+    logging.basicConfig(format="%(message)s")
+    logging.getLogger("spg").setLevel(logging.INFO)
+    counts = make_pairs(config)
     total = sum(n for kind, n in counts.items() if kind != "no-pair")
     described = ", ".join(f"{kind} {counts[kind]}" for kind in ("gt-vs-worst", "best-vs-worst", "gt-vs-best"))
     print(f"{config.pairs}: {total} pairs from {len(done_ids(config.pairs))} descriptions ({described}); "

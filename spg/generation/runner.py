@@ -1,9 +1,12 @@
-"""Long generation runs that survive being killed.
+"""Long generation runs that survive being killed, and never damage a file that is not theirs.
 
 Each document's result is appended to the output JSONL as soon as its batch finishes (flush + fsync),
 so an interrupted run loses at most the batch in flight. A re-run reads the ids already written and
-skips them; a last line cut short by the kill is removed first. Every document thus ends up with
-exactly one line. Documents that cannot be generated (no description) are reported by id on stderr.
+skips them; a last line cut short by the kill is moved to ``OUTPUT.torn`` first. Every document thus
+ends up with exactly one line. Only spg result lines count as finished: a file holding anything else
+(a records file given as ``--output`` by mistake) is refused before anything is written to it.
+Documents that cannot be generated (no description, or generation fails even on its own) are reported
+by id on stderr, and the run goes on.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
+
+from spg.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -35,24 +40,99 @@ class RunSummary:
     results: list[dict] = field(default_factory=list)  # this run's results, in order
 
 
-def finished_ids(path: Path) -> set[str]:
-    """Ids already in ``path``. A partial last line (the run was killed mid-write) is truncated away."""
+# What every result of spg.generation.generator has: a line with all of them is an spg result.
+RESULT_FIELDS = ("id", "mode", "raw", "claims_text")
+
+
+def _json(line: bytes) -> object:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deeply
+        return None
+
+
+def _result_id(line: bytes) -> str | None:
+    """The id of an spg result line, None for anything else."""
+    value = _json(line)
+    if not isinstance(value, dict) or not all(key in value for key in RESULT_FIELDS):
+        return None
+    return value["id"] if isinstance(value["id"], str) else None
+
+
+def _torn(line: bytes) -> bool:
+    """A result line cut short: it starts as :func:`run` writes results (the id first) and is not JSON."""
+    return line.startswith(b'{"id": ') and _json(line) is None
+
+
+def read_results(path: Path) -> tuple[set[str], bytes]:
+    """The ids already finished in the results file ``path``, and its torn last line (b"" when there is none), as
+    a run killed mid-write leaves it. Reads only.
+
+    Raises InputError naming the line when ``path`` is not an spg results file: spg never writes to such a file.
+    """
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; expected a results file (JSONL) to create or add to")
     if not path.exists():
-        return set()
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with path.open("r+b") as f:
-            f.truncate(end)
+        return set(), b""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    lines = data.split(b"\n")
+    torn = b""
+    if _torn(lines[-1]):
+        torn = lines.pop()
     done = set()
-    for n, line in enumerate(data[:end].decode("utf-8").splitlines(), 1):
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            done.add(str(json.loads(line)["id"]))
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise ValueError(f"{path} line {n}: not a result line (JSON object with 'id'); refusing to append") from None
+        rid = _result_id(line)
+        if rid is None:
+            raise InputError(
+                f"{path} line {n}: not an spg result (a JSON object with {', '.join(RESULT_FIELDS)}); "
+                "refusing to write to a file spg did not write: expected a new file or an earlier --output"
+            )
+        done.add(rid)
+    return done, torn
+
+
+def finished_ids(path: Path) -> set[str]:
+    """Ids already in ``path``, once it ends with a whole line, ready for the next result: a torn last line is
+    moved to ``path.torn`` (added to, never overwritten), a whole one without its newline gets one."""
+    done, torn = read_results(path)
+    if not path.exists():
+        return done
+    with path.open("r+b") as f:
+        size = f.seek(0, os.SEEK_END)
+        if torn:
+            side = path.with_name(path.name + ".torn")
+            with side.open("ab") as kept:
+                kept.write(torn + b"\n")
+                kept.flush()
+                os.fsync(kept.fileno())  # kept there before it leaves the results file
+            f.truncate(size - len(torn))
+            print(f"{path}: its last line was cut short (a killed run); moved it to {side}", file=sys.stderr)
+        elif size:
+            f.seek(size - 1)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
     return done
+
+
+Generate = Callable[[list[Document]], list[dict]]  # one result dict per document, in order
+
+
+def _generate(generate: Generate, batch: list[Document], summary: RunSummary) -> list[dict]:
+    """``generate(batch)``; when that fails, each document on its own, so that one bad document does not end
+    the run: a document that fails alone is reported by id and counted in ``summary.bad``."""
+    try:
+        return generate(batch)
+    except Exception as error:  # anything: a model, a tokenizer or a parser failing on one odd output
+        if len(batch) == 1:
+            summary.bad.append(batch[0].id)
+            print(f"skipped {batch[0].id}: generation failed ({type(error).__name__}: {error})", file=sys.stderr)
+            return []
+    return [result for doc in batch for result in _generate(generate, [doc], summary)]
 
 
 def _batches(documents: Iterable[Document], size: int) -> Iterator[list[Document]]:
@@ -68,7 +148,7 @@ def _batches(documents: Iterable[Document], size: int) -> Iterator[list[Document
 
 def run(
     documents: Iterable[Document],
-    generate: Callable[[list[Document]], list[dict]],
+    generate: Generate,
     output: Path | None,
     batch_size: int,
     *,
@@ -105,7 +185,7 @@ def run(
     sink = output.open("a", encoding="utf-8") if output else None
     try:
         for batch in _batches(todo(), batch_size):
-            for result in generate(batch):
+            for result in _generate(generate, batch, summary):
                 if sink:
                     sink.write(json.dumps(result, ensure_ascii=False) + "\n")
                     sink.flush()

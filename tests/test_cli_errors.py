@@ -1,0 +1,294 @@
+"""Issue 13, the command line: one error contract for every command (README, "Errors and exit status").
+
+Bad input or usage exits 2 with one line naming the file, the line or record, the field and what was expected,
+no traceback unless ``spg --debug``; arguments are checked before any model loads (``load_generator`` and
+``score_system`` are replaced by functions that fail the test if they are reached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import pytest
+from conftest import REPO
+
+from spg.cli import build_parser, main
+
+GOLD = [{"num": 1, "text": "A chair comprising a seat."}, {"num": 2, "text": "The chair of claim 1.", "parents": [1]}]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def bad_input(capsys, *argv: str) -> str:
+    """Run a command that must refuse its input: exit 2 and exactly one line on stderr, which is returned."""
+    code, _, err = run(capsys, *argv)
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.fixture()
+def references(tmp_path):
+    path = tmp_path / "refs.jsonl"
+    path.write_text("".join(json.dumps({"id": f"doc{i}", "description": "A chair.", "claims": GOLD}) + "\n"
+                            for i in range(2)))
+    return path
+
+
+@pytest.fixture()
+def no_model(monkeypatch):
+    """Loading a model fails the test: generate must refuse bad settings before it gets that far."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a model was loaded before the arguments were checked")
+
+    monkeypatch.setattr("spg.generation.generator.load_generator", refuse)
+
+
+@pytest.fixture()
+def no_scoring(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a system was scored before the arguments were checked")
+
+    monkeypatch.setattr("spg.evaluate.score_system", refuse)
+
+
+# ---------------------------------------------------------------- the contract itself
+
+
+def test_an_internal_error_is_one_line_with_exit_3_and_debug_shows_the_traceback(monkeypatch, tmp_path, capsys):
+    def crash(forest):
+        raise KeyError(4)
+
+    monkeypatch.setattr("spg.cli.lint.lint_lines", crash)
+    path = tmp_path / "c.txt"
+    path.write_text("1. A chair.")
+    code, _, err = run(capsys, "lint", str(path))
+    assert code == 3 and err.count("\n") == 1 and "internal error (KeyError: 4)" in err and "--debug" in err
+    with pytest.raises(KeyError):
+        main(["--debug", "lint", str(path)])
+
+
+def test_debug_shows_the_traceback_of_bad_input_too(tmp_path):
+    from spg.data import DataError
+
+    with pytest.raises(DataError, match="cannot read"):
+        main(["--debug", "lint", str(tmp_path / "missing.txt")])
+
+
+def test_every_option_of_every_command_has_help():
+    def parsers(parser: argparse.ArgumentParser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from parsers(sub)
+
+    undocumented = [
+        f"{p.prog} {a.option_strings or a.dest}"
+        for p in parsers(build_parser())
+        for a in p._actions
+        if not a.help and not isinstance(a, argparse._SubParsersAction)
+    ]
+    assert undocumented == []
+
+
+def test_train_help_is_plain_text(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "stage1|stage2" in out and "``" not in out
+
+
+# ---------------------------------------------------------------- lint and stats
+
+
+def test_lint_refuses_bytes_on_stdin_that_are_not_utf8(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"1. A chair.\n2. The \xff\xfe chair of claim 1.")))
+    assert "<stdin> line 2: byte 0xff is not UTF-8" in bad_input(capsys, "lint", "-")
+
+
+def test_lint_reads_json_and_text_that_start_with_a_byte_order_mark(tmp_path, capsys):
+    (tmp_path / "c.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(GOLD).encode())
+    (tmp_path / "c.txt").write_bytes(b"\xef\xbb\xbf1. A chair.\n2. The chair of claim 1.")
+    for name in ("c.json", "c.txt"):
+        code, out, _ = run(capsys, "lint", "--json", str(tmp_path / name))
+        assert code == 0 and [c["parents"] for c in json.loads(out)["claims"]] == [[], [1]], name
+    code, out, _ = run(capsys, "lint", str(tmp_path / "c.txt"))
+    assert out.startswith("1 [ind] A chair.")
+
+
+def test_lint_names_an_unterminated_json_string_once(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text('["A chair.", "The chair')
+    err = bad_input(capsys, "lint", str(path))
+    assert "not valid JSON (Unterminated string starting at: line 1, column 14)" in err and "at at" not in err
+
+
+@pytest.mark.parametrize("command", ["lint", "stats"])
+def test_json_nested_too_deeply_is_bad_input(command, tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100000)
+    assert "deep.json: JSON nested too deeply" in bad_input(capsys, command, str(path))
+
+
+def test_stats_on_a_source_without_records_is_bad_input(tmp_path, capsys):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("")
+    assert "empty.jsonl: no patent records to count" in bad_input(capsys, "stats", str(path))
+
+
+# ---------------------------------------------------------------- evaluate
+
+
+def predictions(tmp_path, rows: list, name: str = "p.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def test_evaluate_refuses_predictions_that_are_not_utf8(references, tmp_path, capsys, no_scoring):
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b'{"id": "doc0", "prediction": "1. A chair."}\n{"id": "doc1", "prediction": "\xe9"}\n')
+    assert "p.jsonl line 2: byte 0xe9 is not UTF-8" in bad_input(capsys, "evaluate", str(references), str(path))
+
+
+def test_evaluate_names_a_folder_given_as_predictions(references, tmp_path, capsys, no_scoring):
+    assert "is a folder" in bad_input(capsys, "evaluate", str(references), str(tmp_path), "--no-bertscore")
+
+
+def test_evaluate_reads_a_pretty_printed_json_prediction(references, tmp_path, capsys):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"id": "doc0", "prediction": "1. A chair comprising a seat."}, indent=2))
+    code, out, _ = run(capsys, "evaluate", str(references), str(path), "--no-bertscore", "--no-progress")
+    assert code == 0 and "| p | 2 | 1 | 0 |" in out
+
+
+def test_evaluate_with_no_matching_id_is_bad_input_not_a_table_of_zeros(references, tmp_path, capsys, no_scoring):
+    path = predictions(tmp_path, [{"id": "other", "prediction": "1. A chair."}])
+    err = bad_input(capsys, "evaluate", str(references), path, "--no-bertscore")
+    assert "p.jsonl: no prediction id matches a reference id (prediction ids: other; reference ids: doc0" in err
+
+
+def test_evaluate_refuses_a_reference_id_used_twice(tmp_path, capsys, no_scoring):
+    refs = predictions(tmp_path, [{"id": "a", "claims": GOLD}, {"id": "a ", "claims": GOLD}], "refs.jsonl")
+    preds = predictions(tmp_path, [{"id": "a", "prediction": "1. A chair."}])
+    assert "refs.jsonl:2 (id a): the id of" in bad_input(capsys, "evaluate", refs, preds, "--no-bertscore")
+
+
+def test_evaluate_strips_prediction_ids_as_it_strips_reference_ids(references, tmp_path, capsys):
+    path = predictions(tmp_path, [{"id": " doc0 ", "prediction": "1. A chair comprising a seat."}])
+    code, out, _ = run(capsys, "evaluate", str(references), path, "--no-bertscore", "--no-progress")
+    assert code == 0 and "| p | 2 | 1 | 0 |" in out
+
+
+def test_evaluate_refuses_predictions_nested_too_deeply(references, tmp_path, capsys, no_scoring):
+    path = tmp_path / "p.jsonl"
+    path.write_text("[" * 100000 + "\n")
+    assert "p.jsonl" in bad_input(capsys, "evaluate", str(references), str(path), "--no-bertscore")
+
+
+def test_evaluate_refuses_a_bertscore_model_that_is_not_there_before_scoring(references, tmp_path, capsys, no_scoring):
+    path = predictions(tmp_path, [{"id": "doc0", "prediction": "1. A chair."}])
+    err = bad_input(capsys, "evaluate", str(references), path, "--bertscore-model", str(tmp_path / "no-model"))
+    assert "--bertscore-model" in err and "no-model" in err
+
+
+# ---------------------------------------------------------------- generate
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--max-new-tokens", "0"], "max_new_tokens (--max-new-tokens) must be at least 1, got 0"),
+        (["--max-new-tokens", "-5"], "max_new_tokens (--max-new-tokens) must be at least 1, got -5"),
+        (["--temperature", "0"], "temperature (--temperature) must be above 0 when sampling, got 0.0"),
+        (["--temperature", "-1"], "temperature (--temperature) must be above 0 when sampling, got -1.0"),
+        (["--batch-size", "0"], "batch_size (--batch-size) must be at least 1, got 0"),
+        (["--limit", "-1"], "--limit must be at least 1, got -1"),
+        (["--max-prompt-tokens", "0"], "max_prompt_tokens (--max-prompt-tokens) must be at least 1, got 0"),
+    ],
+)
+def test_generate_refuses_settings_out_of_range_before_a_model_loads(flags, named, capsys, no_model):
+    assert named in bad_input(capsys, "generate", "--no-progress", *flags)
+
+
+@pytest.mark.parametrize(
+    ("yaml", "named"),
+    [
+        ("temperature: [0.1\nbatch_size: 2\n", "gen.yaml line 2, column 11: not valid YAML"),
+        ("temperature: hot\n", "gen.yaml: temperature: 'hot' is not a valid float"),
+        ("batch_size: 0\n", "batch_size (--batch-size) must be at least 1, got 0"),
+    ],
+)
+def test_generate_refuses_a_bad_config_file_in_one_line(yaml, named, tmp_path, capsys, no_model):
+    config = tmp_path / "gen.yaml"
+    config.write_text(yaml)
+    assert named in bad_input(capsys, "generate", "--config", str(config), "--no-progress")
+
+
+def test_generate_refuses_a_folder_as_output(tmp_path, capsys, no_model):
+    assert "is a folder" in bad_input(capsys, "generate", "--output", str(tmp_path), "--no-progress")
+
+
+def test_generate_refuses_a_records_file_as_output_and_leaves_it_alone(tmp_path, capsys, no_model):
+    records = tmp_path / "records.jsonl"
+    text = json.dumps({"id": "r1", "description": "A chair.", "claims": "1. A chair."}) + "\n"
+    records.write_text(text)
+    assert "records.jsonl line 1: not an spg result" in bad_input(capsys, "generate", "--output", str(records))
+    assert records.read_text() == text
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from tiny import tiny_llama, tiny_tokenizer
+
+    path = tmp_path_factory.mktemp("tiny")
+    tiny_llama().save_pretrained(path)
+    tiny_tokenizer().save_pretrained(path)
+    return path
+
+
+def test_generate_refuses_a_prompt_budget_shorter_than_the_chat_template(tiny_model, tmp_path, capsys):
+    err = bad_input(capsys, "generate", "--model", str(tiny_model), "--max-prompt-tokens", "20", "--no-progress")
+    assert "max_prompt_tokens (--max-prompt-tokens) 20 leaves no room for the description" in err
+
+
+def test_generate_without_progress_shows_no_loading_bar(tiny_model, tmp_path, capsys):
+    description = tmp_path / "d.txt"
+    description.write_text("A chair with a seat.")
+    code, _, err = run(capsys, "generate", "--model", str(tiny_model), "--input", str(description),
+                       "--max-new-tokens", "2", "--no-progress")
+    assert code == 0 and "Loading weights" not in err and "it/s" not in err
+
+
+# ---------------------------------------------------------------- train
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--config", "no-such.yaml"], "no-such.yaml: cannot read config (No such file or directory)"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml", "max_steps=abc"], "'abc' is not a valid int"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml"], "train_file is not set"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml", "train_file=no-such.jsonl"], "no-such.jsonl: no such file"),
+    ],
+)
+def test_train_stage1_refuses_a_bad_config_before_a_model_loads(args, named, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr("spg.train.stage1.train", lambda *a, **k: pytest.fail("training started"))
+    assert named in bad_input(capsys, "train", "stage1", *args)
+
+
+def test_train_stage1_refuses_bf16_without_a_gpu_that_has_it(capsys, monkeypatch, uspto_path):
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr("transformers.utils.is_torch_bf16_gpu_available", lambda: False)
+    monkeypatch.setattr("spg.train.stage1.train", lambda *a, **k: pytest.fail("training started"))
+    args = ["--config", "configs/cpu/smollm2-stage1.yaml", f"train_file={uspto_path}", "bf16=true"]
+    assert "bf16 is true but this machine has no GPU with bfloat16" in bad_input(capsys, "train", "stage1", *args)

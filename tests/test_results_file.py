@@ -1,0 +1,76 @@
+"""Issue 13, item 6 and the run that goes on: ``spg generate --output`` never damages a file that is not its own,
+sets a torn last line aside instead of deleting it, and one failing document does not end the run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from spg.errors import InputError
+from spg.generation.runner import Document, finished_ids, read_results, run
+
+DOCS = [Document("d1", "A chair."), Document("d2", "A lamp."), Document("d3", "A pen.")]
+
+
+def result(doc: Document) -> dict:
+    return {"id": doc.id, "mode": "zero-shot", "raw": "1. A x.", "claims_text": "1. A x.", "new_tokens": 3}
+
+
+def generate(batch: list[Document]) -> list[dict]:
+    return [result(d) for d in batch]
+
+
+def test_a_records_file_given_as_output_is_refused_and_left_byte_for_byte(tmp_path):
+    records = "".join(json.dumps({"id": f"r{i}", "description": "A chair.", "claims": "1. A chair."}) + "\n"
+                      for i in range(3))
+    records += json.dumps({"id": "r3", "description": "no newline at the end"})
+    path = tmp_path / "records.jsonl"
+    path.write_text(records)
+    with pytest.raises(InputError, match=r"records.jsonl line 1: not an spg result"):
+        run(DOCS, generate, path, batch_size=2, progress=False)
+    assert path.read_text() == records
+
+
+def test_a_line_with_an_id_alone_is_not_a_finished_result(tmp_path):
+    path = tmp_path / "out.jsonl"
+    path.write_text(json.dumps(result(DOCS[0])) + "\n" + json.dumps({"id": "d2"}) + "\n")
+    with pytest.raises(InputError, match="line 2: not an spg result"):
+        read_results(path)
+
+
+def test_a_torn_last_line_is_moved_to_a_side_file_and_the_run_goes_on(tmp_path):
+    whole = json.dumps(result(DOCS[0])) + "\n"
+    torn = json.dumps(result(DOCS[1]))[:25]
+    path = tmp_path / "out.jsonl"
+    path.write_text(whole + torn)
+    assert finished_ids(path) == {"d1"}
+    assert path.read_text() == whole
+    assert (tmp_path / "out.jsonl.torn").read_text() == torn + "\n"
+    assert run(DOCS, generate, path, batch_size=2, progress=False).written == 2
+
+
+def test_a_whole_last_line_without_its_newline_counts_and_the_next_result_starts_a_new_line(tmp_path):
+    path = tmp_path / "out.jsonl"
+    path.write_text(json.dumps(result(DOCS[0])))
+    summary = run(DOCS, generate, path, batch_size=2, progress=False)
+    assert summary.already_done == 1 and summary.written == 2
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == ["d1", "d2", "d3"]
+
+
+def test_a_folder_given_as_output_is_refused(tmp_path):
+    with pytest.raises(InputError, match="is a folder"):
+        read_results(tmp_path)
+
+
+def test_a_document_that_fails_is_reported_as_bad_and_the_others_are_written(tmp_path, capsys):
+    def fails_on_d2(batch: list[Document]) -> list[dict]:
+        if any(d.id == "d2" for d in batch):
+            raise KeyError(4)
+        return generate(batch)
+
+    path = tmp_path / "out.jsonl"
+    summary = run(DOCS, fails_on_d2, path, batch_size=2, progress=False)
+    assert summary.bad == ["d2"] and summary.written == 2
+    assert finished_ids(path) == {"d1", "d3"}
+    assert "skipped d2: generation failed (KeyError: 4)" in capsys.readouterr().err
