@@ -142,3 +142,49 @@ def test_unknown_config_setting_names_the_file_and_the_key(tmp_path, capsys):
     assert main(["generate", "--config", str(config), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "gen.yaml" in err and "temprature" in err
+
+
+def test_a_models_own_generate_yaml_sets_its_defaults_under_the_config_file_and_flags(models, tmp_path):
+    from argparse import Namespace
+
+    from spg.cli.generate import _settings
+    from spg.generation.config import GenerateConfig
+
+    (models["spg"] / "generate.yaml").write_text("no_repeat_ngram_size: 16\nmax_new_tokens: 300\ntemperature: 0.2\n")
+    try:
+        assert GenerateConfig.for_model(str(models["spg"])).no_repeat_ngram_size == 16
+        assert GenerateConfig.for_model(str(models["base"])) == GenerateConfig(model=str(models["base"]))
+        config_file = tmp_path / "g.yaml"
+        config_file.write_text("max_new_tokens: 200\n")
+        flags = {key: None for key in ("zero_shot", "constrained", "max_new_tokens", "max_prompt_tokens", "temperature",
+                                        "greedy", "batch_size", "seed", "no_repeat_ngram_size", "repetition_penalty",
+                                        "device", "dtype")}
+        args = Namespace(**{**flags, "config": str(config_file), "model": str(models["spg"]), "temperature": 0.5})
+        settings = _settings(args)
+        assert (settings.no_repeat_ngram_size, settings.max_new_tokens, settings.temperature) == (16, 200, 0.5)
+    finally:
+        (models["spg"] / "generate.yaml").unlink()
+
+
+def test_a_stage2_artefact_without_tokenizer_files_uses_its_stage1_tokenizer(models, tmp_path):
+    import shutil
+
+    from spg.model.spg_model import SPGConfig as Config
+
+    stage1 = tmp_path / "stage1"
+    shutil.copytree(models["spg"], stage1)
+    stage2 = tmp_path / "stage2"
+    shutil.copytree(models["spg"], stage2)
+    config = Config.load(stage2)
+    config.stage1 = str(stage1)
+    config.save(stage2)
+    for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "special_tokens_map.json"):
+        (stage2 / name).unlink(missing_ok=True)
+    model = SPGModel.from_pretrained(stage2)
+    assert model.tokenizer.convert_tokens_to_ids("<eot>") == model.structure_ids["<eot>"]
+
+
+def test_an_unknown_shipped_name_is_not_a_shipped_model():
+    from spg.pretrained import shipped_path
+
+    assert shipped_path("no-such-model") is None

@@ -12,6 +12,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import yaml
+
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, nested_too_deeply
 
@@ -75,8 +77,12 @@ def _settings(args: argparse.Namespace) -> GenerateConfig:
     from spg.config import load_config
     from spg.generation.config import GenerateConfig
 
-    # spg.config checks the file's keys and the type of every value; a flag given here wins over the file.
-    config = load_config(GenerateConfig, args.config) if args.config else GenerateConfig()
+    # spg.config checks the file's keys and the type of every value. Precedence: flags, then the --config file,
+    # then the model's own generate.yaml (a shipped model's decoding), then the paper's settings.
+    chosen = load_config(GenerateConfig, args.config) if args.config else GenerateConfig()
+    in_file = set(yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}) if args.config else set()
+    config = GenerateConfig.for_model(args.model or chosen.model)
+    config = config.replace(**{key: getattr(chosen, key) for key in in_file if key != "model"})
     overrides = {
         "model": args.model,
         "zero_shot": args.zero_shot,

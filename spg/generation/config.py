@@ -10,12 +10,14 @@ import yaml
 
 from spg.generation.pointer_decode import DecodeSettings
 
+MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
+
 
 @dataclass(frozen=True)
 class GenerateConfig:
     """Defaults: the paper's evaluation settings (appendix "Evaluation Settings"), constrained decoding on."""
 
-    model: str = "smollm2"  # SPG artefact dir, HF chat model name/path, or the embedded SmolLM2
+    model: str = "spg-smollm2"  # shipped SPG model (spg.pretrained), SPG artefact dir, or HF chat model name/path
     zero_shot: bool = False
     constrained: bool | None = None  # None: on for tagged SPG models (the product default), off otherwise
     max_new_tokens: int = 1024
@@ -39,6 +41,17 @@ class GenerateConfig:
         if unknown:
             raise ValueError(f"{path}: unknown settings {unknown}; expected some of {sorted(known)}")
         return cls(**data)
+
+    @classmethod
+    def for_model(cls, model: str) -> GenerateConfig:
+        """The defaults for ``model``: an SPG artefact's own ``generate.yaml`` (decoding chosen for that model on the
+        dev split, like transformers' generation_config.json) when it has one, else the paper's settings."""
+        from spg.config import load_config
+        from spg.model.spg_model import is_artefact, resolve_artefact
+
+        own = resolve_artefact(model) / MODEL_SETTINGS if is_artefact(model) else None
+        config = load_config(cls, own) if own is not None and own.is_file() else cls()
+        return config.replace(model=model)
 
     def replace(self, **changes) -> GenerateConfig:
         return dataclasses.replace(self, **changes)

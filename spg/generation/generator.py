@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -34,7 +33,7 @@ from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
 from spg.generation.runner import Document
 from spg.linearize import parse_tagged
 from spg.model.backbone import EMBEDDED, load_backbone, resolve_device, resolve_dtype
-from spg.model.spg_model import CONFIG_NAME, SPGModel
+from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
 from spg.render import render
 
@@ -154,8 +153,7 @@ def load_generator(
     """
     where = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, where)
-    is_artefact = name_or_dir is not None and (Path(name_or_dir) / CONFIG_NAME).is_file()
-    if is_artefact and not zero_shot:
+    if is_artefact(name_or_dir) and not zero_shot:
         spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
         config = spg.spg_config
         mode: Mode = "spg" if config.tagged else "plain"

@@ -105,6 +105,17 @@ class SPGConfig:
         return config
 
 
+def resolve_artefact(name_or_dir: str | Path) -> Path:
+    """An artefact directory, or the directory of a model shipped with spg by name (:data:`spg.pretrained.SHIPPED`)."""
+    from spg.pretrained import shipped_path
+
+    return shipped_path(str(name_or_dir)) or Path(name_or_dir)
+
+
+def is_artefact(name_or_dir: str | Path | None) -> bool:
+    return name_or_dir is not None and (resolve_artefact(name_or_dir) / CONFIG_NAME).is_file()
+
+
 def portable_path(target: Path, start: Path) -> str:
     """``target`` relative to ``start`` when they share a directory below the filesystem root, else absolute.
 
@@ -191,9 +202,11 @@ class SPGModel(nn.Module):
         """
         from transformers import AutoTokenizer
 
-        directory = Path(directory)
+        directory = resolve_artefact(directory)
         config = SPGConfig.load(directory)
-        tokenizer = AutoTokenizer.from_pretrained(directory)
+        # A Stage II artefact may leave the tokenizer to its Stage I (the shipped model does: 3.5 MB less).
+        has_tokenizer = (directory / "tokenizer_config.json").is_file() or config.stage1 is None
+        tokenizer = AutoTokenizer.from_pretrained(directory if has_tokenizer else config.stage1)
         if config.stage1 is not None:
             base = cls.from_pretrained(config.stage1, base, dtype).merge_and_unload()
         elif base is None:
