@@ -42,6 +42,10 @@ class DecodeSettings:
     no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
     repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
     boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
+    # transformers' KV cache: "static" preallocates prompt + new tokens once instead of growing the cache by a
+    # concatenation per layer and step (half the CPU decoding time of the shipped model); "dynamic" for models
+    # whose cache cannot be static. Outputs are the same either way.
+    cache_implementation: str = "static"
 
 
 @dataclass(frozen=True)
@@ -212,6 +216,7 @@ def generate_batch(
         logits_processor=processors,
         eos_token_id=stops,
         pad_token_id=pad_id,
+        cache_implementation=settings.cache_implementation,
         **sampling,
     )
     if spg is None:
