@@ -1,0 +1,73 @@
+"""Has an SPG model learnt *when* to stop? Teacher-forced P(<eot>) after every closing tag of gold claim sets.
+
+A model that knows when a claim set is complete puts <eot>'s probability mass at the gold end and little
+elsewhere; one that has learnt only how often claim sets end gives the same probability at every boundary, and
+near-greedy decoding then never stops it (docs/reproduction.md, finding 3).
+
+    python benchmarks/stop_probability.py --model spg-smollm2 --docs 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from itertools import islice
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from spg.data import load_records  # noqa: E402
+from spg.linearize import DEP_END, EOT, IND_END  # noqa: E402
+from spg.model.backbone import resolve_device  # noqa: E402
+from spg.model.batch import build_example  # noqa: E402
+from spg.model.spg_model import SPGModel  # noqa: E402
+
+DATA = ["../shared/data/uspto/patents.jsonl", "../shared/data/pap2pat/patents.jsonl.gz"]
+
+
+@torch.inference_mode()
+def boundary_probabilities(model: SPGModel, record) -> tuple[list[float], float | None]:
+    """P(<eot>) after each closing tag but the last, and at the gold end (None if the target kept no <eot>)."""
+    config, tokenizer = model.spg_config, model.tokenizer
+    example = build_example(tokenizer, record.description, record.claims, config.max_length, config.max_target_tokens,
+                            instruction=config.instruction, target_truncation=config.target_truncation,
+                            description_truncation_side=config.description_truncation_side)
+    ids = example["input_ids"]
+    eot = tokenizer.convert_tokens_to_ids(EOT)
+    closes = {tokenizer.convert_tokens_to_ids(IND_END), tokenizer.convert_tokens_to_ids(DEP_END)}
+    probs = model.lm(input_ids=torch.tensor([ids], device=model.lm.device)).logits[0].float().softmax(-1)[:, eot]
+    boundaries = [i for i, t in enumerate(ids[:-1]) if t in closes]
+    at_end = probs[boundaries[-1]].item() if boundaries and ids[boundaries[-1] + 1] == eot else None
+    inside = [probs[i].item() for i in boundaries if ids[i + 1] != eot]
+    return inside, at_end
+
+
+def summary(values: list[float]) -> str:
+    if not values:
+        return "none"
+    return f"mean {statistics.mean(values):.3f}, median {statistics.median(values):.3f} over {len(values)}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="spg-smollm2", help="SPG artefact dir or shipped name (tagged)")
+    parser.add_argument("--data", nargs="+", default=DATA)
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--docs", type=int, default=20)
+    parser.add_argument("--device", help="default: cuda when available, else cpu")
+    args = parser.parse_args()
+    model = SPGModel.from_pretrained(args.model).to(resolve_device(args.device)).eval()
+    inside, ends = [], []
+    for record in islice((r for r in load_records(args.data, split=args.split) if r.claims.roots), args.docs):
+        probs, at_end = boundary_probabilities(model, record)
+        inside += probs
+        ends += [at_end] if at_end is not None else []
+    print(f"P(<eot>) at the gold end of the claim set: {summary(ends)}")
+    print(f"P(<eot>) after every other closing tag:    {summary(inside)}")
+
+
+if __name__ == "__main__":
+    main()
