@@ -361,14 +361,22 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> ReproduceConfig:
     return config
 
 
+def jobs_before(jobs: Sequence[Job], step: str) -> list[Job]:
+    """The jobs left when a run stops before ``step`` (a job-name prefix): those of that step, every job that
+    needs one of them, and the report are dropped; dependencies left out are done or not needed anyway."""
+    dropped = {j.name for j in jobs if j.name.startswith(step) or j.name == "report"}
+    for job in jobs:  # jobs come in dependency order
+        if any(d in dropped for d in job.deps):
+            dropped.add(job.name)
+    return [j for j in jobs if j.name not in dropped]
+
+
 def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = None, dry_run: bool = False) -> int:
     config = load(path, overrides)
     pipeline = Pipeline(config)
     jobs = pipeline.jobs()
     if stop_before:
-        kept = [j for j in jobs if not j.name.startswith(stop_before) and j.name != "report"]
-        names = {j.name for j in kept}
-        jobs = [Job(j.name, [d for d in j.deps if d in names], j.command, j.action, j.partial) for j in kept]
+        jobs = jobs_before(jobs, stop_before)
     if dry_run:
         todo = {j.name for j in needed_jobs(jobs, pipeline.out)}
         for job in jobs:

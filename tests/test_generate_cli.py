@@ -158,6 +158,7 @@ def test_a_models_own_generate_yaml_sets_its_defaults_under_the_config_file_and_
         config_file.write_text("max_new_tokens: 200\n")
         flags = {key: None for key in ("zero_shot", "constrained", "max_new_tokens", "max_prompt_tokens", "temperature",
                                         "greedy", "batch_size", "seed", "no_repeat_ngram_size", "repetition_penalty",
+                                        "boundary_temperature",
                                         "device", "dtype")}
         args = Namespace(**{**flags, "config": str(config_file), "model": str(models["spg"]), "temperature": 0.5})
         settings = _settings(args)

@@ -86,6 +86,12 @@ def test_pointer_takes_the_best_earlier_claim_of_the_same_tree_only(spg):
         return h_dep @ h_end.T
 
     assert pointer_parents(ids, states, t, dot) == [None, 0, None, 2, 3]
+    # Asked at each dependent's own closing tag instead, the <dep> states are not read: closing states that prefer
+    # claim 3 (index 2) for claim 4 and claim 4 (index 3) for claim 5 give those parents whatever the <dep>s say.
+    closing = torch.zeros(len(ids) - 1, 4)
+    closing[2], closing[5], closing[9] = torch.tensor([1.0, 0, 0, 0]), torch.tensor([1.0, 0, 0, 0]), torch.eye(4)[2]
+    closing[12], closing[15] = torch.tensor([0, 0, 5.0, 1.0]), torch.tensor([0, 0, 1.0, 5.0])
+    assert pointer_parents(ids, closing, t, dot, query="close") == [None, 0, None, 2, 3]
 
 
 def test_constrained_spg_outputs_are_valid_forests_for_every_seed(spg):

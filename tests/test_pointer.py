@@ -85,3 +85,29 @@ def test_pointer_hits_count_correct_dependents():
     logits[0, 2, :2] = torch.tensor([1.0, 2.0])
     correct, total = pointer_hits(logits, torch.tensor([[-1, 0, 0]]))
     assert (correct.item(), total.item()) == (1, 2)
+
+
+def test_close_query_scores_each_claims_own_closing_state_against_earlier_closing_states():
+    torch.manual_seed(0)
+    d = 4
+    head = PointerHead(d, query="close")
+    hidden = torch.randn(1, 10, d)
+    open_pos, close_pos = torch.tensor([[0, 3, 6]]), torch.tensor([[2, 5, 9]])
+    mask = candidate_mask(torch.tensor([[0, 0, 0]]), torch.ones(1, 3, dtype=torch.bool))
+    logits = pointer_logits(head, hidden, open_pos, close_pos, mask)
+    closes = hidden[0, close_pos[0]]
+    expected = (closes @ head.weight.detach() @ closes.T).masked_fill(~mask[0], float("-inf"))
+    assert torch.allclose(logits[0], expected, atol=1e-5)
+    # the opening states are not read at all under the close query
+    moved = hidden.clone()
+    moved[0, open_pos[0]] += 100.0
+    assert torch.equal(pointer_logits(head, moved, open_pos, close_pos, mask), logits)
+
+
+def test_unknown_pointer_query_is_rejected():
+    try:
+        PointerHead(4, query="middle")
+    except ValueError as err:
+        assert "pointer_query must be one of" in str(err)
+    else:
+        raise AssertionError("PointerHead accepted an unknown query position")

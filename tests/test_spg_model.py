@@ -172,3 +172,17 @@ def test_structure_flag_skips_pointer_and_scope(structure):
     model = tiny_spg()
     out = model(**batch_for(model, [FOREST]), structure=structure)
     assert (out.struct_loss is not None) == structure and (out.scope_loss is not None) == structure
+
+
+def test_close_query_model_scores_closing_states_and_keeps_the_setting_across_a_reload(tmp_path):
+    torch.manual_seed(0)
+    model = tiny_spg(pointer_query="close").eval()
+    batch = batch_for(model, [FOREST])
+    with torch.no_grad():
+        out = model(**batch)
+    h = out.hidden[0]
+    closes = batch["claim_close"][0]
+    expected = model.score_parents(h[closes[1]], h[closes[:1]])  # claim 2's closing tag asks among claim 1
+    assert torch.allclose(out.pointer_logits[0, 1, :1], expected, atol=1e-5)
+    model.save_pretrained(tmp_path / "model")
+    assert SPGModel.from_pretrained(tmp_path / "model", base=tiny_llama()).pointer.query == "close"

@@ -63,6 +63,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-repeat-ngram-size", type=int, metavar="N",
                    help="never write an N-gram twice inside one generated claim (0: off; not in the paper)")
     p.add_argument("--repetition-penalty", type=float, help="transformers' repetition penalty (1.0: off)")
+    p.add_argument("--boundary-temperature", type=float,
+                   help="sample the token after each claim's end (another claim, a new tree, or the end) at this "
+                        "temperature; the text keeps --temperature (not in the paper; docs/generation.md)")
     p.add_argument("--batch-size", type=int, help="documents decoded together")
     p.add_argument("--seed", type=int, help="sampling seed")
     p.add_argument("--device", help="cpu, cuda, cuda:N (default: cuda when available, else cpu)")
@@ -95,6 +98,7 @@ def _settings(args: argparse.Namespace) -> GenerateConfig:
         "seed": args.seed,
         "no_repeat_ngram_size": args.no_repeat_ngram_size,
         "repetition_penalty": args.repetition_penalty,
+        "boundary_temperature": args.boundary_temperature,
         "device": args.device,
         "dtype": args.dtype,
     }
@@ -118,6 +122,8 @@ def check_settings(config: GenerateConfig, limit: int | None) -> None:
         raise InputError(f"{_flag('no_repeat_ngram_size')} must be 0 (off) or more, got {config.no_repeat_ngram_size}")
     if not config.repetition_penalty > 0:
         raise InputError(f"{_flag('repetition_penalty')} must be above 0 (1.0: off), got {config.repetition_penalty}")
+    if config.boundary_temperature is not None and not config.boundary_temperature > 0:
+        raise InputError(f"{_flag('boundary_temperature')} must be above 0, got {config.boundary_temperature}")
     if not -(2**63) <= config.seed < 2**64:
         raise InputError(f"{_flag('seed')} must be a 64-bit integer, got {config.seed}")
     if limit is not None and limit < 1:

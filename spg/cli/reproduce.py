@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--config", required=True, help="reproduction YAML (configs/repro/)")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="override config keys, e.g. parallel=3")
-    p.add_argument("--stop-before", choices=("evaluate",),
+    p.add_argument("--stop-before", choices=("generate", "evaluate"),
                    help="stop before this step (e.g. on a GPU machine; evaluate the copied results elsewhere)")
     p.add_argument("--dry-run", action="store_true", help="list every job, whether it will run, and its command")
     p.set_defaults(func=run)

@@ -26,6 +26,7 @@ class GenerateConfig:
     do_sample: bool = True
     no_repeat_ngram_size: int = 0  # not in the paper: no n-gram twice inside one generated claim (0: off)
     repetition_penalty: float = 1.0  # not in the paper: transformers' repetition penalty (1.0: off)
+    boundary_temperature: float | None = None  # not in the paper: the token after a claim ends sampled at this
     batch_size: int = 4
     seed: int = 0
     dtype: str = "auto"  # bfloat16 on a CUDA device that supports it, float32 elsewhere
@@ -59,5 +60,5 @@ class GenerateConfig:
     def decode_settings(self) -> DecodeSettings:
         return DecodeSettings(
             self.max_new_tokens, 0, self.do_sample, self.temperature, self.no_repeat_ngram_size,
-            self.repetition_penalty,
+            self.repetition_penalty, self.boundary_temperature,
         )

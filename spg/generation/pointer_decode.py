@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
 
+from spg.generation.boundary import BoundaryTemperature
 from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
 from spg.generation.repetition import GeneratedNoRepeatNGram
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
@@ -40,6 +41,7 @@ class DecodeSettings:
     temperature: float = 0.1
     no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
     repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
+    boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
 
 
 @dataclass(frozen=True)
@@ -98,24 +100,26 @@ def tagged_claims(ids: Sequence[int], tags: dict[str, int]) -> list[TaggedClaim]
 
 
 def pointer_parents(
-    ids: Sequence[int], states: torch.Tensor, tags: dict[str, int], pointer: PointerScorer
+    ids: Sequence[int], states: torch.Tensor, tags: dict[str, int], pointer: PointerScorer, query: str = "open"
 ) -> list[int | None]:
     """Greedy Eq. 2 for each dependent claim: argmax over the closing-tag states of earlier claims of its tree.
 
-    ``states[g]`` is the state of generated token ``g`` (the last generated token has none). A dependent
-    claim with no candidate, or whose ``<dep>`` has no state, gets None.
+    ``states[g]`` is the state of generated token ``g`` (the last generated token has none). The query is the
+    claim's ``<dep>`` state, or its closing tag's under ``query="close"`` (``pointer_query``). A dependent claim
+    with no candidate, or whose query token has no state, gets None.
     """
     claims = tagged_claims(ids, tags)
     if not claims or not len(states):
         return [None] * len(claims)
     last = len(states) - 1
     has_end = torch.tensor([c.close_pos <= last for c in claims])
-    asks = torch.tensor([c.kind == "dep" and c.open_pos <= last for c in claims])
+    query_pos = [c.open_pos if query == "open" else c.close_pos for c in claims]
+    asks = torch.tensor([c.kind == "dep" and pos <= last for c, pos in zip(claims, query_pos, strict=True)])
     trees = torch.tensor([c.tree for c in claims])
     mask = candidate_mask(trees, torch.ones_like(has_end)) & has_end[None, :] & asks[:, None]
     with torch.no_grad():
         scores = pointer(
-            states[[min(c.open_pos, last) for c in claims]], states[[min(c.close_pos, last) for c in claims]]
+            states[[min(pos, last) for pos in query_pos]], states[[min(c.close_pos, last) for c in claims]]
         )
     choice = greedy_parents(scores.float().cpu().masked_fill(~mask, float("-inf")))
     return [int(j) if j >= 0 else None for j in choice]
@@ -181,11 +185,17 @@ def generate_batch(
     processors = LogitsProcessorList()
     if row_temperatures is not None:
         processors.append(RowTemperature(row_temperatures))
+    tags = structure_token_ids(tokenizer) if tagged else {}
+    newline = tokenizer.encode("\n", add_special_tokens=False)
     if settings.no_repeat_ngram_size:
-        tags = structure_token_ids(tokenizer) if tagged else {}
         # A claim starts after an opening tag, or after a line break in numbered plain claims.
-        boundaries = [tags[IND], tags[DEP]] if tagged else tokenizer.encode("\n", add_special_tokens=False)
-        processors.append(GeneratedNoRepeatNGram(settings.no_repeat_ngram_size, [*stops, *tags.values()], boundaries))
+        starts = [tags[IND], tags[DEP]] if tagged else newline
+        processors.append(GeneratedNoRepeatNGram(settings.no_repeat_ngram_size, [*stops, *tags.values()], starts))
+    if settings.boundary_temperature is not None and settings.do_sample:
+        # A claim ends at a closing tag, or at a line break in numbered plain claims.
+        ends = [tags[IND_END], tags[DEP_END]] if tagged else newline
+        base = row_temperatures if row_temperatures is not None else settings.temperature
+        processors.append(BoundaryTemperature(settings.boundary_temperature, ends, base))
     if grammar is not None:
         if not tagged:
             raise ValueError("constrained decoding applies to tagged (SPG) generation only")
@@ -212,11 +222,10 @@ def generate_batch(
         states = generated_states(steps)
     new = out[:, ids.shape[1] :].tolist()
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
-    tags = structure_token_ids(tokenizer) if tagged else {}
     results = []
     for row, generated in enumerate(new):
         kept = _trim(generated, set(stops), eot)
-        parents = pointer_parents(kept, states[row], tags, spg.pointer) if spg is not None else None
+        parents = None if spg is None else pointer_parents(kept, states[row], tags, spg.pointer, spg.pointer.query)
         text = tokenizer.decode(kept, skip_special_tokens=not tagged, clean_up_tokenization_spaces=False)
         results.append(Generated(kept, text, parents))
     return results

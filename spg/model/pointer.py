@@ -4,6 +4,12 @@ Claims are indexed in serialisation order. For dependent claim i the candidates 
 before it in the same tree; the score of candidate j is the bilinear form h_<dep>(i)ᵀ W_dep h_end(j)
 of the hidden state at i's opening ``<dep>`` and the one at j's closing tag. Because candidates
 always precede the claim, every greedy choice yields a forest: argmax is the exact best forest.
+
+Where the query is read is the key ``pointer_query`` (a deviation when not ``open``). The paper's ``open`` asks at
+the dependent's opening ``<dep>``, before its text exists: the pointer must *plan* the attachment. ``close`` asks at
+the dependent's own closing tag, after its text (and its "of claim N") has been written: the pointer then resolves
+the attachment the model has written, and the forest shown to users agrees with the text. The candidates are the
+same earlier claims either way. docs/training.md has the measurements that motivated it.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from torch import nn
 
 from spg.model.norm import aux_states
 
+POINTER_QUERIES = ("open", "close")
+
 
 class PointerHead(nn.Module):
     """W_dep ∈ R^{d×d}, initialised to I/√d so the first scores are a scaled dot product (§3.1).
@@ -23,10 +31,13 @@ class PointerHead(nn.Module):
     parameters, so it is a property of the model (saved in ``spg_config.json``), not of the weights.
     """
 
-    def __init__(self, hidden_size: int, state_norm: str = "none"):
+    def __init__(self, hidden_size: int, state_norm: str = "none", query: str = "open"):
         super().__init__()
+        if query not in POINTER_QUERIES:
+            raise ValueError(f"pointer_query must be one of {POINTER_QUERIES}, got {query!r}")
         self.weight = nn.Parameter(torch.eye(hidden_size) / math.sqrt(hidden_size))
         self.state_norm = state_norm
+        self.query = query  # like state_norm: a property of the model, saved in spg_config.json
 
     def forward(self, h_dep: torch.Tensor, h_end: torch.Tensor) -> torch.Tensor:
         """Eq. 2 logits: ``h_dep`` [..., n, d] against ``h_end`` [..., m, d] → [..., n, m]."""
@@ -52,8 +63,10 @@ def gather_positions(hidden: torch.Tensor, positions: torch.Tensor) -> torch.Ten
 def pointer_logits(
     head: PointerHead, hidden: torch.Tensor, open_pos: torch.Tensor, close_pos: torch.Tensor, mask: torch.Tensor
 ) -> torch.Tensor:
-    """Masked Eq. 2 logits [B, C, C]: row i scores claim i's ``<dep>`` against every claim's closing tag."""
-    scores = head(gather_positions(hidden, open_pos), gather_positions(hidden, close_pos)).float()
+    """Masked Eq. 2 logits [B, C, C]: row i scores claim i's query state (its ``<dep>``, or its closing tag under
+    ``pointer_query: close``) against every claim's closing tag."""
+    queries = open_pos if head.query == "open" else close_pos
+    scores = head(gather_positions(hidden, queries), gather_positions(hidden, close_pos)).float()
     return scores.masked_fill(~mask, float("-inf"))
 
 

@@ -73,6 +73,7 @@ class SPGConfig:
     rho: float = 5.0  # Eq. 4 base radius
     lam: float = 0.85  # Eq. 4 decay
     aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm); paper: "none"
+    pointer_query: str = "open"  # "close": the pointer asks at the dependent's closing tag (spg.model.pointer)
     lora_r: int = 96
     lora_alpha: int = 32
     lora_dropout: float = 0.05
@@ -184,7 +185,7 @@ class SPGModel(nn.Module):
         config.structure_token_ids = ids
         tied = base.get_output_embeddings().weight is base.get_input_embeddings().weight
         lm = get_peft_model(base, lora_config(config, sorted(ids.values()), tied))
-        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm)
+        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm, config.pointer_query)
         return cls(lm, tokenizer, pointer, config)
 
     @classmethod
@@ -215,7 +216,7 @@ class SPGModel(nn.Module):
         if ids != config.structure_token_ids:
             raise ValueError(f"{directory}: tokenizer gives structure ids {ids}, config says {config.structure_token_ids}")
         lm = PeftModel.from_pretrained(base, directory, is_trainable=is_trainable)
-        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm)
+        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm, config.pointer_query)
         pointer.load_state_dict(load_file(directory / POINTER_NAME))
         pointer.requires_grad_(is_trainable)
         return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)

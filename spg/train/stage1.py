@@ -65,6 +65,7 @@ class Stage1Config:
     aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm)
     aux_reduction: str = "claim"  # "token": L_struct, L_scope per target token (spg.model.losses.per_target_token)
     aux_warmup_ratio: float = 0.0  # γ and η ramp up from 0 over this fraction of the steps
+    pointer_query: str = "open"  # "close": the pointer asks at the dependent's closing tag (spg.model.pointer)
     pointer_lr: float | None = None  # W_dep's own learning rate (None: learning_rate)
     # optimisation (passed to transformers.TrainingArguments)
     learning_rate: float = 2e-4
@@ -89,8 +90,8 @@ class Stage1Config:
             base_model=self.base_model, tagged=self.tagged, instruction=self.instruction, max_length=self.max_length,
             max_target_tokens=self.max_target_tokens, target_truncation=self.target_truncation,
             description_truncation_side=self.description_truncation_side, rho=self.rho, lam=self.lam,
-            aux_state_norm=self.aux_state_norm, lora_r=self.lora_r, lora_alpha=self.lora_alpha,
-            lora_dropout=self.lora_dropout, lora_target_modules=self.lora_target_modules,
+            aux_state_norm=self.aux_state_norm, pointer_query=self.pointer_query, lora_r=self.lora_r,
+            lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout, lora_target_modules=self.lora_target_modules,
         )
 
     def training_arguments(self) -> TrainingArguments:
