@@ -15,12 +15,20 @@ import torch
 from transformers import Trainer
 from transformers.trainer import TRAINING_ARGS_NAME
 
+from spg.train.parallel import check_parallelism
+
 
 class AdapterCheckpointTrainer(Trainer):
     """A Trainer whose checkpoints and ``save_model`` hold the adapter without the embedding matrices.
 
     The model (a ``PeftModel`` or an :class:`spg.model.spg_model.SPGModel`) must accept ``save_embedding_layers``.
+    A layout whose parameters it could not save whole (FSDP, ZeRO-3) is refused when the trainer is built.
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        plugin = self.accelerator.state.deepspeed_plugin
+        check_parallelism(self.accelerator.distributed_type, self.args.n_gpu, plugin.zero_stage if plugin else None)
 
     def _save(self, output_dir: str | None = None, state_dict=None) -> None:
         output_dir = output_dir or self.args.output_dir

@@ -152,10 +152,10 @@ class LPOTrainer(AdapterCheckpointTrainer):
         accumulated ω = 1 gradient to the norm of LPO's gradient on the same micro-batches (before clipping)."""
         loss = super().training_step(model, inputs, num_items_in_batch)
         if self.mode == "matched" and self.accelerator.sync_gradients:
-            # Under DDP, .grad is now the mean over processes; LPO's gradient is averaged the same way.
-            lpo_norm = torch.linalg.vector_norm(
-                torch.stack([torch.linalg.vector_norm(self.accelerator.reduce(g, "mean")) for g in self._lpo_grads])
-            )
+            # Under DDP, .grad is now the mean over processes; LPO's gradient (autograd.grad bypasses DDP's hooks)
+            # is averaged the same way, in one all-reduce, before its norm is taken.
+            lpo_grad = self.accelerator.reduce(torch.cat([g.float().flatten() for g in self._lpo_grads]), "mean")
+            lpo_norm = torch.linalg.vector_norm(lpo_grad)
             grads = [p.grad for p in model.parameters() if p.requires_grad and p.grad is not None]
             uniform_norm = rescale_to_norm(grads, lpo_norm)
             self._lpo_grads = None
@@ -164,6 +164,10 @@ class LPOTrainer(AdapterCheckpointTrainer):
         return loss
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
-        logs.update({key: sum(values) / len(values) for key, values in self._metrics.items() if values})
+        if self._metrics:
+            # Every process logs at the same steps with the same keys: the means are averaged over the processes,
+            # so the main process logs the whole batch's figures, not those of its own shard.
+            means = torch.tensor([sum(values) / len(values) for values in self._metrics.values()], device=self.args.device)
+            logs.update(zip(self._metrics, self.accelerator.reduce(means, "mean").tolist()))
         self._metrics.clear()
         super().log(logs, start_time)

@@ -30,6 +30,7 @@ from spg.model.batch import INSTRUCTION, Collator, build_example
 from spg.model.losses import per_target_token, stage1_loss, warmup_factor
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.train.checkpoint import AdapterCheckpointTrainer
+from spg.train.parallel import launch_arguments
 
 AUX_REDUCTIONS = ("claim", "token")
 
@@ -114,7 +115,8 @@ class Stage1Config:
             seed=self.seed,
             report_to=self.report_to,
             remove_unused_columns=False,  # the claim_* fields are not LM inputs but the model needs them
-            **self.extra_training_args,
+            # W_dep gets no gradient when γ = η = 0 (compute_loss then skips the structure terms).
+            **{**launch_arguments(every_parameter_trained=self.gamma > 0 or self.eta > 0), **self.extra_training_args},
         )
 
 
@@ -180,8 +182,10 @@ class Stage1Trainer(AdapterCheckpointTrainer):
         if out.struct_loss is not None:
             # The logged terms are always the paper's (mean over dependents, examples without any left out),
             # so runs with either reduction can be compared.
+            # Under data parallelism the mean is over the examples with dependents of the *global* batch: DDP
+            # averages the processes' gradients, so each divides its sum by the global count over the processes.
             has_dep = (out.pointer_total > 0).float()
-            n = has_dep.sum().clamp(min=1)
+            n = self.accelerator.reduce(has_dep.sum(), "sum").clamp(min=1) / self.accelerator.num_processes
             logged_struct = (out.struct_loss * has_dep).sum() / n
             logged_scope = (out.scope_loss * has_dep).sum() / n
             if self.aux_reduction == "token":

@@ -73,7 +73,8 @@ class Stage2Config:
     gradient_checkpointing: bool = False
     logging_steps: int = 10
     save_steps: int = 500
-    seed: int = 0
+    seed: int = 0  # the new adapter's initialisation, dropout and data order (spg pairs: the sampling)
+    extra_training_args: dict = field(default_factory=dict)  # any other TrainingArguments field
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -138,6 +139,7 @@ def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
     from transformers.trainer_utils import get_last_checkpoint
 
     from spg.train.lpo import LPOTrainer, PreferenceCollator
+    from spg.train.parallel import launch_arguments
 
     args = TrainingArguments(
         output_dir=config.output_dir,
@@ -155,6 +157,7 @@ def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
         seed=config.seed,
         remove_unused_columns=False,  # the collator needs the token-id columns the model's forward does not name
         report_to=[],
+        **{**launch_arguments(every_parameter_trained=True), **config.extra_training_args},
     )
     if config.gradient_checkpointing:
         model.enable_input_require_grads()  # with the embedding frozen, checkpointed blocks would get no grads
@@ -247,6 +250,8 @@ def run(config: Stage2Config) -> Path:
     Stage I is merged in memory, never written again: the final artefact holds the Stage II adapter, copies of
     the Stage I pointer head and tokenizer, and names the Stage I artefact (``stage1`` in ``spg_config.json``).
     """
+    from transformers import set_seed
+
     from spg.model.spg_model import SPGModel
     from spg.train.pairs import load_pairs
     from spg.train.stage1 import save_log_history
@@ -261,11 +266,13 @@ def run(config: Stage2Config) -> Path:
         lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
         lora_target_modules=config.lora_target_modules,
     )
+    set_seed(config.seed)  # the new adapter's LoRA initialisation draws from it (Trainer seeds only later)
     model = stage2_model(stage1.merge_and_unload(), config)
     del stage1
     trainer = train(model, tokenizer, dataset, config)
     final = Path(config.output_dir) / "final"
-    SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(final)
+    if trainer.args.should_save:  # the main process only, under data parallelism
+        SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(final)
     save_log_history(trainer, final)
     return final
 
