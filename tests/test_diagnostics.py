@@ -16,13 +16,13 @@ PAPER_RECIPE = ["aux_state_norm=none", "aux_reduction=claim", "aux_warmup_ratio=
 
 
 def start_of_training_norms(uspto_path, pap2pat_path, overrides: list[str]) -> dict[str, dict[str, float]]:
-    """Gradient norms of each weighted term on four real training documents, SmolLM2 as training starts it."""
+    """Gradient norms of each weighted term on two real training documents, SmolLM2 as training starts it."""
     cfg = load_config(Stage1Config, "configs/repro/smollm2-stage1.yaml",
-                      [f"train_file=[{uspto_path}, {pap2pat_path}]", "bf16=false", "max_length=1024",
-                       "max_target_tokens=512", *overrides])
+                      [f"train_file=[{uspto_path}, {pap2pat_path}]", "bf16=false", "max_length=768",
+                       "max_target_tokens=384", *overrides])
     torch.manual_seed(cfg.seed)
     model = SPGModel.from_base(cfg.model_config())
-    records = islice((r for r in load_records(cfg.train_file, split="train") if r.claims.num_dependent), 4)
+    records = islice((r for r in load_records(cfg.train_file, split="train") if r.claims.num_dependent), 2)
     examples = [
         build_example(model.tokenizer, r.description, r.claims, cfg.max_length, cfg.max_target_tokens,
                       target_truncation=cfg.target_truncation, description_truncation_side=cfg.description_truncation_side)
