@@ -39,6 +39,8 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--lora-r", type=int, default=SPGConfig.lora_r, help="LoRA rank (paper: 96)")
+    parser.add_argument("--cache", default=DecodeSettings.cache_implementation, choices=["static", "dynamic"],
+                        help="transformers' KV cache, the same for both paths")
     args = parser.parse_args()
 
     spg = SPGModel.from_base(SPGConfig(base_model=args.model, lora_r=args.lora_r), dtype=getattr(torch, args.dtype)).to(args.device).eval()
@@ -49,7 +51,7 @@ def main() -> None:
     ids, mask = left_pad(prompts, tok.pad_token_id)
     ids, mask = ids.to(args.device), mask.to(args.device)
     n = args.new_tokens
-    settings = DecodeSettings(max_new_tokens=n, min_new_tokens=n, do_sample=False)
+    settings = DecodeSettings(max_new_tokens=n, min_new_tokens=n, do_sample=False, cache_implementation=args.cache)
 
     def sync() -> None:
         if args.device.startswith("cuda"):
@@ -58,7 +60,7 @@ def main() -> None:
     def plain() -> int:
         with torch.no_grad():
             out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n,
-                                  do_sample=False, pad_token_id=tok.pad_token_id)
+                                  do_sample=False, pad_token_id=tok.pad_token_id, cache_implementation=args.cache)
         return out.shape[1] - ids.shape[1]
 
     def pointer() -> int:
@@ -78,14 +80,15 @@ def main() -> None:
             for clock, read in clocks.items():
                 times[name, clock].append(read() - start[clock])
             assert produced == n, f"{name} produced {produced} tokens, expected {n}"
-    print(f"model {args.model} on {args.device} ({args.dtype}); batch {args.batch}, prompts <= {args.prompt_tokens} "
-          f"tokens, {n} new tokens, {args.repeats} repeats, median of each")
+    print(f"model {args.model} on {args.device} ({args.dtype}, {args.cache} cache); batch {args.batch}, prompts <= "
+          f"{args.prompt_tokens} tokens, {n} new tokens, {args.repeats} repeats, median of each")
     for clock in clocks if args.device == "cpu" else ("wall",):
         plain_s, pointer_s = (statistics.median(times[path, clock]) for path in ("plain", "pointer"))
         runs = {path: ", ".join(f"{t:.3f}" for t in times[path, clock]) for path in ("plain", "pointer")}
         print(f"[{clock}] plain generate {plain_s:.3f} s ({runs['plain']}); "
               f"pointer-augmented {pointer_s:.3f} s ({runs['pointer']})")
-        print(f"[{clock}] ratio (pointer / plain): {pointer_s / plain_s:.3f}  (target <= 1.05)")
+        print(f"[{clock}] ratio (pointer / plain): {pointer_s / plain_s:.3f}  (target <= 1.05); pointer-augmented "
+              f"{args.batch * n / pointer_s:.1f} tokens/s, {1000 * pointer_s / n:.1f} ms per decoding step")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ excluded); on CPU each variant runs alone in a child process and reports its pea
 model is loaded) minus the RSS before its first step, i.e. what the steps add on top of the loaded model.
 
     python benchmarks/stage1_overhead.py --docs 1 --max-length 512 --repeats 3
+    # the paper's setting on a GPU (8B shape: --model PATH): bf16, activation checkpointing, r 96
+    python benchmarks/stage1_overhead.py --model PATH --max-length 8192 --dtype bfloat16 --gradient-checkpointing --lora-r 96
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import torch  # noqa: E402
 from common import shared_file  # noqa: E402
 
 from spg.data import load_records  # noqa: E402
+from spg.model.backbone import resolve_device, resolve_dtype  # noqa: E402
 from spg.model.batch import Collator, build_example  # noqa: E402
 from spg.model.losses import stage1_loss  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
@@ -41,7 +44,7 @@ def make_step(model: SPGModel, batch: dict, optim: torch.optim.Optimizer, struct
         optim.zero_grad(set_to_none=True)
         loss.backward()
         optim.step()
-        if torch.cuda.is_available():
+        if next(model.parameters()).is_cuda:
             torch.cuda.synchronize()
 
     return step
@@ -79,13 +82,20 @@ def main() -> None:
     parser.add_argument("--max-length", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", help="default: cuda when available, else cpu")
+    parser.add_argument("--dtype", default="float32", help="float32, bfloat16, or auto (bf16 on a GPU that has it)")
+    parser.add_argument("--gradient-checkpointing", action="store_true", help="activation checkpointing, as the paper")
+    parser.add_argument("--lora-r", type=int, default=16, help="LoRA rank (paper: 96)")
     parser.add_argument("--only", choices=["lm", "stage1"], help=argparse.SUPPRESS)  # child: print peak RSS delta
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
 
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    model = SPGModel.from_base(SPGConfig(base_model=args.model, max_length=args.max_length, lora_r=16)).to(device)
+    device = resolve_device(args.device)
+    config = SPGConfig(base_model=args.model, max_length=args.max_length, lora_r=args.lora_r)
+    model = SPGModel.from_base(config, dtype=resolve_dtype(args.dtype, device)).to(device)
+    if args.gradient_checkpointing:
+        model.activation_checkpointing_enable()
     model.train()
     records = [r for r in load_records(shared_file("uspto/patents.jsonl")) if r.claims.num_dependent > 0]
     examples = [
@@ -114,13 +124,15 @@ def main() -> None:
             step()
             times[name].append(time.perf_counter() - start)
     t_lm, t_s1 = statistics.median(times["lm"]), statistics.median(times["stage1"])
-    claims = int(batch["claim_mask"].sum())
-    print(f"device={device} model={args.model} batch={args.docs}x{batch['input_ids'].shape[1]} tokens, {claims} claims")
-    print(f"step time (median of {args.repeats}): LM only {t_lm:.3f} s, Stage I {t_s1:.3f} s, ratio {t_s1 / t_lm:.4f} (target <= 1.03)")
+    claims, tokens = int(batch["claim_mask"].sum()), int(batch["attention_mask"].sum())
+    print(f"device={device} model={args.model} dtype={args.dtype} lora_r={args.lora_r} "
+          f"checkpointing={args.gradient_checkpointing} batch={args.docs}x{batch['input_ids'].shape[1]} tokens, {claims} claims")
+    print(f"step time (median of {args.repeats}): LM only {t_lm:.3f} s, Stage I {t_s1:.3f} s, ratio {t_s1 / t_lm:.4f} (target <= 1.03); "
+          f"Stage I {tokens / t_s1:.0f} tokens/s, {1000 * t_s1:.0f} ms per step")
     print(f"  all LM-only steps: {', '.join(f'{t:.3f}' for t in times['lm'])}")
     print(f"  all Stage I steps: {', '.join(f'{t:.3f}' for t in times['stage1'])}")
     sys.stdout.flush()
-    if device == "cuda":
+    if device.type == "cuda":
         memory, kind = {name: cuda_peak(step) for name, step in steps.items()}, "torch.cuda.max_memory_allocated"
     else:
         memory, kind = {name: cpu_peak(name) for name in steps}, "peak RSS over the loaded model, one process each"
