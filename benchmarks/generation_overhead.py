@@ -22,7 +22,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spg.generation.pointer_decode import DecodeSettings, generate_batch, left_pad  # noqa: E402
+from spg.generation.pointer_decode import DecodeSettings, generate_batch, kv_cache, left_pad  # noqa: E402
 from spg.generation.prompts import prompt_ids  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
@@ -39,8 +39,8 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--lora-r", type=int, default=SPGConfig.lora_r, help="LoRA rank (paper: 96)")
-    parser.add_argument("--cache", default=DecodeSettings.cache_implementation, choices=["static", "dynamic"],
-                        help="transformers' KV cache, the same for both paths")
+    parser.add_argument("--cache", default=DecodeSettings.cache_implementation, choices=["auto", "static", "dynamic"],
+                        help="transformers' KV cache, the same for both paths (auto: static on CPU, else dynamic)")
     args = parser.parse_args()
 
     spg = SPGModel.from_base(SPGConfig(base_model=args.model, lora_r=args.lora_r), dtype=getattr(torch, args.dtype)).to(args.device).eval()
@@ -60,7 +60,8 @@ def main() -> None:
     def plain() -> int:
         with torch.no_grad():
             out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n,
-                                  do_sample=False, pad_token_id=tok.pad_token_id, cache_implementation=args.cache)
+                                  do_sample=False, pad_token_id=tok.pad_token_id,
+                                  cache_implementation=kv_cache(args.cache, ids.device))
         return out.shape[1] - ids.shape[1]
 
     def pointer() -> int:
@@ -80,7 +81,7 @@ def main() -> None:
             for clock, read in clocks.items():
                 times[name, clock].append(read() - start[clock])
             assert produced == n, f"{name} produced {produced} tokens, expected {n}"
-    print(f"model {args.model} on {args.device} ({args.dtype}, {args.cache} cache); batch {args.batch}, prompts <= "
+    print(f"model {args.model} on {args.device} ({args.dtype}, {kv_cache(args.cache, ids.device)} cache); batch {args.batch}, prompts <= "
           f"{args.prompt_tokens} tokens, {n} new tokens, {args.repeats} repeats, median of each")
     for clock in clocks if args.device == "cpu" else ("wall",):
         plain_s, pointer_s = (statistics.median(times[path, clock]) for path in ("plain", "pointer"))

@@ -221,3 +221,13 @@ def test_static_and_dynamic_kv_caches_give_the_same_greedy_outputs_and_pointer_p
         outputs[cache] = [(r["raw"], r["pointer_parents"]) for r in gen(DOCS)]
     assert outputs["static"] == outputs["dynamic"]
     assert any(parents for _, parents in outputs["static"])  # the comparison covers pointer decisions
+
+
+def test_auto_kv_cache_is_static_on_cpu_and_dynamic_on_gpus_and_unknown_ones_are_refused():
+    from spg.generation.pointer_decode import kv_cache
+
+    assert kv_cache("auto", torch.device("cpu")) == "static"
+    assert kv_cache("auto", torch.device("cuda")) == "dynamic"  # transformers would compile the step there
+    assert kv_cache("dynamic", torch.device("cpu")) == "dynamic"
+    with pytest.raises(ValueError, match="cache_implementation must be"):
+        kv_cache("paged", torch.device("cpu"))

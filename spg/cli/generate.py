@@ -122,6 +122,8 @@ def check_settings(config: GenerateConfig, limit: int | None) -> None:
         raise InputError(f"{_flag('no_repeat_ngram_size')} must be 0 (off) or more, got {config.no_repeat_ngram_size}")
     if not config.repetition_penalty > 0:
         raise InputError(f"{_flag('repetition_penalty')} must be above 0 (1.0: off), got {config.repetition_penalty}")
+    if config.cache_implementation not in ("auto", "static", "dynamic"):
+        raise InputError(f"cache_implementation must be auto, static or dynamic, got {config.cache_implementation!r}")
     if config.boundary_temperature is not None and not config.boundary_temperature > 0:
         raise InputError(f"{_flag('boundary_temperature')} must be above 0, got {config.boundary_temperature}")
     if not -(2**63) <= config.seed < 2**64:

@@ -27,7 +27,7 @@ class GenerateConfig:
     no_repeat_ngram_size: int = 0  # not in the paper: no n-gram twice inside one generated claim (0: off)
     repetition_penalty: float = 1.0  # not in the paper: transformers' repetition penalty (1.0: off)
     boundary_temperature: float | None = None  # not in the paper: the token after a claim ends sampled at this
-    cache_implementation: str = "static"  # transformers' KV cache; "dynamic" for models that cannot use a static one
+    cache_implementation: str = "auto"  # transformers' KV cache: static on CPU, dynamic on GPUs (pointer_decode)
     batch_size: int = 4
     seed: int = 0
     dtype: str = "auto"  # bfloat16 on a CUDA device that supports it, float32 elsewhere

@@ -42,10 +42,12 @@ class DecodeSettings:
     no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
     repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
     boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
-    # transformers' KV cache: "static" preallocates prompt + new tokens once instead of growing the cache by a
-    # concatenation per layer and step (half the CPU decoding time of the shipped model); "dynamic" for models
-    # whose cache cannot be static. Outputs are the same either way.
-    cache_implementation: str = "static"
+    # transformers' KV cache. "static" preallocates prompt + new tokens once instead of growing the cache by a
+    # concatenation per layer and step: half the CPU decoding time of the shipped model. On CUDA transformers also
+    # compiles the decoding step for a static cache, which has not been measured with spg's hooks (a first try on
+    # an H100 did not finish a 256-token benchmark in 4.5 minutes), so "auto" is static on CPU, dynamic elsewhere.
+    # Greedy outputs are the same either way.
+    cache_implementation: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,15 @@ class RowTemperature(LogitsProcessor):
         return scores / self.temperatures.to(scores.device, scores.dtype).unsqueeze(1)
 
 
+def kv_cache(setting: str, device: torch.device) -> str:
+    """The KV cache ``generate`` uses: ``auto`` is ``static`` on the CPU and ``dynamic`` elsewhere."""
+    if setting == "auto":
+        return "static" if device.type == "cpu" else "dynamic"
+    if setting not in ("static", "dynamic"):
+        raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
+    return setting
+
+
 def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
     """Cut a generated row at its first stop token (kept only if it is ``keep_stop``, i.e. <eot>); padding follows it."""
     for pos, tok in enumerate(row):
@@ -216,7 +227,7 @@ def generate_batch(
         logits_processor=processors,
         eos_token_id=stops,
         pad_token_id=pad_id,
-        cache_implementation=settings.cache_implementation,
+        cache_implementation=kv_cache(settings.cache_implementation, ids.device),
         **sampling,
     )
     if spg is None:
