@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spg.data import load_records  # noqa: E402
 from spg.model.backbone import resolve_device  # noqa: E402
-from spg.model.batch import Collator, build_example  # noqa: E402
+from spg.model.batch import Collator  # noqa: E402
 from spg.model.norm import unit_rms  # noqa: E402
 from spg.model.pointer import PointerHead, candidate_mask, greedy_parents, pointer_logits, structure_loss  # noqa: E402
 from spg.model.spg_model import SPGModel  # noqa: E402
@@ -37,15 +37,10 @@ DATA = ["../shared/data/uspto/patents.jsonl", "../shared/data/pap2pat/patents.js
 @torch.inference_mode()
 def claim_states(model: SPGModel, records, batch_size: int = 2) -> list[dict[str, torch.Tensor]]:
     """Per document: unit-RMS states at opening and closing tags, gold parents and trees of the claims it kept."""
-    config, collate, out = model.spg_config, Collator(model.tokenizer.pad_token_id), []
+    collate, out = Collator(model.tokenizer.pad_token_id), []
     records = [r for r in records if r.claims.num_dependent]
     for start in range(0, len(records), batch_size):
-        examples = [
-            build_example(model.tokenizer, r.description, r.claims, config.max_length, config.max_target_tokens,
-                          instruction=config.instruction, target_truncation=config.target_truncation,
-                          description_truncation_side=config.description_truncation_side)
-            for r in records[start : start + batch_size]
-        ]
+        examples = [model.example(r.description, r.claims) for r in records[start : start + batch_size]]
         batch = {k: v.to(model.lm.device) for k, v in collate(examples).items()}
         opens, closes = batch["claim_open"], batch["claim_close"]
         with model.record_hidden() as states:

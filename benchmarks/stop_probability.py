@@ -22,7 +22,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spg.data import load_records  # noqa: E402
 from spg.linearize import DEP_END, EOT, IND_END  # noqa: E402
 from spg.model.backbone import resolve_device  # noqa: E402
-from spg.model.batch import build_example  # noqa: E402
 from spg.model.spg_model import SPGModel  # noqa: E402
 
 DATA = ["../shared/data/uspto/patents.jsonl", "../shared/data/pap2pat/patents.jsonl.gz"]
@@ -31,10 +30,8 @@ DATA = ["../shared/data/uspto/patents.jsonl", "../shared/data/pap2pat/patents.js
 @torch.inference_mode()
 def boundary_probabilities(model: SPGModel, record) -> tuple[list[float], float | None]:
     """P(<eot>) after each closing tag but the last, and at the gold end (None if the target kept no <eot>)."""
-    config, tokenizer = model.spg_config, model.tokenizer
-    example = build_example(tokenizer, record.description, record.claims, config.max_length, config.max_target_tokens,
-                            instruction=config.instruction, target_truncation=config.target_truncation,
-                            description_truncation_side=config.description_truncation_side)
+    tokenizer = model.tokenizer
+    example = model.example(record.description, record.claims)
     ids = example["input_ids"]
     eot = tokenizer.convert_tokens_to_ids(EOT)
     closes = {tokenizer.convert_tokens_to_ids(IND_END), tokenizer.convert_tokens_to_ids(DEP_END)}

@@ -31,7 +31,7 @@ from spg.data import Record
 from spg.forest import Claim, Forest
 from spg.linearize import linearize
 from spg.metrics.structure import DEA, dependency_edge_accuracy
-from spg.model.batch import Collator, build_example
+from spg.model.batch import Collator
 from spg.model.pointer import candidate_mask, greedy_parents, pointer_logits
 from spg.model.spg_model import SPGModel
 
@@ -149,14 +149,7 @@ def teacher_forced_dea(
     for chunk in _batches(records, batch_size):
         with_claims = [r for r in chunk if r.claims.roots]
         result.no_claims += [r.id for r in chunk if not r.claims.roots]
-        examples = [
-            build_example(
-                model.tokenizer, r.description, r.claims, result.max_length, result.max_target_tokens,
-                instruction=config.instruction, target_truncation=config.target_truncation,
-                description_truncation_side=config.description_truncation_side,
-            )
-            for r in with_claims
-        ]
+        examples = [model.example(r.description, r.claims, result.max_length, result.max_target_tokens) for r in with_claims]
         parents = predict_parents(model, collate(examples)).tolist() if examples else []
         for record, example, row in zip(with_claims, examples, parents, strict=True):
             order = linearize(record.claims).claims

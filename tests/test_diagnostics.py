@@ -7,7 +7,7 @@ import torch
 
 from spg.config import load_config
 from spg.data import load_records
-from spg.model.batch import Collator, build_example
+from spg.model.batch import Collator
 from spg.model.spg_model import SPGModel
 from spg.train.diagnostics import term_gradient_norms
 from spg.train.stage1 import Stage1Config
@@ -23,11 +23,7 @@ def start_of_training_norms(uspto_path, pap2pat_path, overrides: list[str]) -> d
     torch.manual_seed(cfg.seed)
     model = SPGModel.from_base(cfg.model_config())
     records = islice((r for r in load_records(cfg.train_file, split="train") if r.claims.num_dependent), 2)
-    examples = [
-        build_example(model.tokenizer, r.description, r.claims, cfg.max_length, cfg.max_target_tokens,
-                      target_truncation=cfg.target_truncation, description_truncation_side=cfg.description_truncation_side)
-        for r in records
-    ]
+    examples = [model.example(r.description, r.claims) for r in records]
     batch = Collator(model.tokenizer.pad_token_id)(examples)
     return term_gradient_norms(model, batch, cfg.gamma, cfg.eta, cfg.aux_reduction)
 

@@ -33,6 +33,5 @@ class BoundaryTemperature(LogitsProcessor):
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         at_boundary = torch.isin(input_ids[:, -1], self.boundaries.to(input_ids.device))
-        factor = self.base.to(scores.device, scores.dtype) / self.temperature
-        factor = torch.where(at_boundary, factor.expand(len(scores)), torch.ones_like(factor).expand(len(scores)))
-        return scores * factor.unsqueeze(1)
+        factor = self.base.to(scores.device, scores.dtype).unsqueeze(1) / self.temperature
+        return torch.where(at_boundary.unsqueeze(1), scores * factor, scores)

@@ -47,8 +47,9 @@ from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import ModelOutput
 
+from spg.forest import Forest
 from spg.model.backbone import load_backbone
-from spg.model.batch import INSTRUCTION
+from spg.model.batch import INSTRUCTION, build_example
 from spg.model.losses import lm_loss
 from spg.model.norm import aux_states
 from spg.model.pointer import PointerHead, candidate_mask, pointer_hits, pointer_logits, structure_loss
@@ -262,6 +263,18 @@ class SPGModel(nn.Module):
     @property
     def structure_ids(self) -> dict[str, int]:
         return dict(self.spg_config.structure_token_ids)
+
+    def example(
+        self, description: str, claims: Forest, max_length: int | None = None, max_target_tokens: int | None = None
+    ) -> dict[str, list[int]]:
+        """One document as this model was trained on it: its config's instruction, tags and truncation policy
+        (``max_length`` / ``max_target_tokens``: the config's unless given)."""
+        config = self.spg_config
+        return build_example(
+            self.tokenizer, description, claims, max_length or config.max_length,
+            max_target_tokens or config.max_target_tokens, tagged=config.tagged, instruction=config.instruction,
+            target_truncation=config.target_truncation, description_truncation_side=config.description_truncation_side,
+        )
 
     def score_parents(self, h_dep: torch.Tensor, h_ends: torch.Tensor) -> torch.Tensor:
         """Eq. 2 logits of one ``<dep>`` state [..., d] against candidate closing-tag states [..., m, d] → [..., m]."""

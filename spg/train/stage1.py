@@ -26,7 +26,7 @@ from transformers.trainer_utils import get_last_checkpoint
 
 from spg.config import load_config
 from spg.data import load_records
-from spg.model.batch import INSTRUCTION, Collator, build_example
+from spg.model.batch import INSTRUCTION, Collator
 from spg.model.losses import per_target_token, stage1_loss, warmup_factor
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.train.checkpoint import AdapterCheckpointTrainer
@@ -231,11 +231,7 @@ def build_dataset(config: Stage1Config, model: SPGModel) -> list[dict[str, list[
             break
         if not record.claims.roots:
             continue
-        examples.append(build_example(
-            model.tokenizer, record.description, record.claims, config.max_length, config.max_target_tokens,
-            tagged=config.tagged, instruction=config.instruction, target_truncation=config.target_truncation,
-            description_truncation_side=config.description_truncation_side,
-        ))
+        examples.append(model.example(record.description, record.claims))  # model built from config.model_config()
     if not examples:
         raise ValueError(f"{config.train_file}: no records with claims to train on")
     return examples
