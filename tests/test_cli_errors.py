@@ -278,6 +278,10 @@ def test_generate_without_progress_shows_no_loading_bar(tiny_model, tmp_path, ca
         (["--config", "configs/cpu/smollm2-stage1.yaml", "max_steps=abc"], "'abc' is not a valid int"),
         (["--config", "configs/cpu/smollm2-stage1.yaml"], "train_file is not set"),
         (["--config", "configs/cpu/smollm2-stage1.yaml", "train_file=no-such.jsonl"], "no-such.jsonl: no such file"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x.jsonl", "pointer_query=middle"],
+         "pointer_query must be one of open, close, got 'middle'"),
+        (["--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x.jsonl", "aux_state_norm=layer"],
+         "aux_state_norm must be one of none, rms, got 'layer'"),
     ],
 )
 def test_train_stage1_refuses_a_bad_config_before_a_model_loads(args, named, capsys, monkeypatch):

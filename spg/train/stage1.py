@@ -28,6 +28,8 @@ from spg.config import load_config
 from spg.data import load_records
 from spg.model.batch import INSTRUCTION, Collator
 from spg.model.losses import per_target_token, stage1_loss, warmup_factor
+from spg.model.norm import STATE_NORMS
+from spg.model.pointer import POINTER_QUERIES
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.train.checkpoint import AdapterCheckpointTrainer
 from spg.train.parallel import launch_arguments
@@ -250,8 +252,10 @@ def check(config: Stage1Config) -> None:
         raise ValueError("train_file is not set (give it in the config or as train_file=PATH)")
     if not config.tagged and (config.gamma or config.eta):
         raise ValueError("tagged=false (the Baseline ablation) has no claim tags: set gamma=0 and eta=0")
-    if config.aux_reduction not in AUX_REDUCTIONS:
-        raise ValueError(f"aux_reduction must be one of {', '.join(AUX_REDUCTIONS)}, got {config.aux_reduction!r}")
+    for key, allowed in (("aux_reduction", AUX_REDUCTIONS), ("aux_state_norm", STATE_NORMS),
+                         ("pointer_query", POINTER_QUERIES)):
+        if getattr(config, key) not in allowed:
+            raise ValueError(f"{key} must be one of {', '.join(allowed)}, got {getattr(config, key)!r}")
 
 
 def train(config: Stage1Config, resume: str | bool | None = None, model: SPGModel | None = None) -> Path:
