@@ -44,9 +44,9 @@ class DecodeSettings:
     boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
     # transformers' KV cache. "static" preallocates prompt + new tokens once instead of growing the cache by a
     # concatenation per layer and step; on a busy 2-core CPU those concatenations took a third of the shipped
-    # model's decoding time, on an idle one the two caches run at the same speed (docs/generation.md). On CUDA transformers also
-    # compiles the decoding step for a static cache, which has not been measured with spg's hooks (a first try on
-    # an H100 did not finish a 256-token benchmark in 4.5 minutes), so "auto" is static on CPU, dynamic elsewhere.
+    # model's decoding time, on an idle one both caches run at the same speed (docs/generation.md). On CUDA
+    # transformers also compiles the decoding step for a static cache, not yet measured with spg's hooks (a first
+    # try on an H100 did not finish a 256-token benchmark in 4.5 minutes): "auto" is static on CPU only.
     # Greedy outputs are the same either way.
     cache_implementation: str = "auto"
 
