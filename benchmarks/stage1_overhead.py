@@ -7,8 +7,9 @@ excluded); on CPU each variant runs alone in a child process and reports its pea
 model is loaded) minus the RSS before its first step, i.e. what the steps add on top of the loaded model.
 
     python benchmarks/stage1_overhead.py --docs 1 --max-length 512 --repeats 3
-    # the paper's setting on a GPU (8B shape: --model PATH): bf16, activation checkpointing, r 96
-    python benchmarks/stage1_overhead.py --model PATH --max-length 8192 --dtype bfloat16 --gradient-checkpointing --lora-r 96
+    # the paper's setting on a GPU: Llama-3-8B's shape (random weights), bf16, activation checkpointing, r 96
+    python benchmarks/stage1_overhead.py --shape llama3-8b --docs 1 --max-length 8192 --dtype bfloat16 \
+        --gradient-checkpointing --lora-r 96
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
-from common import shared_file  # noqa: E402
+from common import SHAPES, base_model, shared_file  # noqa: E402
 
 from spg.data import load_records  # noqa: E402
 from spg.model.backbone import resolve_device, resolve_dtype  # noqa: E402
@@ -78,6 +79,8 @@ def cpu_peak(variant: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="smollm2", help="base model name or path (default: embedded SmolLM2)")
+    parser.add_argument("--shape", choices=sorted(SHAPES), help="a randomly initialised model of this shape (with "
+                                                               "--model's tokenizer)")
     parser.add_argument("--docs", type=int, default=2, help="batch size: this many USPTO documents")
     parser.add_argument("--max-length", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=5)
@@ -93,7 +96,8 @@ def main() -> None:
 
     device = resolve_device(args.device)
     config = SPGConfig(base_model=args.model, max_length=args.max_length, lora_r=args.lora_r)
-    model = SPGModel.from_base(config, dtype=resolve_dtype(args.dtype, device)).to(device)
+    base, tokenizer = base_model(args.model, args.shape, resolve_dtype(args.dtype, device), device)
+    model = SPGModel.from_base(config, base=base, tokenizer=tokenizer).to(device)
     if args.gradient_checkpointing:
         model.activation_checkpointing_enable()
     model.train()
@@ -125,7 +129,7 @@ def main() -> None:
             times[name].append(time.perf_counter() - start)
     t_lm, t_s1 = statistics.median(times["lm"]), statistics.median(times["stage1"])
     claims, tokens = int(batch["claim_mask"].sum()), int(batch["attention_mask"].sum())
-    print(f"device={device} model={args.model} dtype={args.dtype} lora_r={args.lora_r} "
+    print(f"device={device} model={args.shape or args.model} dtype={args.dtype} lora_r={args.lora_r} "
           f"checkpointing={args.gradient_checkpointing} batch={args.docs}x{batch['input_ids'].shape[1]} tokens, {claims} claims")
     print(f"step time (median of {args.repeats}): LM only {t_lm:.3f} s, Stage I {t_s1:.3f} s, ratio {t_s1 / t_lm:.4f} (target <= 1.03); "
           f"Stage I {tokens / t_s1:.0f} tokens/s, {1000 * t_s1:.0f} ms per step")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
 from tiny import tiny_llama, tiny_tokenizer
 
-from spg.data import Record
+from spg.data import Record, load_records
 from spg.evaluate import evaluate, read_prediction_file
 from spg.forest import Claim, Forest
 from spg.generation.generator import ClaimGenerator
@@ -223,11 +224,103 @@ def test_static_and_dynamic_kv_caches_give_the_same_greedy_outputs_and_pointer_p
     assert any(parents for _, parents in outputs["static"])  # the comparison covers pointer decisions
 
 
-def test_auto_kv_cache_is_static_on_cpu_and_dynamic_on_gpus_and_unknown_ones_are_refused():
+def test_auto_kv_cache_is_static_everywhere_and_unknown_ones_are_refused():
     from spg.generation.pointer_decode import kv_cache
 
     assert kv_cache("auto", torch.device("cpu")) == "static"
-    assert kv_cache("auto", torch.device("cuda")) == "dynamic"  # transformers would compile the step there
+    assert kv_cache("auto", torch.device("cuda")) == "static"  # transformers compiles the step there
     assert kv_cache("dynamic", torch.device("cpu")) == "dynamic"
     with pytest.raises(ValueError, match="cache_implementation must be"):
         kv_cache("paged", torch.device("cpu"))
+
+
+DEVICES = ["cpu", *(["cuda"] if torch.cuda.is_available() else [])]
+
+
+def tag_loving_spg(device: str = "cpu") -> SPGModel:
+    """A fresh copy of the ``spg`` fixture's model, for tests that change it (merging) or move it."""
+    torch.manual_seed(0)
+    model = SPGModel.from_base(SPGConfig(lora_r=4), base=tiny_llama(), tokenizer=tiny_tokenizer()).to(device).eval()
+    tag_ids = torch.tensor(list(model.structure_ids.values()), device=device)
+
+    def favour_tags(module, args, logits):
+        logits[..., tag_ids] += 4.0
+        return logits
+
+    model.lm.get_output_embeddings().register_forward_hook(favour_tags)
+    for name, param in model.lm.named_parameters():  # LoRA B starts at zero: give the adapter an effect to merge
+        if "lora_B" in name:
+            torch.nn.init.normal_(param, std=0.05)
+    return model
+
+
+def greedy_results(model: SPGModel, **settings) -> list[dict]:
+    decode = DecodeSettings(max_new_tokens=40, do_sample=False, **settings)
+    return ClaimGenerator(model.lm, model.tokenizer, "spg", decode, INSTRUCTION, 512, model, True)(DOCS)
+
+
+def greedy_outputs(model: SPGModel, **settings) -> list[tuple[str, list | None]]:
+    return [(r["raw"], r["pointer_parents"]) for r in greedy_results(model, **settings)]
+
+
+def test_a_merged_adapter_gives_the_same_greedy_outputs_and_pointer_parents():
+    model = tag_loving_spg()
+    apart = greedy_outputs(model)
+    model.lm.merge_adapter()
+    assert greedy_outputs(model) == apart
+    assert any(parents for _, parents in apart)  # the comparison covers pointer decisions
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_compiled_decoding_gives_the_eager_outputs_and_pointer_parents_from_one_traced_graph(device):
+    """transformers compiles the decoding step for a static cache on CUDA (inductor, CUDA graphs); on the CPU the
+    same tracing is forced with dynamo's eager backend. The pointer states are read outside the compiled step."""
+    from torch._dynamo.utils import counters
+    from transformers import CompileConfig
+
+    model = tag_loving_spg(device)
+    eager = greedy_outputs(model, compile=False)
+    config = CompileConfig(fullgraph=True, backend="inductor" if device == "cuda" else "eager")
+    config._compile_all_devices = True  # transformers compiles on accelerators only unless told
+    model.lm.generation_config.compile_config = config
+    torch._dynamo.reset()
+    counters.clear()
+    try:
+        compiled = greedy_outputs(model, compile=True, cache_implementation="static")
+    finally:
+        torch._dynamo.reset()
+    assert compiled == eager
+    assert any(parents for _, parents in eager)
+    assert counters["stats"]["unique_graphs"] == 1  # one graph for every step: no re-tracing as states pile up
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_constrained_pointer_generation_runs_where_the_model_is_and_stays_valid(device):
+    model = tag_loving_spg(device)
+    results = greedy_results(model)
+    assert all(r["valid"] for r in results)
+    assert any(r["pointer_parents"] for r in results)
+    assert model.last_hidden_state.device.type == device  # the states the pointer read came from the device
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="transformers defers the stop check on accelerators only")
+def test_a_deferred_stop_check_gives_the_same_outputs_and_pointer_parents():
+    model = tag_loving_spg("cuda")
+    assert greedy_outputs(model, defer_stop_check=True) == greedy_outputs(model, defer_stop_check=False)
+
+
+@pytest.mark.slow
+def test_the_shipped_model_decodes_the_same_with_its_adapter_merged_and_a_static_cache(uspto_path):
+    """The throughput settings against the ones spg used before them, on the real model (float32, CPU)."""
+    from spg.generation.generator import load_generator
+
+    docs = [Document("example", (Path(__file__).parents[1] / "spg/examples/folding_step_stool.txt").read_text())]
+    docs += [Document(r.id, r.description) for r in list(load_records(uspto_path))[:1]]
+    outputs = []
+    for fast in (False, True):
+        settings = DecodeSettings(max_new_tokens=96, do_sample=False, cache_implementation="static" if fast else "dynamic",
+                                  merge_adapters=fast, compile=fast, defer_stop_check=fast)
+        generator = load_generator("spg-smollm2", settings, max_prompt_tokens=512, device="cpu")
+        outputs.append([(r["raw"], r["pointer_parents"]) for r in generator(docs)])
+    assert outputs[0] == outputs[1]
+    assert any(parents and any(p is not None for p in parents) for _, parents in outputs[0])

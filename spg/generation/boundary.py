@@ -32,6 +32,9 @@ class BoundaryTemperature(LogitsProcessor):
         self.base = torch.as_tensor(base, dtype=torch.float32).reshape(-1)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        at_boundary = torch.isin(input_ids[:, -1], self.boundaries.to(input_ids.device))
-        factor = self.base.to(scores.device, scores.dtype).unsqueeze(1) / self.temperature
+        # moved once: a host-to-device copy per step would make the host wait for the device
+        self.boundaries = self.boundaries.to(input_ids.device)
+        self.base = self.base.to(scores.device, scores.dtype)
+        at_boundary = torch.isin(input_ids[:, -1], self.boundaries)
+        factor = self.base.unsqueeze(1) / self.temperature
         return torch.where(at_boundary.unsqueeze(1), scores * factor, scores)

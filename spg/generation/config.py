@@ -27,7 +27,10 @@ class GenerateConfig:
     no_repeat_ngram_size: int = 0  # not in the paper: no n-gram twice inside one generated claim (0: off)
     repetition_penalty: float = 1.0  # not in the paper: transformers' repetition penalty (1.0: off)
     boundary_temperature: float | None = None  # not in the paper: the token after a claim ends sampled at this
-    cache_implementation: str = "auto"  # transformers' KV cache: static on CPU, dynamic on GPUs (pointer_decode)
+    cache_implementation: str = "auto"  # transformers' KV cache: auto = static (pointer_decode.DecodeSettings)
+    compile: bool = True  # on CUDA with a static cache: the decoding step compiled (CUDA graphs); False: eager
+    merge_adapters: bool = True  # fold the LoRA adapter into the base weights at load (same greedy outputs)
+    defer_stop_check: bool = True  # on CUDA: read "all rows stopped?" one step late, so the host never waits
     batch_size: int = 4
     seed: int = 0
     dtype: str = "auto"  # bfloat16 on a CUDA device that supports it, float32 elsewhere
@@ -61,5 +64,6 @@ class GenerateConfig:
     def decode_settings(self) -> DecodeSettings:
         return DecodeSettings(
             self.max_new_tokens, 0, self.do_sample, self.temperature, self.no_repeat_ngram_size,
-            self.repetition_penalty, self.boundary_temperature, self.cache_implementation,
+            self.repetition_penalty, self.boundary_temperature, self.cache_implementation, self.compile,
+            self.merge_adapters, self.defer_stop_check,
         )

@@ -155,6 +155,8 @@ def load_generator(
     torch_dtype = resolve_dtype(dtype, where)
     if is_artefact(name_or_dir) and not zero_shot:
         spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
+        if settings.merge_adapters:
+            spg.lm.merge_adapter()
         config = spg.spg_config
         mode: Mode = "spg" if config.tagged else "plain"
         if constrained is None:

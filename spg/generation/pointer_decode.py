@@ -1,23 +1,30 @@
 """Pointer-augmented generation (paper §3.1 "Pointer-based parent selection", inference).
 
 At every generated ``<dep>`` the pointer picks the claim's parent among the earlier claims of the
-same tree, from the hidden states of **the same generation pass**: :meth:`SPGModel.record_hidden`
-(a hook on the output embedding's input) keeps the last-layer state of every token fed to the model
-during ``generate``, so no second forward pass over the output is needed. The state of generated
-token ``g`` is produced at decoding step ``g + 1``, when ``g`` is fed back as input: exactly the state
-a teacher-forced pass computes at position ``g`` (the pointer is trained on those). The chosen parent is not rendered into
-later tokens (the model writes "of claim N" itself), so reading it after ``generate`` returns is exact.
+same tree, from the hidden states of **the same generation pass**: :class:`StateRecorder` copies the
+last-layer state of every token fed to the model during ``generate`` (``SPGModel.last_hidden_state``, set
+by a hook on the output embedding's input) into one preallocated buffer, so no second forward pass over
+the output is needed. The state of generated token ``g`` is produced at decoding step ``g + 1``, when
+``g`` is fed back as input: exactly the state a teacher-forced pass computes at position ``g`` (the
+pointer is trained on those). The chosen parent is not rendered into later tokens (the model writes "of
+claim N" itself), so reading it after ``generate`` returns is exact.
+
+Decoding speed (docs/generation.md, "Throughput"): nothing here makes the host wait for the device during
+a step (every tensor a processor needs is moved to the device once), and on CUDA a static KV cache lets
+transformers compile the decoding step into CUDA graphs (``cache_implementation: auto``).
 
 The pointer is decoded greedily (argmax of Eq. 2 over the candidate set A(i)).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+from transformers.generation import utils as generation_utils
 
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
@@ -43,12 +50,20 @@ class DecodeSettings:
     repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
     boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
     # transformers' KV cache. "static" preallocates prompt + new tokens once instead of growing the cache by a
-    # concatenation per layer and step; on a busy 2-core CPU those concatenations took a third of the shipped
-    # model's decoding time, on an idle one both caches run at the same speed (docs/generation.md). On CUDA
-    # transformers also compiles the decoding step for a static cache, not yet measured with spg's hooks (a first
-    # try on an H100 did not finish a 256-token benchmark in 4.5 minutes): "auto" is static on CPU only.
-    # Greedy outputs are the same either way.
+    # concatenation per layer and step, and on CUDA it makes transformers compile the decoding step (CUDA
+    # graphs): decoding was bound by Python and kernel launches, not by the GPU (docs/generation.md). "auto" is
+    # static everywhere; greedy outputs are the same either way.
     cache_implementation: str = "auto"
+    # With a static cache on CUDA transformers compiles the decoding step (torch.compile, CUDA graphs); False keeps
+    # it eager. The first batch of each shape pays the compilation.
+    compile: bool = True
+    # Fold the LoRA adapter (and the structure-token rows) into the base weights once, at load: the adapter's extra
+    # matrix products and Python wrappers then cost nothing per step. Greedy outputs are the same (tested).
+    merge_adapters: bool = True
+    # transformers asks after every step whether all rows have stopped, which makes the host wait for the device
+    # and leaves the GPU idle while Python prepares the next step; it reads the answer one step late on Apple GPUs
+    # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
+    defer_stop_check: bool = True
 
 
 @dataclass(frozen=True)
@@ -61,7 +76,8 @@ class Generated:
 
 
 def generated_states(steps: Sequence[torch.Tensor]) -> torch.Tensor:
-    """(batch, generated tokens with a state, hidden) from the per-forward states of one ``generate`` call.
+    """(batch, generated tokens with a state, hidden) from the per-forward states of one ``generate`` call
+    (``SPGModel.record_hidden``).
 
     The first forward is the prompt (prefill); every later one feeds one generated token per row, so
     ``[:, g]`` is the state of generated token ``g``.
@@ -69,6 +85,41 @@ def generated_states(steps: Sequence[torch.Tensor]) -> torch.Tensor:
     if len(steps) < 2:  # one forward only: no generated token was fed back
         return steps[0][:, :0]
     return torch.cat([s[:, -1:] for s in steps[1:]], dim=1)
+
+
+class StateRecorder(LogitsProcessor):
+    """Keeps the state of every generated token fed back during one ``generate`` call: ``states()[:, g]`` is
+    generated token ``g``'s, as :func:`generated_states` gives it.
+
+    It reads ``spg.last_hidden_state`` in a logits processor, i.e. after each forward and before the next, and
+    copies its last position into a buffer allocated once: under CUDA graphs a forward's outputs live in memory
+    that the next replay overwrites, so a hook inside the compiled step cannot keep them, and appending to a
+    Python list there would make the compiler re-trace at every step. The copy is a device operation: the host
+    never waits for it.
+    """
+
+    def __init__(self, spg: SPGModel, max_new_tokens: int):
+        self.spg = spg
+        self.max_new_tokens = max_new_tokens
+        self.buffer: torch.Tensor | None = None
+        self.prompt_length = 0
+        self.calls = 0
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        state = self.spg.last_hidden_state[:, -1]
+        if self.buffer is None:  # prefill: the prompt's last state, which no generated token has
+            self.prompt_length = input_ids.shape[1]
+            # the last generated token is never fed back: at most max_new_tokens − 1 states
+            self.buffer = state.new_empty(state.shape[0], max(self.max_new_tokens - 1, 0), state.shape[-1])
+        else:
+            self.buffer[:, input_ids.shape[1] - self.prompt_length - 1] = state
+        self.calls += 1
+        return scores
+
+    def states(self) -> torch.Tensor:
+        if self.buffer is None:
+            raise RuntimeError("StateRecorder.states() before generate ran")
+        return self.buffer[:, : self.calls - 1]
 
 
 @dataclass(frozen=True)
@@ -153,19 +204,40 @@ class RowTemperature(LogitsProcessor):
     candidate per temperature, and one decoding loop over all of them costs little more than one of them."""
 
     def __init__(self, temperatures: Sequence[float]):
-        self.temperatures = torch.tensor(temperatures, dtype=torch.float32)
+        self.temperatures = torch.tensor(temperatures, dtype=torch.float32).unsqueeze(1)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        return scores / self.temperatures.to(scores.device, scores.dtype).unsqueeze(1)
+        self.temperatures = self.temperatures.to(scores.device, scores.dtype)  # once: a copy per step would sync
+        return scores / self.temperatures
 
 
 def kv_cache(setting: str, device: torch.device) -> str:
-    """The KV cache ``generate`` uses: ``auto`` is ``static`` on the CPU and ``dynamic`` elsewhere."""
+    """The KV cache ``generate`` uses: ``auto`` is ``static`` (on CUDA transformers then compiles the step)."""
     if setting == "auto":
-        return "static" if device.type == "cpu" else "dynamic"
+        return "static"
     if setting not in ("static", "dynamic"):
         raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
     return setting
+
+
+@contextlib.contextmanager
+def deferred_stop_check(enabled: bool) -> Iterator[None]:
+    """Within the block, transformers' ``generate`` reads its stop flag one step late on every device, as it does on
+    Apple GPUs. Hand-written because transformers has no setting for it (``DeferredStopCheck.is_supported``)."""
+    check = getattr(generation_utils, "DeferredStopCheck", None)
+    if not enabled or check is None:
+        yield
+        return
+    original = check.__dict__["is_supported"]
+
+    def is_supported(device: torch.device, cache, cache_is_returned: bool, is_assistant: bool) -> bool:
+        return not is_assistant and (cache is None or cache.is_croppable or not cache_is_returned)
+
+    check.is_supported = staticmethod(is_supported)
+    try:
+        yield
+    finally:
+        check.is_supported = original
 
 
 def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
@@ -229,14 +301,15 @@ def generate_batch(
         eos_token_id=stops,
         pad_token_id=pad_id,
         cache_implementation=kv_cache(settings.cache_implementation, ids.device),
+        disable_compile=not settings.compile,
         **sampling,
     )
-    if spg is None:
+    if spg is not None:
+        recorder = StateRecorder(spg, settings.max_new_tokens)
+        processors.insert(0, recorder)
+    with deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"):
         out = lm.generate(**kwargs)
-    else:
-        with spg.record_hidden() as steps:
-            out = lm.generate(**kwargs)
-        states = generated_states(steps)
+    states = recorder.states() if spg is not None else None
     new = out[:, ids.shape[1] :].tolist()
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
     results = []

@@ -31,13 +31,15 @@ class GeneratedNoRepeatNGram(LogitsProcessor):
         if size < 2:
             raise ValueError(f"no-repeat n-gram size must be at least 2, got {size}")
         self.size = size
-        self.exempt = sorted(set(exempt))
+        self.exempt = torch.tensor(sorted(set(exempt)), dtype=torch.long)
         self.boundaries = torch.tensor(sorted(set(boundaries)), dtype=torch.long)
         self.prompt_length: int | None = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         if self.prompt_length is None:
             self.prompt_length = input_ids.shape[1]
+            # moved once: a host-to-device copy per step would make the host wait for the device
+            self.exempt, self.boundaries = self.exempt.to(input_ids.device), self.boundaries.to(input_ids.device)
         generated = input_ids[:, self.prompt_length :]
         length, n = generated.shape[1], self.size
         if length < n:  # no (n−1)-gram has a successor yet
@@ -47,10 +49,10 @@ class GeneratedNoRepeatNGram(LogitsProcessor):
         repeats = (windows == tail).all(-1)  # [B, length − n + 1]
         if len(self.boundaries):
             positions = torch.arange(length, device=generated.device)
-            is_boundary = torch.isin(generated, self.boundaries.to(generated.device))
+            is_boundary = torch.isin(generated, self.boundaries)
             claim_start = torch.where(is_boundary, positions, -1).amax(1, keepdim=True) + 1
             repeats &= positions[: length - n + 1] >= claim_start
         banned = torch.zeros_like(scores).scatter_add_(1, generated[:, n - 1 :], repeats.to(scores.dtype)) > 0
-        if self.exempt:
+        if len(self.exempt):
             banned[:, self.exempt] = False
         return scores.masked_fill(banned, float("-inf"))
