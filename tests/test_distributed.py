@@ -175,3 +175,33 @@ def test_stage2_matched_on_two_processes_is_one_model_trained_as_one_process_wou
     one = train_stage2(Stage2Config(**{**values, "output_dir": str(tmp_path / "one"), "per_device_train_batch_size": 2}))
     assert_trained(artefact(one), atol=1e-4)
     assert_same_weights(artefact(two / "final"), artefact(one), atol=1e-4)
+
+
+def test_generate_on_two_processes_merges_into_what_one_process_writes(tmp_path):
+    """docs/generation.md's multi-GPU generate command, on two CPU processes with a tiny SPG artefact."""
+    from test_generate_cli import write_docs
+
+    from spg.cli import main
+    from spg.model.spg_model import SPGConfig, SPGModel
+
+    base = tmp_path / "base"
+    tiny_llama().save_pretrained(base)
+    tiny_tokenizer().save_pretrained(base)
+    SPGModel.from_base(SPGConfig(base_model=str(base), lora_r=4)).save_pretrained(tmp_path / "spg")
+    docs = write_docs(tmp_path / "docs.jsonl", 6)
+    fixed = ["--greedy", "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"]
+    lines = (REPO / "docs" / "generation.md").read_text(encoding="utf-8").splitlines()
+    (line,) = [line for line in lines if line.startswith(ACCELERATE) and "-m spg.cli generate " in line]
+    command = shlex.split(line)
+    for placeholder, value in (("MODEL", tmp_path / "spg"), ("DOCS.jsonl", docs), ("results.jsonl", tmp_path / "r.jsonl")):
+        command[command.index(placeholder)] = str(value)
+    command[command.index("--num_processes") + 1] = "2"
+    command[:2] = [str(Path(sys.executable).with_name("accelerate")), "launch", "--main_process_port", str(free_port())]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([*command, *fixed], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert main(["generate", "--model", str(tmp_path / "spg"), "--input", str(docs), "--output",
+                 str(tmp_path / "one.jsonl"), *fixed]) == 0
+    # the same lines; a shard's results join the output when that shard ends, so the order is the shards' finish
+    assert sorted((tmp_path / "r.jsonl").read_text().splitlines()) == sorted((tmp_path / "one.jsonl").read_text().splitlines())
+    assert (tmp_path / "r.shard-0-of-2.jsonl").exists() and (tmp_path / "r.shard-1-of-2.jsonl").exists()

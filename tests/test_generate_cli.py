@@ -202,3 +202,51 @@ def test_the_readme_main_job_drafts_a_valid_forest_with_dependent_claims_with_th
     assert result["mode"] == "spg" and result["valid"], result["reasons"]
     assert any(claim["parents"] for claim in result["forest"]), result["raw"]
     assert "dependent" in capsys.readouterr().out
+
+
+def generate_args(models: dict[str, Path], docs: Path, out: Path, *extra: str) -> list[str]:
+    return ["generate", "--model", str(models["spg"]), "--input", str(docs), "--output", str(out), "--greedy",
+            "--batch-size", "1", "--max-new-tokens", "16", "--no-progress", *extra]
+
+
+def test_sharded_generation_merges_into_the_unsharded_output_and_resumes(models, tmp_path, capsys):
+    docs = write_docs(tmp_path / "docs.jsonl", 7)
+    whole, sharded = tmp_path / "whole.jsonl", tmp_path / "sharded.jsonl"
+    assert main(generate_args(models, docs, whole)) == 0
+    assert main(generate_args(models, docs, sharded, "--shard", "1/3")) == 0
+    first = ids_in(sharded)
+    assert 0 < len(first) < 7  # one shard's documents only, merged as soon as that shard ended
+    for shard in ("0/3", "2/3"):
+        assert main(generate_args(models, docs, sharded, "--shard", shard)) == 0
+    assert sorted(sharded.read_text().splitlines()) == sorted(whole.read_text().splitlines())  # the same results
+    assert ids_in(sharded)[: len(first)] == first  # shard 1's, merged when it ended, in input order
+    assert ids_in(tmp_path / "sharded.shard-1-of-3.jsonl") == first
+    capsys.readouterr()
+    assert main(generate_args(models, docs, sharded, "--shard", "0/3")) == 0  # a re-run: nothing left to do
+    assert "0 generated" in capsys.readouterr().err
+    assert sorted(sharded.read_text().splitlines()) == sorted(whole.read_text().splitlines())
+
+
+def test_a_shard_is_a_rule_on_the_document_id():
+    from spg.generation.runner import shard_of
+
+    ids = [f"US{i}" for i in range(400)]
+    shards = [shard_of(i, 4) for i in ids]
+    assert shards == [shard_of(i, 4) for i in ids] and set(shards) == {0, 1, 2, 3}
+    assert min(shards.count(s) for s in range(4)) > 60  # roughly balanced
+
+
+def test_a_multi_process_launch_shards_by_rank_and_a_bad_shard_is_one_clear_line(tmp_path, monkeypatch, capsys):
+    from spg.cli.generate import parse_shard
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "1")
+    assert parse_shard(None) == (1, 2)
+    assert parse_shard("0/4") == (0, 4)
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert parse_shard(None) is None
+    docs = write_docs(tmp_path / "docs.jsonl", 2)
+    assert main(["generate", "--input", str(docs), "--output", str(tmp_path / "o.jsonl"), "--shard", "4/4"]) == 2
+    assert "--shard 4/4: expected I/N with 0 <= I < N" in capsys.readouterr().err
+    assert main(["generate", "--input", str(docs), "--shard", "0/2"]) == 2
+    assert "needs --output" in capsys.readouterr().err

@@ -7,6 +7,7 @@ SmolLM2-135M-Instruct zero-shot, and prints the linted forest.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -71,6 +72,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", help="cpu, cuda, cuda:N (default: cuda when available, else cpu)")
     p.add_argument("--dtype", help="auto (bfloat16 on a GPU that supports it, else float32), float32, bfloat16")
     p.add_argument("--limit", type=int, help="only the first N documents")
+    p.add_argument("--shard", metavar="I/N",
+                   help="generate only shard I of N (0-based; by a hash of the document id) into OUTPUT's "
+                        "shard file (out.jsonl -> out.shard-I-of-N.jsonl), then merge every shard's results into "
+                        "OUTPUT; under accelerate launch or torchrun each process takes its rank's shard and GPU")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed input records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -132,6 +137,17 @@ def check_settings(config: GenerateConfig, limit: int | None) -> None:
         raise InputError(f"--limit must be at least 1, got {limit}")
 
 
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``--shard I/N``; without it, the rank's shard of a multi-process launch (WORLD_SIZE > 1), else None."""
+    if text is None:
+        world = int(os.environ.get("WORLD_SIZE", "1") or 1)
+        return (int(os.environ.get("RANK", "0")), world) if world > 1 else None
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
+        raise InputError(f"--shard {text}: expected I/N with 0 <= I < N, e.g. 0/4")
+    return int(index), int(count)
+
+
 def check_output(output: Path | None) -> None:
     """The results file can be created, or is one that spg wrote (read_results refuses anything else)."""
     from spg.generation.runner import read_results
@@ -182,6 +198,18 @@ def run(args: argparse.Namespace) -> int:
     check_settings(config, args.limit)
     output = Path(args.output) if args.output else None
     check_output(output)
+    shard = parse_shard(args.shard)
+    if shard and output is None:
+        raise InputError("--shard (or a multi-process launch) needs --output: the shards' results merge into it")
+    if shard:
+        from spg.generation.runner import shard_path
+
+        check_output(shard_path(output, *shard))
+        if config.device is None and "LOCAL_RANK" in os.environ:  # one GPU per process of a launch
+            import torch
+
+            if torch.cuda.is_available():
+                config = config.replace(device=f"cuda:{os.environ['LOCAL_RANK']}")
     skipped: list[DataError] = []
     try:
         docs = _documents(args.input or [str(example_path())], args.skip_bad, skipped, args.limit, args.split)
@@ -224,15 +252,26 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     torch.manual_seed(config.seed)
+    target, todo = output, docs
+    if shard:
+        from spg.generation.runner import merge_shards, read_results, shard_of, shard_path
+
+        merged, _ = read_results(output)
+        target = shard_path(output, *shard)
+        todo = [d for d in docs if shard_of(d.id, shard[1]) == shard[0] and d.id not in merged]
     summary = run_documents(
-        docs, generator, output, config.batch_size, progress=not args.no_progress, total=len(docs)
+        todo, generator, target, config.batch_size, progress=not args.no_progress, total=len(todo)
     )
-    resumed = f", {summary.already_done} already in {output}" if output else ""
+    resumed = f", {summary.already_done} already in {target}" if target else ""
     print(
         f"{summary.written} generated{resumed}, {len(summary.bad)} bad; "
-        f"{summary.new_tokens} new tokens in {summary.seconds:.1f} s",
+        f"{summary.new_tokens} new tokens in {summary.seconds:.1f} s "
+        f"({summary.new_tokens / max(summary.seconds, 1e-9):.1f} tokens/s)",
         file=sys.stderr,
     )
+    if shard:
+        added = merge_shards(output, shard[1], [d.id for d in docs])
+        print(f"shard {shard[0]}/{shard[1]}: merged {added} results into {output}", file=sys.stderr)
     for result in summary.results[:SHOW_AT_MOST]:
         print_forest(result)
     if len(summary.results) > SHOW_AT_MOST:

@@ -7,10 +7,20 @@ ends up with exactly one line. Only spg result lines count as finished: a file h
 (a records file given as ``--output`` by mistake) is refused before anything is written to it.
 Documents that cannot be generated (no description, or generation fails even on its own) are reported
 by id on stderr, and the run goes on.
+
+Sharded runs (``spg generate --shard I/N``, or one process per GPU under ``accelerate launch``/``torchrun``):
+document ``d`` belongs to shard :func:`shard_of` (a hash of its id, so shards do not depend on input order or
+``--limit``); each process appends to its own :func:`shard_path` file, and when a process ends it merges every
+result the shard files hold into the one output (:func:`merge_shards`, under a file lock). The last process to end
+thus leaves every document in the output once (in the order the shards ended; input order within each merge).
+Re-running any shard resumes it and merges again. Waiting for all shards before merging would need every process
+alive until the slowest ends, and a crash of one would leave the others' results out of the output.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import sys
@@ -202,3 +212,40 @@ def run(
             sink.close()
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def shard_of(doc_id: str, shards: int) -> int:
+    """The shard (0 … shards − 1) that generates document ``doc_id``: a rule on the id alone."""
+    return int(hashlib.sha256(f"spg-shard:{doc_id}".encode()).hexdigest()[:8], 16) % shards
+
+
+def shard_path(output: Path, shard: int, shards: int) -> Path:
+    """Where shard ``shard`` of ``shards`` appends its results: ``out.jsonl`` -> ``out.shard-1-of-4.jsonl``."""
+    return output.with_name(f"{output.stem}.shard-{shard}-of-{shards}{output.suffix}")
+
+
+def _result_lines(path: Path) -> dict[str, bytes]:
+    """The whole result lines of an spg results file by id (a torn last line is left out; the file is only read)."""
+    read_results(path)  # refuses a file spg did not write
+    lines = path.read_bytes().split(b"\n") if path.exists() else []
+    return {rid: line for line in lines if (rid := _result_id(line)) is not None}
+
+
+def merge_shards(output: Path, shards: int, order: Iterable[str]) -> int:
+    """Append to ``output`` every result the ``shards`` shard files hold that it lacks, in the order of the ids
+    ``order`` (then any others); returns how many were added. Holds a lock on ``output.lock`` meanwhile, so
+    processes ending together merge one after the other. The shard files are left as they are."""
+    with output.with_name(output.name + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = finished_ids(output)
+        found: dict[str, bytes] = {}
+        for shard in range(shards):
+            found.update(_result_lines(shard_path(output, shard, shards)))
+        rank = {doc_id: n for n, doc_id in enumerate(order)}
+        new = sorted((i for i in found if i not in done), key=lambda i: (rank.get(i, len(rank)), i))
+        with output.open("ab") as sink:
+            for doc_id in new:
+                sink.write(found[doc_id] + b"\n")
+            sink.flush()
+            os.fsync(sink.fileno())
+    return len(new)
