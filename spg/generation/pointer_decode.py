@@ -211,7 +211,7 @@ class RowTemperature(LogitsProcessor):
         return scores / self.temperatures
 
 
-def kv_cache(setting: str, device: torch.device) -> str:
+def kv_cache(setting: str) -> str:
     """The KV cache ``generate`` uses: ``auto`` is ``static`` (on CUDA transformers then compiles the step)."""
     if setting == "auto":
         return "static"
@@ -300,7 +300,7 @@ def generate_batch(
         logits_processor=processors,
         eos_token_id=stops,
         pad_token_id=pad_id,
-        cache_implementation=kv_cache(settings.cache_implementation, ids.device),
+        cache_implementation=kv_cache(settings.cache_implementation),
         disable_compile=not settings.compile,
         **sampling,
     )
