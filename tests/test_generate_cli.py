@@ -250,3 +250,12 @@ def test_a_multi_process_launch_shards_by_rank_and_a_bad_shard_is_one_clear_line
     assert "--shard 4/4: expected I/N with 0 <= I < N" in capsys.readouterr().err
     assert main(["generate", "--input", str(docs), "--shard", "0/2"]) == 2
     assert "needs --output" in capsys.readouterr().err
+
+
+def test_the_batch_is_4_documents_on_the_cpu_and_16_on_a_gpu_unless_set():
+    from spg.generation.config import GenerateConfig
+
+    assert GenerateConfig().batch_size_on("cpu") == 4
+    assert GenerateConfig().batch_size_on("cuda") == 16
+    assert GenerateConfig(batch_size=7).batch_size_on("cuda") == 7
+    assert GenerateConfig.for_model("spg-smollm2").batch_size is None  # the shipped model leaves it to the device

@@ -67,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--boundary-temperature", type=float,
                    help="sample the token after each claim's end (another claim, a new tree, or the end) at this "
                         "temperature; the text keeps --temperature (not in the paper; docs/generation.md)")
-    p.add_argument("--batch-size", type=int, help="documents decoded together")
+    p.add_argument("--batch-size", type=int, help="documents decoded together (default: 4 on the CPU, 16 on a GPU)")
     p.add_argument("--seed", type=int, help="sampling seed")
     p.add_argument("--device", help="cpu, cuda, cuda:N (default: cuda when available, else cpu)")
     p.add_argument("--dtype", help="auto (bfloat16 on a GPU that supports it, else float32), float32, bfloat16")
@@ -117,7 +117,7 @@ def _flag(key: str) -> str:
 def check_settings(config: GenerateConfig, limit: int | None) -> None:
     """Reject now, before a model loads, every setting that generation would fail on or silently misread."""
     for key in ("max_new_tokens", "max_prompt_tokens", "batch_size"):
-        if getattr(config, key) < 1:
+        if getattr(config, key) is not None and getattr(config, key) < 1:
             raise InputError(f"{_flag(key)} must be at least 1, got {getattr(config, key)}")
     if config.do_sample and not config.temperature > 0:
         raise InputError(
@@ -260,7 +260,8 @@ def run(args: argparse.Namespace) -> int:
         target = shard_path(output, *shard)
         todo = [d for d in docs if shard_of(d.id, shard[1]) == shard[0] and d.id not in merged]
     summary = run_documents(
-        todo, generator, target, config.batch_size, progress=not args.no_progress, total=len(todo)
+        todo, generator, target, config.batch_size_on(generator.lm.device.type), progress=not args.no_progress,
+        total=len(todo),
     )
     resumed = f", {summary.already_done} already in {target}" if target else ""
     print(
