@@ -124,3 +124,21 @@ def test_tokenizer_without_structure_tokens_is_rejected():
 def test_budget_below_one_claim_is_rejected(grammar):
     with pytest.raises(ValueError, match="at least 4"):
         StructureLogitsProcessor(grammar, 3)
+
+
+def test_every_decoding_processor_moves_its_tensors_to_the_logits_device(grammar):
+    """The device rule without a GPU: logits on the meta device, and every tensor a processor keeps must follow
+    them there (one move, at the first step: a copy per step would make the host wait for the device)."""
+    from spg.generation.boundary import BoundaryTemperature
+    from spg.generation.pointer_decode import RowTemperature
+    from spg.generation.repetition import GeneratedNoRepeatNGram
+
+    vocab = len(grammar.token_class)
+    processors = [StructureLogitsProcessor(grammar, 32), GeneratedNoRepeatNGram(3, [1, 2], [3]),
+                  BoundaryTemperature(1.0, [3], [0.5, 0.5]), RowTemperature([0.3, 1.2])]
+    for processor in processors:
+        for length in (10, 11):  # the prompt, then one generated token
+            ids = torch.zeros(2, length, dtype=torch.long, device="meta")
+            assert processor(ids, torch.zeros(2, vocab, device="meta")).device.type == "meta"
+        kept = [name for name, value in vars(processor).items() if isinstance(value, torch.Tensor)]
+        assert kept and all(getattr(processor, name).device.type == "meta" for name in kept), type(processor).__name__

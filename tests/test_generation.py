@@ -320,6 +320,7 @@ def test_the_shipped_model_decodes_the_same_with_its_adapter_merged_and_a_static
         settings = DecodeSettings(max_new_tokens=96, do_sample=False, cache_implementation="static" if fast else "dynamic",
                                   merge_adapters=fast, compile=fast, defer_stop_check=fast)
         generator = load_generator("spg-smollm2", settings, max_prompt_tokens=512, device="cpu")
+        assert generator.lm.device.type == "cpu" and next(generator.spg.pointer.parameters()).device.type == "cpu"
         outputs.append([(r["raw"], r["pointer_parents"]) for r in generator(docs)])
     assert outputs[0] == outputs[1]
     assert any(parents and any(p is not None for p in parents) for _, parents in outputs[0])
