@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 from tiny import tiny_llama, tiny_tokenizer
+from transformers import LogitsProcessorList
 
 from spg.data import Record, load_records
 from spg.evaluate import evaluate, read_prediction_file
@@ -15,7 +16,7 @@ from spg.forest import Claim, Forest
 from spg.generation.generator import ClaimGenerator
 from spg.generation.pointer_decode import (
     DecodeSettings,
-    generated_states,
+    StateRecorder,
     left_pad,
     pointer_parents,
     tagged_claims,
@@ -55,10 +56,10 @@ def test_step_states_equal_the_teacher_forced_states_of_the_output(spg):
     prompts = [tok.encode("a longer prompt here"), tok.encode("x")]  # different lengths: left padding
     ids, mask = left_pad(prompts, tok.pad_token_id)
     torch.manual_seed(0)
-    with spg.record_hidden() as steps:
-        out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=12, min_new_tokens=12,
-                              do_sample=True, pad_token_id=tok.pad_token_id)
-    states = generated_states(steps)
+    recorder = StateRecorder(spg, 12)
+    out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=12, min_new_tokens=12,
+                          do_sample=True, pad_token_id=tok.pad_token_id, logits_processor=LogitsProcessorList([recorder]))
+    states = recorder.states()
     assert states.shape[1] == 11  # the last generated token is never fed back
     for row, prompt in enumerate(prompts):
         full = torch.tensor([prompt + out[row, ids.shape[1]:].tolist()])

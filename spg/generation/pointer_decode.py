@@ -75,21 +75,9 @@ class Generated:
     parents: list[int | None] | None  # per closed claim: serialisation index of the parent; None = no pointer run
 
 
-def generated_states(steps: Sequence[torch.Tensor]) -> torch.Tensor:
-    """(batch, generated tokens with a state, hidden) from the per-forward states of one ``generate`` call
-    (``SPGModel.record_hidden``).
-
-    The first forward is the prompt (prefill); every later one feeds one generated token per row, so
-    ``[:, g]`` is the state of generated token ``g``.
-    """
-    if len(steps) < 2:  # one forward only: no generated token was fed back
-        return steps[0][:, :0]
-    return torch.cat([s[:, -1:] for s in steps[1:]], dim=1)
-
-
 class StateRecorder(LogitsProcessor):
     """Keeps the state of every generated token fed back during one ``generate`` call: ``states()[:, g]`` is
-    generated token ``g``'s, as :func:`generated_states` gives it.
+    generated token ``g``'s (the prompt's forward computes none; the last generated token is never fed back).
 
     It reads ``spg.last_hidden_state`` in a logits processor, i.e. after each forward and before the next, and
     copies its last position into a buffer allocated once: under CUDA graphs a forward's outputs live in memory

@@ -80,10 +80,16 @@ def read_results(path: Path) -> tuple[set[str], bytes]:
 
     Raises InputError naming the line when ``path`` is not an spg results file: spg never writes to such a file.
     """
+    lines, torn = _result_lines(path)
+    return set(lines), torn
+
+
+def _result_lines(path: Path) -> tuple[dict[str, bytes], bytes]:
+    """:func:`read_results` with each finished result's whole line by id."""
     if path.is_dir():
         raise InputError(f"{path}: is a folder; expected a results file (JSONL) to create or add to")
     if not path.exists():
-        return set(), b""
+        return {}, b""
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -92,7 +98,7 @@ def read_results(path: Path) -> tuple[set[str], bytes]:
     torn = b""
     if _torn(lines[-1]):
         torn = lines.pop()
-    done = set()
+    done: dict[str, bytes] = {}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -102,7 +108,7 @@ def read_results(path: Path) -> tuple[set[str], bytes]:
                 f"{path} line {n}: not an spg result (a JSON object with {', '.join(RESULT_FIELDS)}); "
                 "refusing to write to a file spg did not write: expected a new file or an earlier --output"
             )
-        done.add(rid)
+        done[rid] = line
     return done, torn
 
 
@@ -224,13 +230,6 @@ def shard_path(output: Path, shard: int, shards: int) -> Path:
     return output.with_name(f"{output.stem}.shard-{shard}-of-{shards}{output.suffix}")
 
 
-def _result_lines(path: Path) -> dict[str, bytes]:
-    """The whole result lines of an spg results file by id (a torn last line is left out; the file is only read)."""
-    read_results(path)  # refuses a file spg did not write
-    lines = path.read_bytes().split(b"\n") if path.exists() else []
-    return {rid: line for line in lines if (rid := _result_id(line)) is not None}
-
-
 def merge_shards(output: Path, shards: int, order: Iterable[str]) -> int:
     """Append to ``output`` every result the ``shards`` shard files hold that it lacks, in the order of the ids
     ``order`` (then any others); returns how many were added. Holds a lock on ``output.lock`` meanwhile, so
@@ -240,7 +239,7 @@ def merge_shards(output: Path, shards: int, order: Iterable[str]) -> int:
         done = finished_ids(output)
         found: dict[str, bytes] = {}
         for shard in range(shards):
-            found.update(_result_lines(shard_path(output, shard, shards)))
+            found.update(_result_lines(shard_path(output, shard, shards))[0])
         rank = {doc_id: n for n, doc_id in enumerate(order)}
         new = sorted((i for i in found if i not in done), key=lambda i: (rank.get(i, len(rank)), i))
         with output.open("ab") as sink:
