@@ -16,6 +16,7 @@ from tiny import tiny_llama, tiny_tokenizer
 from spg.cli import main
 from spg.cli.generate import print_forest
 from spg.cli.lint import lint_lines
+from spg.errors import InputError
 from spg.forest import Claim, Forest
 from spg.generation.runner import finished_ids
 from spg.model.spg_model import SPGConfig, SPGModel
@@ -244,7 +245,12 @@ def test_a_multi_process_launch_shards_by_rank_and_a_bad_shard_is_one_clear_line
     assert parse_shard(None) == (1, 2)
     assert parse_shard("0/4") == (0, 4)
     monkeypatch.setenv("WORLD_SIZE", "1")
+    monkeypatch.setenv("RANK", "0")
     assert parse_shard(None) is None
+    monkeypatch.setenv("WORLD_SIZE", "two")
+    with pytest.raises(InputError, match="WORLD_SIZE='two'"):
+        parse_shard(None)
+    monkeypatch.setenv("WORLD_SIZE", "1")
     docs = write_docs(tmp_path / "docs.jsonl", 2)
     assert main(["generate", "--input", str(docs), "--output", str(tmp_path / "o.jsonl"), "--shard", "4/4"]) == 2
     assert "--shard 4/4: expected I/N with 0 <= I < N" in capsys.readouterr().err

@@ -140,8 +140,11 @@ def check_settings(config: GenerateConfig, limit: int | None) -> None:
 def parse_shard(text: str | None) -> tuple[int, int] | None:
     """``--shard I/N``; without it, the rank's shard of a multi-process launch (WORLD_SIZE > 1), else None."""
     if text is None:
-        world = int(os.environ.get("WORLD_SIZE", "1") or 1)
-        return (int(os.environ.get("RANK", "0")), world) if world > 1 else None
+        world, rank = os.environ.get("WORLD_SIZE", "1") or "1", os.environ.get("RANK", "0") or "0"
+        if not (world.isdigit() and rank.isdigit() and int(rank) < max(int(world), 1)):
+            raise InputError(f"WORLD_SIZE={world!r}, RANK={rank!r}: expected integers with 0 <= RANK < WORLD_SIZE "
+                             "(set by accelerate launch or torchrun)")
+        return (int(rank), int(world)) if int(world) > 1 else None
     index, _, count = text.partition("/")
     if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
         raise InputError(f"--shard {text}: expected I/N with 0 <= I < N, e.g. 0/4")
