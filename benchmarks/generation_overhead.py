@@ -61,7 +61,7 @@ def main() -> None:
         with torch.no_grad():
             out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n,
                                   do_sample=False, pad_token_id=tok.pad_token_id,
-                                  cache_implementation=kv_cache(args.cache))
+                                  cache_implementation=kv_cache(settings, ids.device.type))
         return out.shape[1] - ids.shape[1]
 
     def pointer() -> int:
@@ -81,7 +81,7 @@ def main() -> None:
             for clock, read in clocks.items():
                 times[name, clock].append(read() - start[clock])
             assert produced == n, f"{name} produced {produced} tokens, expected {n}"
-    print(f"model {args.model} on {args.device} ({args.dtype}, {kv_cache(args.cache)} cache); batch {args.batch}, prompts <= "
+    print(f"model {args.model} on {args.device} ({args.dtype}, {kv_cache(settings, ids.device.type)} cache); batch {args.batch}, prompts <= "
           f"{args.prompt_tokens} tokens, {n} new tokens, {args.repeats} repeats, median of each")
     for clock in clocks if args.device == "cpu" else ("wall",):
         plain_s, pointer_s = (statistics.median(times[path, clock]) for path in ("plain", "pointer"))

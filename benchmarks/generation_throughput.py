@@ -139,7 +139,7 @@ def main() -> None:
             with torch.no_grad(), deferred_stop_check(settings.defer_stop_check and device.type == "cuda"):
                 out = spg.lm.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n,
                                       do_sample=False, pad_token_id=tokenizer.pad_token_id,
-                                      cache_implementation=kv_cache(settings.cache_implementation),
+                                      cache_implementation=kv_cache(settings, device.type),
                                       disable_compile=not settings.compile)
             return out[:, ids.shape[1]:].tolist()
 

@@ -146,8 +146,7 @@ def test_unknown_config_setting_names_the_file_and_the_key(tmp_path, capsys):
 
 
 def test_a_models_own_generate_yaml_sets_its_defaults_under_the_config_file_and_flags(models, tmp_path):
-    from argparse import Namespace
-
+    from spg.cli import build_parser
     from spg.cli.generate import _settings
     from spg.generation.config import GenerateConfig
 
@@ -157,11 +156,9 @@ def test_a_models_own_generate_yaml_sets_its_defaults_under_the_config_file_and_
         assert GenerateConfig.for_model(str(models["base"])) == GenerateConfig(model=str(models["base"]))
         config_file = tmp_path / "g.yaml"
         config_file.write_text("max_new_tokens: 200\n")
-        flags = {key: None for key in ("zero_shot", "constrained", "max_new_tokens", "max_prompt_tokens", "temperature",
-                                        "greedy", "batch_size", "seed", "no_repeat_ngram_size", "repetition_penalty",
-                                        "boundary_temperature",
-                                        "device", "dtype")}
-        args = Namespace(**{**flags, "config": str(config_file), "model": str(models["spg"]), "temperature": 0.5})
+        args = build_parser().parse_args(
+            ["generate", "--config", str(config_file), "--model", str(models["spg"]), "--temperature", "0.5"]
+        )
         settings = _settings(args)
         assert (settings.no_repeat_ngram_size, settings.max_new_tokens, settings.temperature) == (16, 200, 0.5)
     finally:
@@ -265,3 +262,11 @@ def test_the_batch_is_4_documents_on_the_cpu_and_16_on_a_gpu_unless_set():
     assert GenerateConfig().batch_size_on("cuda") == 16
     assert GenerateConfig(batch_size=7).batch_size_on("cuda") == 7
     assert GenerateConfig.for_model("spg-smollm2").batch_size is None  # the shipped model leaves it to the device
+
+
+def test_documents_are_decoded_longest_first_unless_switched_off():
+    from spg.cli import build_parser
+    from spg.cli.generate import _settings
+
+    assert _settings(build_parser().parse_args(["generate"])).sort_by_length is True
+    assert _settings(build_parser().parse_args(["generate", "--no-sort-by-length"])).sort_by_length is False

@@ -171,6 +171,21 @@ def test_rerun_skips_finished_ids_and_sets_a_cut_last_line_aside(tmp_path):
     assert run(DOCS, fake_generate, out, batch_size=2, progress=False).written == 0
 
 
+def test_the_longest_documents_are_decoded_first_and_the_results_keep_input_order(tmp_path):
+    docs = [Document("short", "a"), Document("long", "a b c d"), Document("mid", "a b"), Document("mid2", "c d")]
+    batches = []
+
+    def recording(batch):
+        batches.append([d.id for d in batch])
+        return fake_generate(batch)
+
+    out = tmp_path / "out.jsonl"
+    summary = run(docs, recording, out, batch_size=2, progress=False, length=lambda d: len(d.description))
+    assert batches == [["long", "mid"], ["mid2", "short"]]  # ties keep input order
+    assert [r["id"] for r in summary.results] == ["short", "long", "mid", "mid2"]
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["long", "mid", "mid2", "short"]
+
+
 def test_empty_descriptions_are_reported_by_id_and_not_written(tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     summary = run([Document("ok", "a seat"), Document("blank", "  ")], fake_generate, out, 4, progress=False)
@@ -225,13 +240,15 @@ def test_static_and_dynamic_kv_caches_give_the_same_greedy_outputs_and_pointer_p
     assert any(parents for _, parents in outputs["static"])  # the comparison covers pointer decisions
 
 
-def test_auto_kv_cache_is_static_and_unknown_ones_are_refused():
+def test_auto_kv_cache_is_static_only_where_the_step_is_compiled_and_unknown_ones_are_refused():
     from spg.generation.pointer_decode import kv_cache
 
-    assert kv_cache("auto") == "static"  # on CUDA transformers then compiles the step
-    assert kv_cache("dynamic") == "dynamic"
+    assert kv_cache(DecodeSettings(), "cuda") == "static"  # transformers then compiles the step
+    assert kv_cache(DecodeSettings(compile=False), "cuda") == "dynamic"
+    assert kv_cache(DecodeSettings(), "cpu") == "dynamic"
+    assert kv_cache(DecodeSettings(cache_implementation="static"), "cpu") == "static"
     with pytest.raises(ValueError, match="cache_implementation must be"):
-        kv_cache("paged")
+        kv_cache(DecodeSettings(cache_implementation="paged"), "cpu")
 
 
 DEVICES = ["cpu", *(["cuda"] if torch.cuda.is_available() else [])]
@@ -292,6 +309,29 @@ def test_compiled_decoding_gives_the_eager_outputs_and_pointer_parents_from_one_
     assert compiled == eager
     assert any(parents for _, parents in eager)
     assert counters["stats"]["unique_graphs"] == 1  # one graph for every step: no re-tracing as states pile up
+
+
+@pytest.mark.parametrize("longest_first", [True, False])
+def test_batches_decoded_longest_first_share_one_compiled_step(longest_first):
+    """transformers sizes each call's static cache to the longest prompt so far, so batches decoded longest first all
+    get the first batch's cache, and its compiled step; a longer batch later is a new shape, traced again."""
+    from torch._dynamo.utils import counters
+    from transformers import CompileConfig
+
+    model = tag_loving_spg()
+    config = CompileConfig(fullgraph=True, backend="eager")
+    config._compile_all_devices = True  # transformers compiles on accelerators only unless told
+    model.lm.generation_config.compile_config = config
+    settings = DecodeSettings(max_new_tokens=8, do_sample=False, cache_implementation="static")
+    generator = ClaimGenerator(model.lm, model.tokenizer, "spg", settings, INSTRUCTION, 512, model, True)
+    docs = [Document("short", "A pen."), Document("long", "A chair with four legs, a seat and a back rest " * 4)]
+    torch._dynamo.reset()
+    counters.clear()
+    try:
+        run(docs, generator, None, batch_size=1, progress=False, length=generator.prompt_length if longest_first else None)
+    finally:
+        torch._dynamo.reset()
+    assert counters["stats"]["unique_graphs"] == (1 if longest_first else 2)
 
 
 @pytest.mark.parametrize("device", DEVICES)

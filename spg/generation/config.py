@@ -27,11 +27,15 @@ class GenerateConfig:
     no_repeat_ngram_size: int = 0  # not in the paper: no n-gram twice inside one generated claim (0: off)
     repetition_penalty: float = 1.0  # not in the paper: transformers' repetition penalty (1.0: off)
     boundary_temperature: float | None = None  # not in the paper: the token after a claim ends sampled at this
-    cache_implementation: str = "auto"  # transformers' KV cache: auto = static (pointer_decode.DecodeSettings)
+    cache_implementation: str = "auto"  # auto: static where the step is compiled (CUDA), else dynamic (kv_cache)
     compile: bool = True  # on CUDA with a static cache: the decoding step compiled (CUDA graphs); False: eager
     merge_adapters: bool = True  # fold the LoRA adapter into the base weights at load (same greedy outputs)
     defer_stop_check: bool = True  # on CUDA: read "all rows stopped?" one step late, so the host never waits
     batch_size: int | None = None  # None: 4 on the CPU, 16 on a GPU (decoding there is nearly free per extra row)
+    # Decode the longest prompts first: each batch then holds prompts of similar length (less padding), and on CUDA
+    # the first batch's static cache serves all later ones, so the compiled step is never re-traced. Results are
+    # appended in that order (they are keyed by id); False keeps the input order.
+    sort_by_length: bool = True
     seed: int = 0
     dtype: str = "auto"  # bfloat16 on a CUDA device that supports it, float32 elsewhere
     device: str | None = None  # default: cuda when available, else cpu

@@ -108,11 +108,15 @@ class ClaimGenerator:
         vocab = self.lm.get_output_embeddings().weight.shape[0]
         self.grammar = StructureGrammar.from_tokenizer(self.tokenizer, vocab) if self.constrained else None
 
+    def prompt(self, doc: Document) -> list[int]:
+        return prompt_ids(self.tokenizer, doc.description, self.max_prompt_tokens, self.instruction, self.truncation_side)
+
+    def prompt_length(self, doc: Document) -> int:
+        """Tokens of ``doc``'s prompt (``spg generate`` decodes the longest first)."""
+        return len(self.prompt(doc))
+
     def __call__(self, docs: Sequence[Document]) -> list[dict]:
-        prompts = [
-            prompt_ids(self.tokenizer, d.description, self.max_prompt_tokens, self.instruction, self.truncation_side)
-            for d in docs
-        ]
+        prompts = [self.prompt(d) for d in docs]
         tagged = self.mode == "spg"
         outputs = generate_batch(
             self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar

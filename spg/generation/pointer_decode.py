@@ -11,7 +11,7 @@ claim N" itself), so reading it after ``generate`` returns is exact.
 
 Decoding speed (docs/generation.md, "Throughput"): nothing here makes the host wait for the device during
 a step (every tensor a processor needs is moved to the device once), and on CUDA a static KV cache lets
-transformers compile the decoding step into CUDA graphs (``cache_implementation: auto``).
+transformers compile the decoding step into CUDA graphs (``cache_implementation: auto``, :func:`kv_cache`).
 
 The pointer is decoded greedily (argmax of Eq. 2 over the candidate set A(i)).
 """
@@ -49,10 +49,9 @@ class DecodeSettings:
     no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
     repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
     boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
-    # transformers' KV cache. "static" preallocates prompt + new tokens once instead of growing the cache by a
-    # concatenation per layer and step, and on CUDA it makes transformers compile the decoding step (CUDA
-    # graphs): decoding was bound by Python and kernel launches, not by the GPU (docs/generation.md). "auto" is
-    # static everywhere; greedy outputs are the same either way.
+    # transformers' KV cache. A static one is what makes transformers compile the decoding step (CUDA graphs) on
+    # CUDA: decoding was bound by Python and kernel launches, not by the GPU (docs/generation.md). "auto" is static
+    # where the step is compiled, dynamic elsewhere (kv_cache); greedy outputs are the same either way.
     cache_implementation: str = "auto"
     # With a static cache on CUDA transformers compiles the decoding step (torch.compile, CUDA graphs); False keeps
     # it eager. The first batch of each shape pays the compilation.
@@ -199,10 +198,18 @@ class RowTemperature(LogitsProcessor):
         return scores / self.temperatures
 
 
-def kv_cache(setting: str) -> str:
-    """The KV cache ``generate`` uses: ``auto`` is ``static`` (on CUDA transformers then compiles the step)."""
+def kv_cache(settings: DecodeSettings, device_type: str) -> str:
+    """The KV cache ``generate`` uses on ``device_type``: ``auto`` is ``static`` where transformers compiles the
+    decoding step (``compile`` on an accelerator), ``dynamic`` elsewhere.
+
+    A static cache without compilation gains nothing (measured on the CPU) and can cost: transformers sizes each
+    call's static cache to the longest prompt of any earlier call (so that a compiled step is never re-traced), so a
+    short batch after a long one attends over thousands of empty slots (about 1.5x the time on the CPU:
+    benchmarks/static_cache_sizing.py).
+    """
+    setting = settings.cache_implementation
     if setting == "auto":
-        return "static"
+        return "static" if settings.compile and device_type != "cpu" else "dynamic"
     if setting not in ("static", "dynamic"):
         raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
     return setting
@@ -288,7 +295,7 @@ def generate_batch(
         logits_processor=processors,
         eos_token_id=stops,
         pad_token_id=pad_id,
-        cache_implementation=kv_cache(settings.cache_implementation),
+        cache_implementation=kv_cache(settings, ids.device.type),
         disable_compile=not settings.compile,
         **sampling,
     )

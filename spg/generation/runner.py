@@ -8,6 +8,12 @@ ends up with exactly one line. Only spg result lines count as finished: a file h
 Documents that cannot be generated (no description, or generation fails even on its own) are reported
 by id on stderr, and the run goes on.
 
+Given a ``length`` (``spg generate``: the prompt's tokens, config key ``sort_by_length``), the documents are decoded
+longest first, so that each batch holds prompts of similar length: the shorter ones are left-padded less, and the
+static KV cache sized by the first batch serves every later batch, which on CUDA keeps the one compiled decoding step
+(docs/generation.md, "Throughput"). Results are then appended in that order; ``RunSummary.results`` keeps the
+input order either way.
+
 Sharded runs (``spg generate --shard I/N``, or one process per GPU under ``accelerate launch``/``torchrun``):
 document ``d`` belongs to shard :func:`shard_of` (a hash of its id, so shards do not depend on input order or
 ``--limit``); each process appends to its own :func:`shard_path` file, and when a process ends it merges every
@@ -170,15 +176,17 @@ def run(
     *,
     progress: bool = True,
     total: int | None = None,
+    length: Callable[[Document], int] | None = None,
 ) -> RunSummary:
     """Generate every document not yet in ``output``; ``generate(batch)`` returns one result dict per document.
 
-    Results are appended to ``output`` (if given) and returned in ``RunSummary.results``. ``total`` (all
-    documents, finished ones included) sizes the progress bar.
+    Results are appended to ``output`` (if given) and returned in ``RunSummary.results``, in input order. ``total``
+    (all documents, finished ones included) sizes the progress bar. With ``length``, the longest documents are
+    decoded first (batches of similar lengths).
     """
     summary = RunSummary()
     done = finished_ids(output) if output else set()
-    seen: set[str] = set()
+    seen: dict[str, None] = {}  # ids in input order
 
     def todo() -> Iterator[Document]:
         for doc in documents:
@@ -189,7 +197,7 @@ def run(
             if doc.id in seen:
                 print(f"skipped {doc.id}: duplicate id (generated once)", file=sys.stderr)
                 continue
-            seen.add(doc.id)
+            seen[doc.id] = None
             if not doc.description.strip():
                 summary.bad.append(doc.id)
                 print(f"skipped {doc.id}: empty description", file=sys.stderr)
@@ -200,7 +208,10 @@ def run(
     bar = tqdm(total=total, unit="doc", disable=not progress, dynamic_ncols=True)
     sink = output.open("a", encoding="utf-8") if output else None
     try:
-        for batch in _batches(todo(), batch_size):
+        pending: Iterable[Document] = todo()
+        if length is not None:
+            pending = sorted(pending, key=length, reverse=True)  # stable: input order among equal lengths
+        for batch in _batches(pending, batch_size):
             for result in _generate(generate, batch, summary):
                 if sink:
                     sink.write(json.dumps(result, ensure_ascii=False) + "\n")
@@ -217,6 +228,9 @@ def run(
         if sink:
             sink.close()
     summary.seconds = time.perf_counter() - start
+    if length is not None:
+        position = {doc_id: n for n, doc_id in enumerate(seen)}  # dicts keep insertion order: input order
+        summary.results.sort(key=lambda result: position[result["id"]])
     return summary
 
 
