@@ -186,6 +186,22 @@ def test_the_longest_documents_are_decoded_first_and_the_results_keep_input_orde
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["long", "mid", "mid2", "short"]
 
 
+def test_a_document_whose_length_fails_is_decoded_last_and_reported_by_id(capsys):
+    def length(doc):
+        if doc.id == "d2":
+            raise ValueError("odd text")
+        return len(doc.description)
+
+    def generate(batch):
+        if any(d.id == "d2" for d in batch):
+            raise ValueError("odd text")
+        return fake_generate(batch)
+
+    summary = run(DOCS, generate, None, batch_size=1, progress=False, length=length)
+    assert [r["id"] for r in summary.results] == ["d1", "d3"] and summary.bad == ["d2"]
+    assert "skipped d2" in capsys.readouterr().err
+
+
 def test_empty_descriptions_are_reported_by_id_and_not_written(tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     summary = run([Document("ok", "a seat"), Document("blank", "  ")], fake_generate, out, 4, progress=False)

@@ -198,6 +198,10 @@ class RowTemperature(LogitsProcessor):
         return scores / self.temperatures
 
 
+# Where transformers compiles the decoding step of a static cache (GenerationMixin._valid_auto_compile_criteria).
+COMPILED_DEVICES = ("cuda", "xpu", "neuron", "tpu")
+
+
 def kv_cache(settings: DecodeSettings, device_type: str) -> str:
     """The KV cache ``generate`` uses on ``device_type``: ``auto`` is ``static`` where transformers compiles the
     decoding step (``compile`` on an accelerator), ``dynamic`` elsewhere.
@@ -209,7 +213,7 @@ def kv_cache(settings: DecodeSettings, device_type: str) -> str:
     """
     setting = settings.cache_implementation
     if setting == "auto":
-        return "static" if settings.compile and device_type != "cpu" else "dynamic"
+        return "static" if settings.compile and device_type in COMPILED_DEVICES else "dynamic"
     if setting not in ("static", "dynamic"):
         raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
     return setting

@@ -168,6 +168,19 @@ def _batches(documents: Iterable[Document], size: int) -> Iterator[list[Document
         yield batch
 
 
+def _or_shortest(length: Callable[[Document], int]) -> Callable[[Document], int]:
+    """``length``, or -1 for a document it fails on: that one is decoded last, where its own failure is reported
+    by id like any other (one odd document must not end a run before it starts)."""
+
+    def key(doc: Document) -> int:
+        try:
+            return length(doc)
+        except Exception:  # noqa: BLE001 - whatever the tokenizer raises, generation will raise again and report it
+            return -1
+
+    return key
+
+
 def run(
     documents: Iterable[Document],
     generate: Generate,
@@ -210,7 +223,8 @@ def run(
     try:
         pending: Iterable[Document] = todo()
         if length is not None:
-            pending = sorted(pending, key=length, reverse=True)  # stable: input order among equal lengths
+            bar.set_postfix_str("measuring prompts to decode the longest first")
+            pending = sorted(pending, key=_or_shortest(length), reverse=True)  # stable: input order among equals
         for batch in _batches(pending, batch_size):
             for result in _generate(generate, batch, summary):
                 if sink:
