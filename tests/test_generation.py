@@ -327,6 +327,27 @@ def test_compiled_decoding_gives_the_eager_outputs_and_pointer_parents_from_one_
     assert counters["stats"]["unique_graphs"] == 1  # one graph for every step: no re-tracing as states pile up
 
 
+def test_a_prompt_measured_to_sort_is_tokenised_once_and_decoded_as_it_would_be_unsorted(spg, monkeypatch):
+    import spg.generation.generator as generator_module
+
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return prompt_ids(*args, **kwargs)
+
+    settings = DecodeSettings(max_new_tokens=12, do_sample=False)
+    generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)
+    unsorted = run(DOCS, generator, None, batch_size=2, progress=False).results
+    monkeypatch.setattr(generator_module, "prompt_ids", counting)
+    sorted_ = run(DOCS, generator, None, batch_size=2, progress=False, length=generator.prompt_length).results
+    assert len(calls) == len(DOCS)  # measured once, not again when decoded
+    assert [(r["id"], r["raw"], r["pointer_parents"]) for r in sorted_] == [
+        (r["id"], r["raw"], r["pointer_parents"]) for r in unsorted
+    ]
+    assert not generator._measured  # every measured prompt was taken by its batch
+
+
 @pytest.mark.parametrize("longest_first", [True, False])
 def test_batches_decoded_longest_first_share_one_compiled_step(longest_first):
     """transformers sizes each call's static cache to the longest prompt so far, so batches decoded longest first all

@@ -25,7 +25,6 @@ alive until the slowest ends, and a crash of one would leave the others' results
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -262,6 +261,8 @@ def merge_shards(output: Path, shards: int, order: Iterable[str]) -> int:
     """Append to ``output`` every result the ``shards`` shard files hold that it lacks, in the order of the ids
     ``order`` (then any others); returns how many were added. Holds a lock on ``output.lock`` meanwhile, so
     processes ending together merge one after the other. The shard files are left as they are."""
+    import fcntl  # POSIX only: imported here so that unsharded runs work everywhere
+
     with output.with_name(output.name + ".lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = finished_ids(output)
