@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from common import shared_file
 
-from spg.cli.lint import lint_lines
+from spg.lint import lint_lines
 from spg.parse import parse_claims
 
 SIZES_KB = (1, 10, 100, 1024)

@@ -173,18 +173,23 @@ def _record_from_mapping(raw: object, source: str, fallback_id: str, require_cla
     )
 
 
-def forest_from_json(data: object, where: str) -> Forest:
-    """The claim set of one decoded JSON value (what ``spg lint`` reads).
+def record_from_json(data: object, where: str) -> Record:
+    """The document of one decoded JSON value (what ``spg lint`` reads): a whole record, or a bare claim set.
 
-    ``data`` is a list of claim texts, a list of claim objects, or an object with ``claims`` (or
-    ``claims_text``); a malformed value raises :class:`DataError` prefixed with ``where``.
+    ``data`` is a list of claim texts, a list of claim objects (a Record with no description), or an object with
+    ``claims`` (or ``claims_text``); a malformed value raises :class:`DataError` prefixed with ``where``.
     """
     try:
         if isinstance(data, Mapping):
-            return _record_from_mapping(data, where, where).claims
-        return _claims_forest(data)[0]
+            return _record_from_mapping(data, where, where)
+        return Record(id=where, description="", claims=_claims_forest(data)[0], source=where)
     except _FieldError as e:
         raise _located(where, data, str(e)) from None
+
+
+def forest_from_json(data: object, where: str) -> Forest:
+    """The claim set of one decoded JSON value (see :func:`record_from_json`)."""
+    return record_from_json(data, where).claims
 
 
 def _located(where: str, raw: object, problem: str) -> DataError:

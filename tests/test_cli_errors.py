@@ -66,7 +66,7 @@ def test_an_internal_error_is_one_line_with_exit_3_and_debug_shows_the_traceback
     def crash(forest):
         raise KeyError(4)
 
-    monkeypatch.setattr("spg.cli.lint.lint_lines", crash)
+    monkeypatch.setattr("spg.cli.lint.report_lines", crash)
     path = tmp_path / "c.txt"
     path.write_text("1. A chair.")
     code, _, err = run(capsys, "lint", str(path))

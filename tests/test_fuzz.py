@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spg.cli import main
-from spg.cli.lint import lint_lines, lint_report
 from spg.config import ConfigError, load_config
 from spg.errors import InputError
 from spg.forest import Claim, Forest
 from spg.generation.config import GenerateConfig
 from spg.generation.runner import finished_ids
 from spg.linearize import canonical, linearize, parse_tagged
+from spg.lint import lint, lint_lines, report_json
 from spg.parse import extract_references, parse_claims, split_claims
 from spg.render import render
 
@@ -62,7 +62,7 @@ def test_any_claim_records_render_linearize_and_lint(records):
     assert [c.num for c in ordered] == list(range(1, len(ordered) + 1))
     assert all(0 < p < c.num for c in ordered for p in c.parents)
     assert len(render(forest).splitlines()) == len(ordered) == len(linearize(forest).claims)
-    json.dumps(lint_report(forest))
+    json.dumps(report_json(lint(forest)))
     assert lint_lines(forest)[-1].startswith(f"{len(forest)} claims")
 
 

@@ -15,10 +15,10 @@ from tiny import tiny_llama, tiny_tokenizer
 
 from spg.cli import main
 from spg.cli.generate import print_forest
-from spg.cli.lint import lint_lines
 from spg.errors import InputError
 from spg.forest import Claim, Forest
 from spg.generation.runner import finished_ids
+from spg.lint import lint_lines
 from spg.model.spg_model import SPGConfig, SPGModel
 
 REPO = Path(__file__).resolve().parents[1]

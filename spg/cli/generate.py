@@ -186,8 +186,8 @@ def _documents(
 
 
 def print_forest(result: dict) -> None:
-    from spg.cli.lint import lint_lines
     from spg.forest import Claim, Forest
+    from spg.lint import lint_lines
 
     forest = Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")

@@ -1,0 +1,57 @@
+"""The lint pipeline: every check over one claim set, suppressions applied, one list of :class:`Finding`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spg.forest import Forest
+from spg.lint.antecedent_interim import check_antecedents
+from spg.lint.dependency import check_multiple_dependency
+from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
+from spg.lint.means import check_means_plus_function
+from spg.lint.support import check_description_support
+from spg.lint.suppress import Suppressions
+from spg.parse import unread_citations
+
+
+@dataclass(frozen=True)
+class LintResult:
+    """What ``spg lint`` found in one claim set: the findings still reported, in claim order (set-level ones
+    first), and how many the suppressions removed."""
+
+    forest: Forest
+    findings: list[Finding]
+    suppressed: int = 0
+    description_checked: bool = False
+
+    def count(self, severity: str) -> int:
+        return sum(f.severity == severity for f in self.findings)
+
+    @property
+    def failed(self) -> bool:
+        """Whether an error is left: ``spg lint`` then exits 1."""
+        return any(f.severity == "error" for f in self.findings)
+
+    def summary(self) -> dict[str, int]:
+        return {**{s: self.count(s) for s in SEVERITIES}, "suppressed": self.suppressed}
+
+
+def find_all(forest: Forest, description: str | None = None) -> list[Finding]:
+    """Every finding of every check, before suppressions, in claim order then by place in the claim."""
+    found = [from_diagnostic(d) for d in forest.diagnostics() + unread_citations(forest)]
+    found += [
+        Finding(a.rule, "warning", a.claim, a.message, a.start, a.end, a.term) for a in check_antecedents(forest)
+    ]
+    found += check_multiple_dependency(forest)
+    found += check_means_plus_function(forest)
+    if description is not None:
+        found += check_description_support(forest, description)
+    position = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}
+    # sorted() is stable: at one place, structure comes first, then the checks in the order above
+    return sorted(found, key=lambda f: (-1 if f.claim is None else position.get(f.claim, -1), f.start or 0))
+
+
+def lint(forest: Forest, description: str | None = None, suppressions: Suppressions | None = None) -> LintResult:
+    """Lint one claim set; ``description`` (when given) adds the description-support check."""
+    kept, suppressed = (suppressions or Suppressions()).split(find_all(forest, description))
+    return LintResult(forest, kept, suppressed, description is not None)

@@ -1,0 +1,56 @@
+"""Every rule ``spg lint`` applies: a stable id (what ``--ignore`` and suppression files name), its severity,
+its source in law or practice, and one sentence a drafter understands. docs/lint.md explains each at length."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spg.lint.finding import Severity
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: Severity
+    source: str
+    explanation: str
+
+
+_STRUCTURE = "claim-set structure (37 CFR 1.75(c), (g); 1.126)"
+_RULES = (
+    Rule("empty", "error", _STRUCTURE, "The input holds no claim."),
+    Rule("no-independent", "error", _STRUCTURE, "Every claim cites another claim, so no claim stands on its own."),
+    Rule("duplicate-number", "error", "37 CFR 1.126", "Two claims carry the same number."),
+    Rule("bad-number", "warning", "37 CFR 1.126", "A claim number below 1."),
+    Rule("missing-number", "warning", "37 CFR 1.126",
+         "Claims must be numbered consecutively; a gap is fine only where claims were cancelled."),
+    Rule("out-of-order", "warning", "37 CFR 1.126", "A claim comes after a claim with a higher number."),
+    Rule("self-reference", "error", "37 CFR 1.75(c)", "A claim cites itself."),
+    Rule("missing-parent", "error", "37 CFR 1.75(c)", "A claim cites a claim that does not exist."),
+    Rule("forward-reference", "error", "37 CFR 1.75(c)",
+         "A dependent claim may only refer back to a claim previously set forth."),
+    Rule("broken-parent", "error", "37 CFR 1.75(c)", "A claim depends on a claim whose own dependency is broken."),
+    Rule("unread-citation", "warning", "spg parser",
+         "A claim read as independent seems to cite a claim through a misspelt word such as 'cam 1'."),
+    Rule("antecedent", "warning", "35 USC 112(b); MPEP 2173.05(e)",
+         "A definite reference ('the X', 'said X') without an earlier introduction ('a X') in the claim or the "
+         "claims it depends on."),
+    Rule("antecedent-ambiguous", "warning", "35 USC 112(b); MPEP 2173.05(e)",
+         "A definite reference that two or more earlier introductions could be meant by."),
+    Rule("multiple-dependency-cumulative", "error", "37 CFR 1.75(c); 35 USC 112(e); MPEP 608.01(n)",
+         "A claim citing several claims must cite them in the alternative only ('claim 1 or 2', 'any one of "
+         "claims 1-3'), with one set of alternatives; 'claims 1 and 2' is cumulative."),
+    Rule("multiple-dependent-basis", "error", "37 CFR 1.75(c); 35 USC 112(e); MPEP 608.01(n)",
+         "A multiple dependent claim may not serve as a basis for another multiple dependent claim, directly or "
+         "through the claims between them."),
+    Rule("means-plus-function", "info", "35 USC 112(f); MPEP 2181",
+         "'means for' + a function: construed to cover only the structure the description discloses for that "
+         "function and its equivalents, so the description must disclose one."),
+    Rule("step-plus-function", "info", "35 USC 112(f); MPEP 2181",
+         "'step for' + a function: construed to cover only the acts the description discloses and their "
+         "equivalents."),
+    Rule("description-support", "warning", "37 CFR 1.75(d)(1); MPEP 608.01(o)",
+         "Claim terms must find clear support or antecedent basis in the description; this word of the term "
+         "appears in the description in no form."),
+)
+RULES: dict[str, Rule] = {r.id: r for r in _RULES}

@@ -1,0 +1,119 @@
+"""Description support (37 CFR 1.75(d)(1); MPEP 608.01(o)): "the terms and phrases used in the claims must find
+clear support or antecedent basis in the description".
+
+What is checked is the narrowest reading a program can be sure of: a **word of a claim term** (a noun phrase a
+determiner opens: "a retaining flange", "said locking pawl") that appears in the description **in no form**.
+Words are compared after folding their inflections ("couplings", "coupled" → "coupl"), and a claim word also
+counts as present when a description word shares its stem up to the last three letters ("circumferential" is
+supported by "circumference"). Claim-drafting words ("plurality", "first", "configured") and generic nouns
+("method", "device") need no support. Each unsupported word is reported once per claim set, where it first appears.
+
+Hand-written, not a library stemmer (Porter in NLTK would do): ``spg lint`` depends on nothing but PyYAML, so that
+it runs on any install; both sides go through the same folding, so a crude fold can only hide words, never invent
+a missing one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from spg.forest import Forest
+from spg.lint.finding import Finding
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# A claim term: a determiner and up to four words, none of them a stop word (see _NOT_TERM).
+_TERM = re.compile(
+    r"\b(?:an?|the|said|one or more|at least one|a plurality of|plurality of)\s+"
+    r"((?:[A-Za-z][\w-]*)(?:\s+[A-Za-z][\w-]*){0,3})",
+    re.IGNORECASE,
+)
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ied", "ies", "ed", "es", "s", "ly", "ions", "ion", "ments", "ment")
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def fold(word: str) -> str:
+    """A word without its inflection, lowercased; the same on both sides of the comparison."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+# Words that end a claim term (function words, verbs claims put after a noun) and words that need no support in
+# the description because they belong to the language of claims, not to the invention.
+_NOT_TERM = frozenset(_words("""
+    a an the said this that these those it its their them they which who whose what where when while wherein whereby
+    and or but nor not no so if than then as each every any all some both either neither other another same such
+    of in on at to for with from by into onto over under between through about within without across along via per
+    upon against toward towards around among after before during beyond below above behind near adjacent
+    is are was were be been being has have having had do does did can could may might must shall should will would
+    comprising comprises comprise including includes include consisting consists consist containing contains
+    contain characterized characterised configured adapted arranged operable operative capable
+    therebetween thereunder thereover thereunderneath prior less more except sufficient manner fashion purpose
+"""))
+_NO_SUPPORT_NEEDED = frozenset(fold(w) for w in _words("""
+    claim claims claimed plurality least first second third fourth fifth sixth seventh eighth ninth tenth
+    one two three four five six seven eight nine ten further respective respectively substantially predetermined
+    selected corresponding preceding foregoing aforementioned aforesaid recited defined forth thereof therein
+    method process apparatus system device machine medium media article assembly member portion part element unit
+    means step steps structure body surface end side group combination set amount number type kind
+"""))
+
+
+class Vocabulary:
+    """The folded words of a description, for membership and shared-stem look-ups."""
+
+    def __init__(self, description: str):
+        self.words = {fold(w) for w in _WORD.findall(description)}
+        self.sorted = sorted(self.words)
+
+    def supports(self, word: str) -> bool:
+        folded = fold(word)
+        if folded in self.words:
+            return True
+        prefix = folded[: max(5, len(folded) - 3)]
+        at = bisect.bisect_left(self.sorted, prefix)
+        return at < len(self.sorted) and self.sorted[at].startswith(prefix)
+
+
+def _term_heads(text: str):
+    """(head word match, start in ``text``, the term) of each claim term in ``text``: the term runs from its
+    determiner to a stop word, or to a participle or adverb after its first word ("a layer deposited on" → "layer"); its head
+    is its last word, the thing it names ("a retaining flange" → "flange"). Modifiers are not checked: "opposite",
+    "inner", "coupled" name relations, and a description may well not use them."""
+    for term in _TERM.finditer(text):
+        run = term.group(1)
+        head = None
+        for n, word in enumerate(_WORD.finditer(run)):
+            w = word.group(0).lower()
+            if w in _NOT_TERM or (n and w.endswith(("ed", "ing", "ly")) and len(w) > 5):
+                break
+            head = word
+        if head is not None:
+            yield head, term.start(1) + head.start(), run[: head.end()]
+
+
+def check_description_support(forest: Forest, description: str) -> list[Finding]:
+    """Each claim-term word that the description never uses, at its first place in the claim set."""
+    vocabulary = Vocabulary(description)
+    reported: set[str] = set()
+    out = []
+    for claim in forest.claims:
+        for word, start, term in _term_heads(claim.text):
+            w = word.group(0)
+            key = fold(w)
+            if len(w) < 3 or key in _NO_SUPPORT_NEEDED or key in reported or vocabulary.supports(w):
+                continue
+            reported.add(key)
+            out.append(Finding(
+                "description-support", "warning", claim.num,
+                f"'{w}' (in '{term}') appears nowhere in the description, in no form",
+                start, start + len(w), w,
+            ))
+    return out
