@@ -92,7 +92,7 @@ def check_multiple_dependency(forest: Forest) -> list[Finding]:
             span = refs[0] if refs else None
             out.append(Finding(
                 "multiple-dependent-basis", "error", num,
-                f"is a multiple dependent claim (cites {_listed(parents)}) based on claim {basis}, itself multiple "
+                f"is a multiple dependent claim (cites {_listed(parents, 'or')}) based on claim {basis}, itself multiple "
                 f"dependent; a multiple dependent claim may not serve as a basis for another, directly or indirectly",
                 span.start if span else None, span.end if span else None,
             ))
@@ -105,8 +105,9 @@ def _wording(num: int, text: str, refs: list[Reference], cited: list[int]) -> li
             phrase = " ".join(text[ref.start : ref.end].split())
             return [Finding(
                 "multiple-dependency-cumulative", "error", num,
-                f"'{phrase}' cites claims {_listed(ref.nums)} cumulatively; a multiple dependent claim must cite "
-                f"them in the alternative ('claim {ref.nums[0]} or {ref.nums[1]}', 'any one of claims ...')",
+                f"'{phrase}' cites claims {_listed(ref.nums, 'and')} together (cumulatively); a multiple dependent "
+                f"claim must cite them in the alternative: 'claim {_listed(ref.nums, 'or')}' or 'any one of claims "
+                f"...'",
                 ref.start, ref.end,
             )]
     if refs and len(cited) > 1 and not any(set(cited) <= set(r.nums) for r in refs):  # none names them all
@@ -114,7 +115,7 @@ def _wording(num: int, text: str, refs: list[Reference], cited: list[int]) -> li
         later = refs[-1]
         problem = (
             "names more than one set of alternatives" if len(sets) > 1
-            else f"cites claims {_listed(cited)} together in separate citations (cumulatively)"
+            else f"cites claims {_listed(cited, 'and')} together in separate citations (cumulatively)"
         )
         return [Finding(
             "multiple-dependency-cumulative", "error", num,
@@ -124,6 +125,8 @@ def _wording(num: int, text: str, refs: list[Reference], cited: list[int]) -> li
     return []
 
 
-def _listed(nums) -> str:
-    nums = list(nums)
-    return ", ".join(map(str, nums[:6])) + (" …" if len(nums) > 6 else "")
+def _listed(nums, conjunction: str) -> str:
+    """'1 and 2', '1, 2 or 3', '1, 2, 3, 4, 5 … or 9' (at most six numbers)."""
+    nums = list(map(str, nums))
+    head = nums[:-1] if len(nums) <= 6 else [*nums[:5], "…"]
+    return f"{', '.join(head)} {conjunction} {nums[-1]}" if len(nums) > 1 else nums[0]

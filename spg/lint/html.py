@@ -19,7 +19,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 10px;border-bot
 .sub{color:#59636e;margin:0 0 16px}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
 th,td{border:1px solid #d5d9de;padding:5px 9px;text-align:left;vertical-align:top}
-th{background:#eaedf0}td.n{text-align:right;font-variant-numeric:tabular-nums;width:5em}
+th{background:#eaedf0}td.rule{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;width:5em}
 .badge{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;font-weight:600;color:#fff}
 .error{background:#c62828}.warning{background:#b26a00}.info{background:#1565c0}
 .claim{background:#fff;border:1px solid #d5d9de;border-left:4px solid #8a949e;border-radius:4px;
@@ -38,7 +38,8 @@ ol.findings{margin:0;padding-left:22px;font-size:14px}ol.findings li{margin:2px 
 .why{color:#59636e}
 .tree{background:#fff;border:1px solid #d5d9de;border-radius:4px;padding:8px 12px;
  font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;line-height:1.6}
-.tree a{color:#0b57a4;text-decoration:none}.tree .count{margin-left:6px}
+.tree a{color:#0b57a4;text-decoration:none;font-weight:600}.tree .count{margin-left:6px}
+.tree .snippet{color:#3d4650}
 .outside{color:#c62828;font-weight:600}
 """
 
@@ -95,6 +96,14 @@ def _label(claim: Claim) -> str:
     return "independent" if claim.independent else "depends on " + ", ".join(map(str, claim.parents))
 
 
+def _tree_entry(claim: Claim, indent: int, findings: list[Finding]) -> str:
+    text = " ".join(claim.text.split())
+    snippet = text if len(text) <= 80 else text[:79].rstrip() + "…"
+    count = f'<span class="count">{_badge(_worst(findings))} {len(findings)}</span>' if findings else ""
+    return (f'<div style="padding-left:{indent * 22}px"><a href="#claim-{claim.num}">{claim.num}</a> '
+            f'<span class="snippet">{escape(snippet)}</span>{count}</div>')
+
+
 def _summary_tables(result: LintResult) -> str:
     counts = Counter(f.rule for f in result.findings)
     rows = "".join(
@@ -121,28 +130,16 @@ def render_html(result: LintResult, name: str) -> str:
         if f.claim is not None:
             per_claim[f.claim].append(f)
     placed, outside = tree_order(forest)
-    seen_numbers: set[int] = set()
-
-    def findings_of(claim: Claim) -> list[Finding]:
-        # Findings name a claim by number; with duplicate numbers they go with the first claim of that number.
-        if claim.num in seen_numbers:
-            return []
-        seen_numbers.add(claim.num)
-        return per_claim.get(claim.num, [])
-
-    tree, blocks = [], []
-    for claim, depth in placed:
-        own = findings_of(claim)
-        count = f'<span class="count">{_badge(_worst(own))} {len(own)}</span>' if own else ""
-        tree.append(f'<div style="padding-left:{depth * 22}px"><a href="#claim-{claim.num}">{claim.num}</a> '
-                    f"{escape(_label(claim))}{count}</div>")
-        blocks.append(_claim_block(claim, _label(claim), own))
+    tree = [_tree_entry(claim, depth, per_claim.get(claim.num, [])) for claim, depth in placed]
     if outside:
         tree.append('<div class="outside">outside any tree:</div>')
-        for claim in outside:
-            tree.append(f'<div style="padding-left:22px"><a href="#claim-{claim.num}">{claim.num}</a> '
-                        f"{escape(_label(claim))}</div>")
-            blocks.append(_claim_block(claim, _label(claim) + " — outside any tree", findings_of(claim)))
+        tree += [_tree_entry(claim, 1, per_claim.get(claim.num, [])) for claim in outside]
+    outside_ids = {id(c) for c in outside}
+    blocks = []
+    for claim in forest.claims:  # in document order; with duplicate numbers, findings go with the first claim
+        own = per_claim.get(claim.num, []) if forest.by_num[claim.num] is claim else []
+        label = _label(claim) + (" — outside any tree" if id(claim) in outside_ids else "")
+        blocks.append(_claim_block(claim, label, own))
     set_level = [f for f in result.findings if f.claim is None]
     set_items = "".join(_finding_item(None, f) for f in set_level)
     support = "checked against the description" if result.description_checked else "no description given"
