@@ -1,5 +1,6 @@
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -171,3 +172,69 @@ def test_linter_never_raises_on_arbitrary_text(text):
 def test_python_dash_m_spg_cli_runs_the_spg_command():
     done = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "usage: spg lint" in done.stdout
+
+
+DEFECTS = "1. A chair comprising means for rocking.\n2. The chair of claim 1.\n3. The chair of claims 1 and 2.\n"
+
+
+def test_lint_ignore_removes_rules_counts_them_and_decides_the_exit_code(tmp_path, capsys):
+    path = write(tmp_path, "c.txt", DEFECTS)
+    code, out, _ = run(capsys, "lint", "--no-config", path)
+    assert code == 1 and "[multiple-dependency-cumulative]" in out
+    code, out, _ = run(capsys, "lint", "--ignore", "multiple-dependency-cumulative,means-plus-function", path)
+    assert code == 0 and "[multiple-dependency-cumulative]" not in out and out.rstrip().endswith(", 2 suppressed")
+
+
+def test_lint_finds_the_suppression_file_beside_the_claims_unless_told_not_to(tmp_path, capsys):
+    (tmp_path / ".spg-lint.yaml").write_text("ignore: [multiple-dependency-cumulative]\n")
+    path = write(tmp_path, "c.txt", DEFECTS)
+    assert run(capsys, "lint", path)[0] == 0
+    assert run(capsys, "lint", "--no-config", path)[0] == 1
+    other = tmp_path / "elsewhere.yaml"
+    other.write_text("ignore: [means-plus-function]\n")
+    code, out, _ = run(capsys, "lint", "--config", str(other), path)
+    assert code == 1 and "[means-plus-function]" not in out
+
+
+def test_lint_exits_2_on_an_unknown_rule_or_a_bad_suppression_file(tmp_path, capsys):
+    path = write(tmp_path, "c.txt", DEFECTS)
+    code, _, err = run(capsys, "lint", "--ignore", "antecedant", path)
+    assert code == 2 and "--ignore: unknown rule 'antecedant'" in err and err.count("\n") == 1
+    bad = write(tmp_path, "bad.yaml", "ignore: [")
+    code, _, err = run(capsys, "lint", "--config", bad, path)
+    assert code == 2 and "bad.yaml" in err and "not valid YAML" in err
+
+
+def test_lint_checks_description_support_from_a_file_or_the_record(tmp_path, capsys):
+    claims = "1. A chair comprising a seat and a headrest.\n"
+    desc = write(tmp_path, "d.txt", "A chair has a seat.")
+    code, out, _ = run(capsys, "lint", "--description", desc, write(tmp_path, "c.txt", claims))
+    assert code == 0 and "'headrest'" in out and "[description-support]" in out
+    record = write(tmp_path, "r.json", {"id": "R", "claims": claims, "description": "A chair has a seat."})
+    assert "[description-support]" in run(capsys, "lint", record)[1]
+    assert "[description-support]" not in run(capsys, "lint", write(tmp_path, "c2.txt", claims))[1]
+
+
+def test_lint_html_writes_a_report_and_never_overwrites_without_force(tmp_path, capsys):
+    path, report = write(tmp_path, "c.txt", DEFECTS), tmp_path / "r.html"
+    code, out, _ = run(capsys, "lint", "--html", str(report), path)
+    assert code == 1 and report.read_text().startswith("<!DOCTYPE html>") and "3 claims" in out
+    report.write_text("mine")
+    code, _, err = run(capsys, "lint", "--html", str(report), path)
+    assert code == 2 and "already exists; use --force" in err and report.read_text() == "mine"
+    assert run(capsys, "lint", "--html", str(report), "--force", path)[0] == 1
+    assert "multiple-dependency-cumulative" in report.read_text()
+
+
+def test_lint_with_stdin_closed_is_one_line_and_exit_2():
+    closed = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "-"], preexec_fn=lambda: os.close(0),
+                            capture_output=True, text=True)
+    assert closed.returncode == 2 and closed.stderr.count("\n") == 1 and "standard input is closed" in closed.stderr
+    empty = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "-"], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True)
+    assert empty.returncode == 1 and "[empty]" in empty.stdout  # an empty claim set is a finding, not bad input
+
+
+def test_lint_reads_claim_text_that_opens_with_a_bracket(tmp_path, capsys):
+    code, _, err = run(capsys, "lint", write(tmp_path, "c.txt", "[Claim 1] A widget. [Claim 2] The widget of claim 1."))
+    assert code != 2 and err == ""

@@ -23,12 +23,15 @@ from spg.lint.finding import Finding
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # A claim term: a determiner and up to four words, none of them a stop word (see _NOT_TERM).
+# The words are read in a lookahead, so that a run swallowing the next determiner ("a chair comprising a seat")
+# does not hide the term that determiner opens.
 _TERM = re.compile(
     r"\b(?:an?|the|said|one or more|at least one|a plurality of|plurality of)\s+"
-    r"((?:[A-Za-z][\w-]*)(?:\s+[A-Za-z][\w-]*){0,3})",
+    r"(?=((?:[A-Za-z][\w-]*)(?:\s+[A-Za-z][\w-]*){0,3}))",
     re.IGNORECASE,
 )
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ied", "ies", "ed", "es", "s", "ly", "ions", "ion", "ments", "ment")
+# Longest first, so that every inflection of a word ends in the same fold ("portions" and "portion" → "port").
+_SUFFIXES = ("ingly", "ments", "edly", "ings", "ions", "ment", "ing", "ied", "ies", "ion", "ed", "es", "ly", "s")
 
 
 def _words(text: str) -> list[str]:

@@ -1,0 +1,18 @@
+from spg.lint.means import check_means_plus_function
+from spg.parse import parse_claims
+
+
+def test_means_for_and_step_for_terms_are_info_with_their_span():
+    forest = parse_claims("1. A chair comprising a seat and means for rocking the seat, wherein the seat is red. "
+                          "2. A method comprising a step for cleaning the seat; and drying.")
+    findings = check_means_plus_function(forest)
+    assert [(f.rule, f.severity, f.claim, f.term) for f in findings] == [
+        ("means-plus-function", "info", 1, "means for rocking the seat"),
+        ("step-plus-function", "info", 2, "step for cleaning the seat"),
+    ]
+    assert all(forest.by_num[f.claim].text[f.start : f.end] == f.term for f in findings)
+
+
+def test_a_term_is_reported_once_per_claim_and_means_without_for_is_not():
+    forest = parse_claims("1. A chair with means for rocking, fastening means, and means for rocking.")
+    assert [f.term for f in check_means_plus_function(forest)] == ["means for rocking"]
