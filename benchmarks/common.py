@@ -28,6 +28,13 @@ def shared_file(relative: str) -> Path:
     return path
 
 
+def shared_records(relative: str = "uspto/patents.jsonl") -> list:
+    """Every record of a shared data file, as :class:`spg.data.Record`."""
+    from spg.data import load_records
+
+    return list(load_records(shared_file(relative)))
+
+
 def base_model(name: str, shape: str | None, dtype: torch.dtype, device: torch.device):
     """(model, tokenizer) on ``device``: the backbone ``name``, or with ``shape`` a random model of that shape that
     uses ``name``'s tokenizer (built on the device in ``dtype``: an 8B model never exists in float32)."""

@@ -1,18 +1,6 @@
 import json
 
-from spg.cli import main
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def write(tmp_path, name: str, content) -> str:
-    path = tmp_path / name
-    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
-    return str(path)
+from test_cli_lint import run, write
 
 
 def jsonl(tmp_path, rows: list) -> str:

@@ -3,25 +3,27 @@ clear support or antecedent basis in the description".
 
 What is checked is the narrowest reading a program can be sure of: a **word of a claim term** (a noun phrase a
 determiner opens: "a retaining flange", "said locking pawl") that appears in the description **in no form**.
-Words are compared after folding their inflections ("couplings", "coupled" → "coupl"), and a claim word also
-counts as present when a description word shares its stem up to the last three letters ("circumferential" is
-supported by "circumference"). Claim-drafting words ("plurality", "first", "configured") and generic nouns
+A claim word counts as present when a description word starts with its stem: the word without its inflection
+("couplings" → "coupl", found in "coupled"), cut to its length minus three letters, at least five
+("circumferential" is supported by "circumference"). Claim-drafting words ("plurality", "first", "configured") and generic nouns
 ("method", "device") need no support. Each unsupported word is reported once per claim set, where it first appears.
 
 Hand-written, not a library stemmer (Porter in NLTK would do): ``spg lint`` depends on nothing but PyYAML, so that
-it runs on any install; both sides go through the same folding, so a crude fold can only hide words, never invent
-a missing one.
+it runs on any install; a crude stem errs towards a shorter prefix, which can only hide a missing word, never
+invent one.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 from spg.forest import Forest
 from spg.lint.finding import Finding
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_LOWER_WORD = re.compile(r"[a-z][a-z0-9]*")
 # A claim term: a determiner and up to four words, none of them a stop word (see _NOT_TERM).
 # The words are read in a lookahead, so that a run swallowing the next determiner ("a chair comprising a seat")
 # does not hide the term that determiner opens.
@@ -38,8 +40,9 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
+@functools.lru_cache(maxsize=1 << 16)  # words repeat across claims and descriptions
 def fold(word: str) -> str:
-    """A word without its inflection, lowercased; the same on both sides of the comparison."""
+    """A word without its inflection, lowercased ("couplings", "coupled" → "coupl")."""
     word = word.lower()
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -70,17 +73,18 @@ _NO_SUPPORT_NEEDED = frozenset(fold(w) for w in _words("""
 
 
 class Vocabulary:
-    """The folded words of a description, for membership and shared-stem look-ups."""
+    """The words of a description, sorted, for look-ups by stem. The description's words are not folded (tens of
+    thousands per description): a claim word is looked up by the stem its fold leaves."""
 
     def __init__(self, description: str):
-        self.words = {fold(w) for w in _WORD.findall(description)}
-        self.sorted = sorted(self.words)
+        self.sorted = sorted(set(_LOWER_WORD.findall(description.lower())))
 
     def supports(self, word: str) -> bool:
-        folded = fold(word)
-        if folded in self.words:
-            return True
-        prefix = folded[: max(5, len(folded) - 3)]
+        """Whether a description word starts with ``word``'s stem: its fold without a final "y" ("copy" →
+        "cop", for "copies"), cut to its length minus three letters (at least five letters), so that
+        "circumferential" finds "circumference"."""
+        stem = fold(word).removesuffix("y") if len(word) > 3 else word.lower()
+        prefix = stem[: max(5, len(stem) - 3)]
         at = bisect.bisect_left(self.sorted, prefix)
         return at < len(self.sorted) and self.sorted[at].startswith(prefix)
 
