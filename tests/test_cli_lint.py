@@ -238,3 +238,10 @@ def test_lint_with_stdin_closed_is_one_line_and_exit_2():
 def test_lint_reads_claim_text_that_opens_with_a_bracket(tmp_path, capsys):
     code, _, err = run(capsys, "lint", write(tmp_path, "c.txt", "[Claim 1] A widget. [Claim 2] The widget of claim 1."))
     assert code != 2 and err == ""
+
+
+def test_lint_html_never_writes_over_its_own_input_even_with_force(tmp_path, capsys):
+    path = write(tmp_path, "c.txt", DEFECTS)
+    code, _, err = run(capsys, "lint", "--html", path, "--force", path)
+    assert code == 2 and "is one of the input files" in err
+    assert (tmp_path / "c.txt").read_text() == DEFECTS

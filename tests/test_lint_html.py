@@ -57,3 +57,9 @@ def test_the_real_130_claim_patent_renders_every_claim(uspto_path):
     assert len(record.claims) == 130
     assert all(f'id="claim-{c.num}"' in page for c in record.claims)
     assert all(escape(f.message) in page for f in result.findings)
+
+
+def test_duplicate_claim_numbers_get_distinct_anchors():
+    page = render_html(lint(parse_claims("1. A chair.\n2. A stool.\n2. A bench.\n")), "c.txt")
+    ids = re.findall(r'<div class="claim[^"]*" id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)) == 3 and ids[:2] == ["claim-1", "claim-2"]

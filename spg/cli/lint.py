@@ -9,6 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
+from spg.errors import InputError
 from spg.lint import lint, report_json, report_lines
 from spg.lint.html import render_html
 from spg.lint.output import write_new_file
@@ -36,6 +37,9 @@ def _lint(args: argparse.Namespace) -> int:
     description = read_description(args.description) if args.description else claim_set.description
     result = lint(claim_set.forest, description, suppressions)
     if args.html:
+        inputs = [p for p in (args.file, args.description, args.config) if p and p != "-"]
+        if any(Path(args.html).resolve() == Path(p).resolve() for p in inputs):
+            raise InputError(f"{args.html}: is one of the input files; choose another name for the report")
         write_new_file(args.html, render_html(result, claim_set.name), force=args.force)
     if args.json:
         print(json.dumps(report_json(result), ensure_ascii=False, indent=1))

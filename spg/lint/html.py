@@ -79,12 +79,12 @@ def _finding_item(n: int | None, f: Finding) -> str:
     return f'<li>{number}{_badge(f.severity)} <span class="rule">{escape(f.rule)}</span> {escape(f.message)}{why}</li>'
 
 
-def _claim_block(claim: Claim, label: str, findings: list[Finding]) -> str:
+def _claim_block(claim: Claim, label: str, findings: list[Finding], anchor: str) -> str:
     numbered = list(enumerate(findings, 1))
     worst = _worst(findings)
     items = "".join(_finding_item(n, f) for n, f in numbered)
     return (
-        f'<div class="claim{f" has-{worst}" if worst else ""}" id="claim-{claim.num}">'
+        f'<div class="claim{f" has-{worst}" if worst else ""}" id="{anchor}">'
         f'<div class="head">Claim {claim.num}<span class="label">{escape(label)}</span></div>'
         f'<div class="text">{_marked_text(claim, numbered)}</div>'
         + (f'<ol class="findings">{items}</ol>' if items else "")
@@ -136,10 +136,11 @@ def render_html(result: LintResult, name: str) -> str:
         tree += [_tree_entry(claim, 1, per_claim.get(claim.num, [])) for claim in outside]
     outside_ids = {id(c) for c in outside}
     blocks = []
-    for claim in forest.claims:  # in document order; with duplicate numbers, findings go with the first claim
-        own = per_claim.get(claim.num, []) if forest.by_num[claim.num] is claim else []
+    for i, claim in enumerate(forest.claims):  # in document order
+        first = forest.by_num[claim.num] is claim  # findings and links name the first claim with a number
+        own = per_claim.get(claim.num, []) if first else []
         label = _label(claim) + (" — outside any tree" if id(claim) in outside_ids else "")
-        blocks.append(_claim_block(claim, label, own))
+        blocks.append(_claim_block(claim, label, own, f"claim-{claim.num}" if first else f"claim-{claim.num}-at-{i}"))
     set_level = [f for f in result.findings if f.claim is None]
     set_items = "".join(_finding_item(None, f) for f in set_level)
     support = "checked against the description" if result.description_checked else "no description given"
