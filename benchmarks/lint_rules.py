@@ -168,6 +168,15 @@ def rates(records, repeat: int) -> dict[str, tuple[float, float]]:
     return {name: (min(v), max(v)) for name, v in seen.items()}
 
 
+def print_sample(records, n: int, seed: int) -> None:
+    """``n`` random description-support warnings with 45 characters of their claim on each side."""
+    warnings = [(r, f) for r in records for f in find_all(r.claims, r.description) if f.rule == "description-support"]
+    print(f"\n{n} random description-support warnings on US grants (seed {seed}):")
+    for i, (r, f) in enumerate(random.Random(seed).sample(warnings, min(n, len(warnings))), 1):
+        text = r.claims.by_num[f.claim].text
+        print(f"  {i:2d} {r.id} claim {f.claim} {f.term!r}: …{text[max(0, f.start - 45) : f.end + 25]}…")
+
+
 def percent(hits: int, total: int) -> str:
     return f"{hits}/{total} ({100 * hits / total:.1f}%)" if total else "-"
 
@@ -177,6 +186,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of the whole set (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the injected defects (default 0)")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="also print N random description-support warnings on US grants, in context, to judge")
     args = parser.parse_args()
     records = [r for r in shared_records() if r.fields.get("kind") in KINDS]
     rng = random.Random(args.seed)
@@ -213,6 +224,9 @@ def main() -> None:
         by_doc[doc].append(f"{claim}: {rule}")
     for doc, found_in_doc in by_doc.items():
         print(f"  {doc}  " + ", ".join(found_in_doc))
+
+    if args.sample:
+        print_sample([r for r in records if r.fields.get("kind") == "grant"], args.sample, args.seed)
 
     print(f"\nclaims/s in process over the {len(records)} documents, min-max of {args.repeat} alternated runs:")
     for name, (low, high) in rates(records, args.repeat).items():

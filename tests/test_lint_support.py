@@ -39,3 +39,12 @@ def test_granted_us_claims_get_few_support_warnings(uspto_path):
             claims += len(record.claims)
             warnings += len(check_description_support(record.claims, record.description))
     assert claims > 3000 and warnings / claims < 0.06  # measured 0.041 (benchmarks/lint_rules.py)
+
+
+def test_adjectives_adverbs_and_verbs_are_not_taken_for_the_term_they_follow():
+    description = "An axis, a container, a member and a signal."  # no controller, nor any word around the heads
+    forest = parse_claims("1. A wireless remote controller on an axis perpendicular to a vertically oriented "
+                          "container, wherein the member belongs to the signal sent by the controller.")
+    assert [f.message for f in check_description_support(forest, description)] == [
+        "'controller' (in 'wireless remote controller') appears nowhere in the description, in no form"
+    ]

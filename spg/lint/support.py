@@ -62,13 +62,14 @@ _NOT_TERM = frozenset(_words("""
     comprising comprises comprise including includes include consisting consists consist containing contains
     contain characterized characterised configured adapted arranged operable operative capable
     therebetween thereunder thereover thereunderneath prior less more except sufficient manner fashion purpose
+    away entire whole
 """))
 _NO_SUPPORT_NEEDED = frozenset(fold(w) for w in _words("""
     claim claims claimed plurality least first second third fourth fifth sixth seventh eighth ninth tenth
     one two three four five six seven eight nine ten further respective respectively substantially predetermined
     selected corresponding preceding foregoing aforementioned aforesaid recited defined forth thereof therein
     method process apparatus system device machine medium media article assembly member portion part element unit
-    means step steps structure body surface end side group combination set amount number type kind
+    means step steps structure body surface end side group combination set amount number type kind pair
 """))
 
 
@@ -89,20 +90,51 @@ class Vocabulary:
         return at < len(self.sorted) and self.sorted[at].startswith(prefix)
 
 
+# Words that qualify a noun but never name the thing a term is about: adjectives that may follow their noun ("a
+# position proximal the base", "an axis perpendicular to", "a program readable by"), irregular participles ("the
+# signal sent by"). As the last word of a term they give way to the word before them.
+_NEVER_HEAD = frozenset(_words("""
+    proximal distal remote perpendicular parallel normal tangential transverse proximate indicative responsive
+    readable executable accessible removable available suitable nearest closest farthest furthest opposite
+    smaller larger greater higher lower longer shorter wider narrower thicker thinner safe individual
+    sent driven made held built given taken known shown worn cut
+"""))
+# What opens the word after a verb in the third person ("said processor solicits said user", "the pressure returns to").
+_AFTER_VERB = re.compile(r"\s+(?:an?|the|said|to)\b", re.IGNORECASE)
+_ADVERB_ENDINGS = ("ally", "ably", "ibly", "ively", "ately", "ously", "arly")
+
+
+def _not_a_noun(word: str, n: int, text: str, end: int) -> bool:
+    """Whether the last word of a term (its ``n``-th), ending at ``end`` in ``text``, cannot be its head: a word of
+    :data:`_NEVER_HEAD`, an adverb ("a vertically oriented"), an adjective in -able after the noun ("a second panel
+    openable"), or a verb in the third person ("the member belongs to")."""
+    w = word.lower()
+    if w in _NEVER_HEAD or (w.endswith(_ADVERB_ENDINGS) and len(w) > 5):
+        return True
+    return n > 0 and (
+        (w.endswith(("able", "ible")) and len(w) > 6 and w != "variable")
+        or (w.endswith("s") and not w.endswith("ss") and _AFTER_VERB.match(text, end) is not None)
+    )
+
+
 def _term_heads(text: str):
     """(head word match, start in ``text``, the term) of each claim term in ``text``: the term runs from its
-    determiner to a stop word, or to a participle or adverb after its first word ("a layer deposited on" → "layer"); its head
-    is its last word, the thing it names ("a retaining flange" → "flange"). Modifiers are not checked: "opposite",
-    "inner", "coupled" name relations, and a description may well not use them."""
+    determiner to a stop word or, after its first word, to a participle or an adverb ("a layer deposited on" →
+    "layer"); its head is its last word, the thing it names ("a retaining flange" → "flange"), unless that cannot be
+    a noun (:func:`_not_a_noun`: "an axis perpendicular to" → "axis"), and then the word before it. Modifiers are not checked: "opposite", "inner", "coupled" name relations, and a
+    description may well not use them."""
     for term in _TERM.finditer(text):
         run = term.group(1)
-        head = None
+        words = []
         for n, word in enumerate(_WORD.finditer(run)):
             w = word.group(0).lower()
             if w in _NOT_TERM or (n and w.endswith(("ed", "ing", "ly")) and len(w) > 5):
                 break
-            head = word
-        if head is not None:
+            words.append(word)
+        while words and _not_a_noun(words[-1].group(0), len(words) - 1, text, term.start(1) + words[-1].end()):
+            words.pop()
+        if words:
+            head = words[-1]
             yield head, term.start(1) + head.start(), run[: head.end()]
 
 
