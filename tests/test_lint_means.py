@@ -16,3 +16,13 @@ def test_means_for_and_step_for_terms_are_info_with_their_span():
 def test_a_term_is_reported_once_per_claim_and_means_without_for_is_not():
     forest = parse_claims("1. A chair with means for rocking, fastening means, and means for rocking.")
     assert [f.term for f in check_means_plus_function(forest)] == ["means for rocking"]
+
+
+def test_a_long_function_is_reported_cut_at_a_new_clause_or_twelve_words():
+    text = ("1. A system having: means for correlating said program descriptions of program material with said "
+            "program list information and for storing correlated descriptions; and means for printing the "
+            "descriptions one by one on a roll of paper in a printer of the system.")
+    terms = [f.term for f in check_means_plus_function(parse_claims(text))]
+    assert terms == ["means for correlating said program descriptions of program material with said program list "
+                     "information",
+                     "means for printing the descriptions one by one on a roll of paper in"]

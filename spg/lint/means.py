@@ -14,13 +14,21 @@ import re
 from spg.forest import Forest
 from spg.lint.finding import Finding
 
-# "means for fastening the seat to the frame", up to the end of the function: punctuation, a new clause
-# ("wherein", "and a", ";") or 80 characters.
-_TERM = re.compile(
-    r"\b(?P<kind>means|step)\s+for\s+(?P<function>[^,;:.()]{1,80}?)(?=\s*(?:[,;:.()]|$|\band\s+(?:a|an|the|said)\b"
-    r"|\bwherein\b|\bwhereby\b|\bcomprising\b|\bincluding\b|\bhaving\b))",
-    re.IGNORECASE,
-)
+# "means for" + the function, up to punctuation; :func:`_function` then ends it at a new clause.
+_TERM = re.compile(r"\b(?P<kind>means|step)\s+for\s+(?P<function>[^,;:.()]{1,300})", re.IGNORECASE)
+# What ends a function inside one clause: "and a ...", "wherein", "whereby", "comprising", "including", "having".
+_CLAUSE = re.compile(r"\s+(?:and\s+(?:a|an|the|said|for)\b|wherein\b|whereby\b|comprising\b|including\b|having\b)",
+                     re.IGNORECASE)
+_MOST_WORDS = 12  # a longer function is cut: the span marks the term, the description must say the rest
+
+
+def _function(match: re.Match) -> int:
+    """Where the function of a means/step term ends (an offset in the claim text)."""
+    start = match.start("function")
+    clause = _CLAUSE.search(match.string, start, match.end())
+    end = clause.start() if clause else match.end()
+    words = list(re.finditer(r"\S+", match.string[start:end]))
+    return start + words[min(len(words), _MOST_WORDS) - 1].end()
 
 
 def check_means_plus_function(forest: Forest) -> list[Finding]:
@@ -32,7 +40,8 @@ def check_means_plus_function(forest: Forest) -> list[Finding]:
             continue
         seen: set[str] = set()
         for match in _TERM.finditer(claim.text):
-            term = " ".join(match.group(0).split())
+            end = _function(match)
+            term = " ".join(claim.text[match.start() : end].split())
             if term.lower() in seen:
                 continue
             seen.add(term.lower())
@@ -41,7 +50,8 @@ def check_means_plus_function(forest: Forest) -> list[Finding]:
             out.append(Finding(
                 f"{kind}-plus-function", "info", claim.num,
                 f"'{term}' is a {kind}-plus-function term (35 USC 112(f)): it covers only the {what} the "
-                f"description discloses for '{' '.join(match.group('function').split())}' and equivalents",
-                match.start(), match.end(), term,
+                f"description discloses for '{' '.join(claim.text[match.start('function') : end].split())}' and "
+                "equivalents",
+                match.start(), end, term,
             ))
     return out

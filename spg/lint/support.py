@@ -113,7 +113,8 @@ def _not_a_noun(word: str, n: int, text: str, end: int) -> bool:
         return True
     return n > 0 and (
         (w.endswith(("able", "ible")) and len(w) > 6 and w != "variable")
-        or (w.endswith("s") and not w.endswith("ss") and _AFTER_VERB.match(text, end) is not None)
+        or (w.endswith("s") and not w.endswith("ss") and fold(w) not in _NO_SUPPORT_NEEDED  # "means to"
+            and _AFTER_VERB.match(text, end) is not None)
     )
 
 
