@@ -1,12 +1,13 @@
 """Description support (37 CFR 1.75(d)(1); MPEP 608.01(o)): "the terms and phrases used in the claims must find
 clear support or antecedent basis in the description".
 
-What is checked is the narrowest reading a program can be sure of: a **word of a claim term** (a noun phrase a
-determiner opens: "a retaining flange", "said locking pawl") that appears in the description **in no form**.
-A claim word counts as present when a description word starts with its stem: the word without its inflection
+What is checked is the narrowest reading a program can be sure of: the **head of a claim term** (the noun a
+determiner's phrase names: "flange" in "a retaining flange") that appears in the description **in no form**. A
+claim word counts as present when a description word starts with its stem: the word without its inflection
 ("couplings" → "coupl", found in "coupled"), cut to its length minus three letters, at least five
-("circumferential" is supported by "circumference"). Claim-drafting words ("plurality", "first", "configured") and generic nouns
-("method", "device") need no support. Each unsupported word is reported once per claim set, where it first appears.
+("circumferential" is supported by "circumference"). Claim-drafting words ("plurality", "first", "configured")
+and generic nouns ("method", "device") need no support. Each unsupported word is reported once per claim set,
+where it first appears.
 
 Hand-written, not a library stemmer (Porter in NLTK would do): ``spg lint`` depends on nothing but PyYAML, so that
 it runs on any install; a crude stem errs towards a shorter prefix, which can only hide a missing word, never
@@ -122,8 +123,8 @@ def _term_heads(text: str):
     """(head word match, start in ``text``, the term) of each claim term in ``text``: the term runs from its
     determiner to a stop word or, after its first word, to a participle or an adverb ("a layer deposited on" →
     "layer"); its head is its last word, the thing it names ("a retaining flange" → "flange"), unless that cannot be
-    a noun (:func:`_not_a_noun`: "an axis perpendicular to" → "axis"), and then the word before it. Modifiers are not checked: "opposite", "inner", "coupled" name relations, and a
-    description may well not use them."""
+    a noun (:func:`_not_a_noun`: "an axis perpendicular to" → "axis"), and then the word before it. Modifiers are
+    not checked: "opposite", "inner", "coupled" name relations, and a description may well not use them."""
     for term in _TERM.finditer(text):
         run = term.group(1)
         words = []
