@@ -7,7 +7,7 @@ indirectly" (MPEP 608.01(n) I), that is, also through single dependent claims be
 
 A claim citing claim 1 and, elsewhere in its text, claim 3 that itself depends on claim 1 ("The material of claim 3,
 wherein the composition of claim 1 ...") adds nothing claim 3 does not already include: it is read as a single
-dependent claim on claim 3, as examiners read it, and reported by neither rule.
+dependent claim on claim 3 and reported by neither rule.
 """
 
 from __future__ import annotations
