@@ -2,7 +2,7 @@
 
 Linear time shows as a flat row: the same ms per kB at every size. Each input kind is built at every size,
 then timed (CPU time, median of ``--repeat`` runs; one run at 1 MB) through ``spg.parse.parse_claims`` and
-through everything ``spg lint`` does after reading the file (parse, diagnostics, antecedent basis, the
+through everything ``spg lint`` does after reading the file (parse, every check of ``spg.lint``, the
 printed lines). The adversarial kinds are those of issue 13 (runs of whitespace where a pattern used to try
 every split of them, a claim number of nine digits) and others that stress one part of the parser each.
 The last column is the rate at the largest size measured over the 1 kB rate: about 1 for linear time (noise
