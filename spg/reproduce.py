@@ -209,10 +209,11 @@ class Pipeline:
         base = read_yaml(self.config.generate) if self.config.generate else {}
         return {**base, **((self.config.decoding[decoding] or {}).get("overrides") or {})}
 
-    def check(self) -> None:
+    def check(self, available: bool = True) -> None:
         """Every job's config, checked as its command will check it (spg.config), before any job runs: a bad
-        Stage II or decoding key fails now, not after Stage I has trained. What a job's own inputs must be (a
-        Stage I model that a job before it trains) is left to the job."""
+        Stage II or decoding key fails now, not after Stage I has trained. ``available``: Stage I's base model and
+        data must be on this machine; what a later job reads (a Stage I model a job before it trains) is left to
+        that job."""
         from spg.generation.config import GenerateConfig
         from spg.train.config import Stage1Config, Stage2Config
 
@@ -221,7 +222,7 @@ class Pipeline:
             if job.command and job.command[0] in ("train", "pairs"):
                 cls, path = kinds["stage2" if job.command[0] == "pairs" else job.command[1]]
                 overrides = [a for a in job.command if "=" in a and not a.startswith("-")]
-                load_config(cls, path, overrides, available=cls is Stage1Config)
+                load_config(cls, path, overrides, available=available and cls is Stage1Config)
         for decoding in self.config.decoding:
             load_config(GenerateConfig, values=(f"decoding {decoding}", self.decoding_settings(decoding)))
 
