@@ -289,7 +289,7 @@ def check_model(key: str, name: str | None, *, shipped: Sequence[str] = ()) -> N
     names = ", ".join(shipped)
     if not re.fullmatch(r"[\w-][\w.-]*(/[\w.-]+)?", name):
         raise Invalid(key, f"{_shown(name)}: no such local folder, and not a model shipped with spg ({names})")
-    if os.environ.get("HF_HUB_OFFLINE", "1").lower() not in ("0", "false") or _in_hub_cache(name):
+    if os.environ.get("HF_HUB_OFFLINE", "1").lower() in ("0", "false") or _in_hub_cache(name):
         return
     raise Invalid(key, f"{_shown(name)}: no such local folder, not a model shipped with spg ({names}), and not "
                        "in the Hugging Face cache (spg is offline; HF_HUB_OFFLINE=0 lets it download)")

@@ -1,3 +1,7 @@
+import json
+import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -257,3 +261,66 @@ def test_the_cpu_stage1_config_runs_the_repaired_recipe_of_the_reproduction():
                 "description_truncation_side", "target_truncation", "learning_rate", "lr_scheduler_type",
                 "base_model", "lora_r", "lora_alpha", "lora_target_modules"):
         assert getattr(cpu, key) == getattr(repro, key), key
+
+
+# ---- the validation point, as the commands use it ----------------------------------------------------------------
+
+BAD_BEFORE_TORCH = [
+    (["generate", "--max-new-tokens", "-5"], "max_new_tokens (--max-new-tokens) must be at least 1, got -5"),
+    (["generate", "--temperature", "-1"], "temperature (--temperature) must be above 0 when sampling"),
+    (["generate", "--device", "nonsense"], "device (--device) 'nonsense' is not a device; expected cpu, cuda or"),
+    (["generate", "--model", "/nonexistent"], "model (--model) '/nonexistent': no such local folder, and not a "
+                                              "model shipped with spg"),
+    (["generate", "--model", "nobody/no-such-model"], "not in the Hugging Face cache"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x", "lr_scheduler_type=bogus"],
+     "override 'lr_scheduler_type=bogus': lr_scheduler_type must be one of linear, cosine,"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x",
+      "per_device_train_batch_size=0"], "per_device_train_batch_size must be at least 1, got 0"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x",
+      "extra_training_args={bogus: 1}"], "extra_training_args has bogus, not a field of transformers' Training"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x", "base_model=/nonexistent"],
+     "override 'base_model=/nonexistent': base_model '/nonexistent': no such local folder"),
+    (["train", "stage2", "--config", "configs/cpu/smollm2-stage2.yaml", "betta=0.1"], "unknown key 'betta'"),
+    (["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=.", "data=x", "num_descriptions=-1"],
+     "num_descriptions must be at least 1, got -1"),
+    (["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=.", "data=x", "device=nonsense"],
+     "override 'device=nonsense': device 'nonsense' is not a device"),
+]
+
+
+def test_bad_flags_and_config_values_are_one_line_before_torch_is_imported(tmp_path):
+    """Each command answers in one line, exit 2, and has not imported torch (a flag error used to take 7-10 s)."""
+    script = f"""
+import contextlib, io, json, sys
+from spg.cli import main
+out = []
+for argv, _ in {BAD_BEFORE_TORCH!r}:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    out.append((code, err.getvalue(), "torch" in sys.modules))
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HF_HUB_CACHE": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    for (argv, expected), (code, err, torch_loaded) in zip(BAD_BEFORE_TORCH, json.loads(done.stdout)):
+        assert code == 2 and len(err.splitlines()) == 1 and expected in err, (argv, err)
+        assert not torch_loaded, argv
+
+
+def test_a_hugging_face_name_in_the_hub_cache_passes_the_model_check(tmp_path, monkeypatch):
+    from spg.config import check_model
+
+    snapshot = tmp_path / "models--org--name" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    (tmp_path / "models--org--name" / "refs").mkdir()
+    (tmp_path / "models--org--name" / "refs" / "main").write_text("abc")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path))
+    check_model("base_model", "org/name")
+    with pytest.raises(Invalid, match="not in the Hugging Face cache"):
+        check_model("base_model", "org/other")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # downloads allowed: transformers will fetch it
+    check_model("base_model", "org/other")
