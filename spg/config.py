@@ -136,6 +136,14 @@ def _shown(value: Any) -> str:
 Flag = tuple[str, str, Any]  # (the flag as typed, e.g. "--greedy"; the config key; its value)
 
 
+def flags_from(args: Any, cls: type, names: Mapping[str, str] | None = None) -> list[Flag]:
+    """The flags given on a command line (an argparse namespace) whose ``dest`` is a key of ``cls``; a flag is
+    named ``--key-with-dashes`` unless ``names`` says otherwise. A new flag needs only its ``add_argument``."""
+    keys = config_keys(cls)
+    return [((names or {}).get(dest, f"--{dest.replace('_', '-')}"), dest, value)
+            for dest, value in vars(args).items() if dest in keys and value is not None]
+
+
 def config_keys(cls: type) -> dict[str, tuple[tuple[str, ...], Any]]:
     """Every YAML key of ``cls``: key -> (the path of nested dataclass fields holding it, its type hint)."""
     keys: dict[str, tuple[tuple[str, ...], Any]] = {}

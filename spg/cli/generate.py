@@ -83,19 +83,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-# Flags whose name is not their config key with dashes (every other flag whose dest is a config key is one).
+# Flags whose name is not their config key with dashes (any other flag whose dest is a config key sets that key).
 FLAG_NAMES = {"do_sample": "--greedy"}
 
 
 def settings(args: argparse.Namespace) -> GenerateConfig:
     """The run's settings, checked (spg.config: the model's generate.yaml < --config < flags); no torch yet."""
-    from spg.config import config_keys
+    from spg.config import flags_from
     from spg.generation.config import GenerateConfig
 
-    keys = config_keys(GenerateConfig)
-    flags = [(FLAG_NAMES.get(dest, f"--{dest.replace('_', '-')}"), dest, value)
-             for dest, value in vars(args).items() if dest in keys and value is not None]
-    return GenerateConfig.load(args.config, flags)
+    return GenerateConfig.load(args.config, flags_from(args, GenerateConfig, FLAG_NAMES))
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -183,6 +180,9 @@ def run(args: argparse.Namespace) -> int:
     if not docs:
         skipped_note = f" ({len(skipped)} bad records skipped)" if skipped else ""
         raise InputError(f"no documents to generate for{skipped_note}")
+    if not any(d.description.strip() for d in docs):
+        raise InputError(f"{' '.join(args.input or [])}: every description is empty; expected text to draft claims "
+                         "for")
 
     import torch
     from transformers.utils import logging as transformers_logging
