@@ -57,16 +57,17 @@ class TrainingSettings:
     """The ``transformers.TrainingArguments`` a stage sets, under its names (but :data:`RENAMED`)."""
 
     output_dir: str = "runs"
-    learning_rate: float = 5e-5
-    lr_scheduler_type: str = "linear"
-    warmup_ratio: float = 0.0  # the paper's term; passed as warmup_steps (see RENAMED)
-    weight_decay: float = 0.0
-    per_device_train_batch_size: int = 8
-    gradient_accumulation_steps: int = 1
-    num_train_epochs: float = 3.0
+    # The paper's Stage I values (Table "Stage I hyperparameters"); Stage II redeclares those its table changes.
+    learning_rate: float = 2e-4
+    lr_scheduler_type: str = "cosine"
+    warmup_ratio: float = 0.05  # the paper's term; passed as warmup_steps (see RENAMED)
+    weight_decay: float = 0.01
+    per_device_train_batch_size: int = 1
+    gradient_accumulation_steps: int = 8
+    num_train_epochs: float = 5.0
     max_steps: int = -1
-    bf16: bool = False  # true in a GPU config still trains on a CPU in float32 (where no GPU is found)
-    gradient_checkpointing: bool = False
+    bf16: bool = True  # true still trains on a machine without a GPU, in float32
+    gradient_checkpointing: bool = True
     logging_steps: int = 10
     save_steps: int = 500
     save_total_limit: int | None = None
@@ -127,16 +128,6 @@ class Stage1Config(TrainingSettings, ModelSettings):
     aux_reduction: str = "claim"  # "token": L_struct, L_scope per target token (spg.model.losses.per_target_token)
     aux_warmup_ratio: float = 0.0  # γ and η ramp up from 0 over this fraction of the steps
     pointer_lr: float | None = None  # W_dep's own learning rate (None: learning_rate)
-    # optimisation: the paper's values of TrainingSettings
-    learning_rate: float = 2e-4
-    lr_scheduler_type: str = "cosine"
-    warmup_ratio: float = 0.05
-    weight_decay: float = 0.01
-    per_device_train_batch_size: int = 1
-    gradient_accumulation_steps: int = 8
-    num_train_epochs: float = 5.0
-    bf16: bool = True
-    gradient_checkpointing: bool = True
 
     def check(self) -> None:
         TrainingSettings.check(self)
@@ -193,14 +184,15 @@ class Stage2Config(TrainingSettings, LoraSettings):
     beta: float = 0.1
     lora_r: int = 8
     lora_alpha: int = 16
+    max_length: int = 2048
+    # optimisation (appendix Table 8); the rest are TrainingSettings' (Stage I's) values
     learning_rate: float = 5e-6
-    lr_scheduler_type: str = "cosine"
     warmup_ratio: float = 0.1
+    weight_decay: float = 0.0
     per_device_train_batch_size: int = 7
     gradient_accumulation_steps: int = 4
     num_train_epochs: float = 3.0
-    max_length: int = 2048
-    bf16: bool = True
+    gradient_checkpointing: bool = False
     seed: int = 0  # the new adapter's initialisation, dropout and data order (spg pairs: the sampling)
 
     def check(self) -> None:
