@@ -34,9 +34,11 @@ RENAMED = {"warmup_ratio": "warmup_steps", "gradient_checkpointing": "activation
 def _transformers_class(module: str, name: str) -> ast.ClassDef:
     """A class of transformers' source, parsed, not imported: importing transformers.training_args imports torch.
     tests/test_train_config.py checks what is read here against the imported classes."""
-    spec = importlib.util.find_spec(f"transformers.{module}")
-    assert spec is not None and spec.origin is not None, f"transformers.{module} is not installed"
-    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    # find_spec of the package alone: a submodule's would import transformers (2 s) to search it
+    spec = importlib.util.find_spec("transformers")
+    assert spec is not None and spec.submodule_search_locations, "transformers is not installed"
+    source = Path(spec.submodule_search_locations[0]) / f"{module}.py"
+    tree = ast.parse(source.read_text(encoding="utf-8"))
     return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
 
 
