@@ -185,6 +185,7 @@ def run(config: Stage2Config) -> Path:
     from spg.train.pairs import load_pairs
     from spg.train.stage1 import save_log_history
 
+    config.check()  # load_config has, unless the config was built in code
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
     tokenizer, pointer = stage1.tokenizer, stage1.pointer
     dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length)
