@@ -234,6 +234,13 @@ def test_generate_refuses_a_bad_config_file_in_one_line(yaml, named, tmp_path, c
     assert named in bad_input(capsys, "generate", "--config", str(config), "--no-progress")
 
 
+def test_generate_refuses_an_input_whose_every_description_is_empty_before_a_model_loads(tmp_path, capsys, no_model):
+    records = tmp_path / "empty.jsonl"
+    records.write_text('{"id": "a", "description": "  "}\n{"id": "b", "description": ""}\n')
+    err = bad_input(capsys, "generate", "--input", str(records), "--no-progress")
+    assert f"{records}: every description is empty" in err
+
+
 def test_generate_refuses_a_folder_as_output(tmp_path, capsys, no_model):
     assert "is a folder" in bad_input(capsys, "generate", "--output", str(tmp_path), "--no-progress")
 
