@@ -324,3 +324,20 @@ def test_a_hugging_face_name_in_the_hub_cache_passes_the_model_check(tmp_path, m
         check_model("base_model", "org/other")
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # downloads allowed: transformers will fetch it
     check_model("base_model", "org/other")
+
+
+def test_pairs_refuses_a_device_this_machine_lacks_in_one_line_before_the_model_loads(tmp_path, monkeypatch, capsys):
+    from test_stage2 import stage1_artefact
+
+    from spg.cli import main
+
+    monkeypatch.setattr("spg.train.stage2.make_pairs", lambda config: pytest.fail("the model was loaded"))
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "description": "A chair.", "claims": [{"num": 1, "text": "1. A chair.", '
+                    '"parents": []}]}\n')
+    model = stage1_artefact(tmp_path)
+    capsys.readouterr()  # saving the artefact's progress bar
+    assert main(["pairs", "--config", str(CONFIGS / "cpu" / "smollm2-stage2.yaml"), f"model={model}",
+                 f"data={data}", "device=cuda:99", f"pairs={tmp_path / 'p.jsonl'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("spg pairs: device=cuda:99: device 'cuda:99' is not available") and len(err.splitlines()) == 1
