@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from spg.config import ConfigError, load_config
+from spg.config import ConfigError, load_config, read_yaml
 
 KINDS = ("stage1", "stage2", "zero-shot")
 
@@ -112,7 +112,7 @@ def is_tagged(system: System, config: ReproduceConfig) -> bool:
         return False
     if system.kind == "stage2":
         return True  # LPO needs a tagged Stage I model
-    from spg.train.stage1 import Stage1Config
+    from spg.train.config import Stage1Config
 
     return load_config(Stage1Config, config.stage1, list(system.overrides)).tagged
 
@@ -204,17 +204,34 @@ class Pipeline:
                         action=self.write_report, partial=True))
         return jobs
 
-    def write_decoding_files(self) -> None:
-        """Each decoding setting as a generation config: the base config with that setting's overrides."""
-        from spg.generation.config import GenerateConfig
+    def decoding_settings(self, decoding: str) -> dict[str, Any]:
+        """The generation config of one decoding setting: the base config with that setting's overrides."""
+        base = read_yaml(self.config.generate) if self.config.generate else {}
+        return {**base, **((self.config.decoding[decoding] or {}).get("overrides") or {})}
 
-        base = yaml.safe_load(Path(self.config.generate).read_text(encoding="utf-8")) if self.config.generate else {}
-        for decoding, entry in self.config.decoding.items():
-            values = {**(base or {}), **((entry or {}).get("overrides") or {})}
+    def check(self, available: bool = True) -> None:
+        """Every job's config, checked as its command will check it (spg.config), before any job runs: a bad
+        Stage II or decoding key fails now, not after Stage I has trained. ``available``: Stage I's base model and
+        data must be on this machine; what a later job reads (a Stage I model a job before it trains) is left to
+        that job."""
+        from spg.generation.config import GenerateConfig
+        from spg.train.config import Stage1Config, Stage2Config
+
+        kinds = {"stage1": (Stage1Config, self.config.stage1), "stage2": (Stage2Config, self.config.stage2)}
+        for job in self.jobs():
+            if job.command and job.command[0] in ("train", "pairs"):
+                cls, path = kinds["stage2" if job.command[0] == "pairs" else job.command[1]]
+                overrides = [a for a in job.command if "=" in a and not a.startswith("-")]
+                load_config(cls, path, overrides, available=available and cls is Stage1Config)
+        for decoding in self.config.decoding:
+            load_config(GenerateConfig, values=(f"decoding {decoding}", self.decoding_settings(decoding)))
+
+    def write_decoding_files(self) -> None:
+        """Each decoding setting as a generation config file, which its generation jobs read."""
+        for decoding in self.config.decoding:
             path = self.decoding_file(decoding)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(values, sort_keys=False), encoding="utf-8")
-            GenerateConfig.from_yaml(path)  # unknown keys fail now, not in a job an hour from now
+            path.write_text(yaml.safe_dump(self.decoding_settings(decoding), sort_keys=False), encoding="utf-8")
             (self.out / "generations" / decoding).mkdir(parents=True, exist_ok=True)
 
     # ---- the in-process jobs -----------------------------------------------------------------
@@ -374,6 +391,7 @@ def jobs_before(jobs: Sequence[Job], step: str) -> list[Job]:
 def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = None, dry_run: bool = False) -> int:
     config = load(path, overrides)
     pipeline = Pipeline(config)
+    pipeline.check()
     jobs = pipeline.jobs()
     if stop_before:
         jobs = jobs_before(jobs, stop_before)

@@ -208,11 +208,12 @@ def test_evaluate_refuses_a_bertscore_model_that_is_not_there_before_scoring(ref
     [
         (["--max-new-tokens", "0"], "max_new_tokens (--max-new-tokens) must be at least 1, got 0"),
         (["--max-new-tokens", "-5"], "max_new_tokens (--max-new-tokens) must be at least 1, got -5"),
-        (["--temperature", "0"], "temperature (--temperature) must be above 0 when sampling, got 0.0"),
-        (["--temperature", "-1"], "temperature (--temperature) must be above 0 when sampling, got -1.0"),
+        (["--temperature", "0"], "temperature (--temperature) must be above 0 when sampling (--greedy does not sample), got 0.0"),
+        (["--temperature", "-1"], "temperature (--temperature) must be above 0 when sampling (--greedy does not sample), got -1.0"),
         (["--batch-size", "0"], "batch_size (--batch-size) must be at least 1, got 0"),
         (["--limit", "-1"], "--limit must be at least 1, got -1"),
-        (["--max-prompt-tokens", "0"], "max_prompt_tokens (--max-prompt-tokens) must be at least 1, got 0"),
+        (["--max-new-tokens", "1"], "max_new_tokens (--max-new-tokens) must be at least 4 for constrained decoding"),
+        (["--max-prompt-tokens", "0"], "max_prompt_tokens (--max-prompt-tokens) must be at least 2, got 0"),
     ],
 )
 def test_generate_refuses_settings_out_of_range_before_a_model_loads(flags, named, capsys, no_model):
@@ -224,13 +225,20 @@ def test_generate_refuses_settings_out_of_range_before_a_model_loads(flags, name
     [
         ("temperature: [0.1\nbatch_size: 2\n", "gen.yaml line 2, column 11: not valid YAML"),
         ("temperature: hot\n", "gen.yaml: temperature: 'hot' is not a valid float"),
-        ("batch_size: 0\n", "batch_size (--batch-size) must be at least 1, got 0"),
+        ("batch_size: 0\n", "gen.yaml: batch_size must be at least 1, got 0"),
     ],
 )
 def test_generate_refuses_a_bad_config_file_in_one_line(yaml, named, tmp_path, capsys, no_model):
     config = tmp_path / "gen.yaml"
     config.write_text(yaml)
     assert named in bad_input(capsys, "generate", "--config", str(config), "--no-progress")
+
+
+def test_generate_refuses_an_input_whose_every_description_is_empty_before_a_model_loads(tmp_path, capsys, no_model):
+    records = tmp_path / "empty.jsonl"
+    records.write_text('{"id": "a", "description": "  "}\n{"id": "b", "description": ""}\n')
+    err = bad_input(capsys, "generate", "--input", str(records), "--no-progress")
+    assert f"{records}: every description is empty" in err
 
 
 def test_generate_refuses_a_folder_as_output(tmp_path, capsys, no_model):

@@ -1,10 +1,15 @@
+import json
+import os
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from spg.config import ConfigError, load_config
-from spg.train.stage1 import Stage1Config
+from spg.config import ConfigError, Invalid, load_config
+from spg.train.config import Stage1Config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -103,3 +108,236 @@ def test_cpu_config_uses_the_embedded_backbone_with_the_paper_loss():
     cfg = load_config(Stage1Config, CONFIGS / "cpu" / "smollm2-stage1.yaml")
     assert cfg.base_model == "smollm2" and not cfg.bf16
     assert (cfg.gamma, cfg.eta, cfg.rho, cfg.lam) == (1.0, 0.01, 5.0, 0.85)
+
+
+# ---- the safe YAML reader ----------------------------------------------------------------------------------------
+
+
+def test_a_yaml_alias_bomb_is_refused_at_the_first_alias_in_one_short_line(tmp_path):
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, 10):
+        refs = ",".join([f"*{chr(96 + level)}"] * 9)
+        lines.append(f"{chr(97 + level)}: &{chr(97 + level)} [{refs}]")
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\nname: *j\n")
+    started = time.perf_counter()
+    with pytest.raises(ConfigError) as error:
+        load_config(Example, path)
+    assert time.perf_counter() - started < 0.5
+    message = str(error.value)
+    assert message.startswith(f"{path} line 2, column 8: not valid YAML (alias *a ") and len(message) < 200
+
+
+def test_a_duplicate_key_is_refused_naming_the_key_and_both_lines(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("steps: 1\nrate: 0.5\nsteps: 2\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml line 3, column 1: not valid YAML \(duplicate key 'steps' "
+                                          r"\(first at line 1\)\)"):
+        load_config(Example, path)
+
+
+def test_an_integer_beyond_pythons_string_limit_is_one_line(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"steps: {'9' * 5000}\n")
+    with pytest.raises(ConfigError, match=r"line 1, column 8: not valid YAML \(an integer of 5000 digits"):
+        load_config(Example, path)
+    with pytest.raises(ConfigError, match="an integer of 5000 digits"):
+        load_config(Example, None, [f"steps={'9' * 5000}"])
+
+
+def test_a_lone_surrogate_is_refused_and_never_printed_raw(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text('name: "a\\ud800b"\n')
+    with pytest.raises(ConfigError, match="line 1, column 7: not valid YAML \\(a lone surrogate") as error:
+        load_config(Example, path)
+    str(error.value).encode("utf-8")  # printable on any terminal
+    with pytest.raises(ConfigError) as error:
+        load_config(Example, None, ["stepz\udcff=1"])
+    assert "\\udcff" in str(error.value)
+    str(error.value).encode("utf-8")
+
+
+def test_yaml_nested_beyond_the_recursion_limit_is_one_line(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("extra: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="c.yaml: not valid YAML \\(nested too deeply\\)"):
+        load_config(Example, path)
+
+
+def test_a_long_value_is_shortened_in_the_message(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load_config(Example, None, [f"steps={'x' * 100_000}"])
+    assert len(str(error.value)) < 300 and "100002 characters" in str(error.value)
+
+
+# ---- precedence and held configs ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inner:
+    depth: int = 1
+    width: float = 2.0
+
+
+@dataclass(frozen=True)
+class Holder:
+    name: str = "a"
+    inner: Inner = field(default_factory=lambda: Inner(depth=5))  # the holder's own default for its part
+
+    def check(self) -> None:
+        if self.inner.depth < 0:
+            raise Invalid("depth", f"must be 0 or more, got {self.inner.depth}")
+
+
+def test_precedence_is_defaults_then_base_then_file_then_flags_then_overrides(tmp_path):
+    base, path = tmp_path / "base.yaml", tmp_path / "c.yaml"
+    base.write_text("steps: 2\nrate: 0.2\nname: base\nflag: true\n")
+    path.write_text("steps: 3\nrate: 0.3\nname: file\n")
+    flags = [("--steps", "steps", 4), ("--rate", "rate", 0.4)]
+    assert load_config(Example, path, ["steps=5"], flags=flags, base=base) == Example(
+        steps=5, rate=0.4, name="file", flag=True)
+
+
+def test_a_held_config_has_flat_keys_and_starts_from_its_holders_default(tmp_path):
+    assert load_config(Holder, None, ["width=3"]) == Holder(inner=Inner(depth=5, width=3.0))
+    with pytest.raises(ConfigError, match="valid keys: depth, name, width"):
+        load_config(Holder, None, ["inner=1"])
+
+
+def test_a_check_failure_names_the_layer_the_key_came_from(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("depth: -1\n")
+    with pytest.raises(ConfigError, match=r"^.*c\.yaml: depth must be 0 or more, got -1$"):
+        load_config(Holder, path)
+    with pytest.raises(ConfigError, match=r"^depth \(--depth\) must be 0 or more"):
+        load_config(Holder, flags=[("--depth", "depth", -2)])
+    with pytest.raises(ConfigError, match=r"^override 'depth=-3': depth must be 0 or more"):
+        load_config(Holder, None, ["depth=-3"])
+
+
+# ---- every shipped config ----------------------------------------------------------------------------------------
+
+REPO = CONFIGS.parent
+SHIPPED = sorted([*CONFIGS.rglob("*.yaml"), *(REPO / "spg" / "pretrained").rglob("generate.yaml")])
+
+
+def config_class(path: Path):
+    """Which config type a shipped file is; a file matching none fails the test, so none goes unchecked."""
+    from spg.generation.config import GenerateConfig
+    from spg.reproduce import ReproduceConfig
+    from spg.train.config import Stage1Config, Stage2Config
+
+    if path.parent.name == "accelerate":
+        return "accelerate"
+    if path.name in ("smollm2.yaml", "paper-llama3-8b.yaml"):
+        return ReproduceConfig
+    for part, cls in (("stage2", Stage2Config), ("generate", GenerateConfig), ("stage1", Stage1Config),
+                      ("baseline", Stage1Config), ("lm-only", Stage1Config)):
+        if part in path.name:
+            return cls
+    raise AssertionError(f"{path}: which config type is this? add it to config_class")
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_shipped_config_loads_and_validates(path, monkeypatch):
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    from spg.reproduce import Pipeline, load
+
+    monkeypatch.chdir(REPO)  # the reproduction configs name their stage configs relative to the repository
+    cls = config_class(path)
+    if cls == "accelerate":
+        load_config_from_file(str(path))  # accelerate's own reader
+    elif cls.__name__ == "ReproduceConfig":
+        Pipeline(load(path, ["data=x.jsonl"])).check(available=False)  # every system's and decoding's config too
+    else:
+        load_config(cls, path)
+
+
+def test_the_cpu_stage1_config_runs_the_repaired_recipe_of_the_reproduction():
+    cpu = load_config(Stage1Config, CONFIGS / "cpu" / "smollm2-stage1.yaml")
+    repro = load_config(Stage1Config, CONFIGS / "repro" / "smollm2-stage1.yaml")
+    for key in ("aux_state_norm", "aux_reduction", "aux_warmup_ratio", "pointer_lr", "gamma", "eta", "rho", "lam",
+                "description_truncation_side", "target_truncation", "learning_rate", "lr_scheduler_type",
+                "base_model", "lora_r", "lora_alpha", "lora_target_modules"):
+        assert getattr(cpu, key) == getattr(repro, key), key
+
+
+# ---- the validation point, as the commands use it ----------------------------------------------------------------
+
+BAD_BEFORE_TORCH = [
+    (["generate", "--max-new-tokens", "-5"], "max_new_tokens (--max-new-tokens) must be at least 1, got -5"),
+    (["generate", "--temperature", "-1"], "temperature (--temperature) must be above 0 when sampling"),
+    (["generate", "--device", "nonsense"], "device (--device) 'nonsense' is not a device; expected cpu, cuda or"),
+    (["generate", "--model", "/nonexistent"], "model (--model) '/nonexistent': no such local folder, and not a "
+                                              "model shipped with spg"),
+    (["generate", "--model", "nobody/no-such-model"], "not in the Hugging Face cache"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x", "lr_scheduler_type=bogus"],
+     "override 'lr_scheduler_type=bogus': lr_scheduler_type must be one of linear, cosine,"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x",
+      "per_device_train_batch_size=0"], "per_device_train_batch_size must be at least 1, got 0"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x",
+      "extra_training_args={bogus: 1}"], "extra_training_args has bogus, not a field of transformers' Training"),
+    (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x", "base_model=/nonexistent"],
+     "override 'base_model=/nonexistent': base_model '/nonexistent': no such local folder"),
+    (["train", "stage2", "--config", "configs/cpu/smollm2-stage2.yaml", "betta=0.1"], "unknown key 'betta'"),
+    (["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=.", "data=x", "num_descriptions=-1"],
+     "num_descriptions must be at least 1, got -1"),
+    (["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=.", "data=x", "device=nonsense"],
+     "override 'device=nonsense': device 'nonsense' is not a device"),
+]
+
+
+def test_bad_flags_and_config_values_are_one_line_before_torch_is_imported(tmp_path):
+    """Each command answers in one line, exit 2, and has not imported torch (a flag error used to take 7-10 s)."""
+    script = f"""
+import contextlib, io, json, sys
+from spg.cli import main
+out = []
+for argv, _ in {BAD_BEFORE_TORCH!r}:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    out.append((code, err.getvalue(), "torch" in sys.modules))
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HF_HUB_CACHE": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    for (argv, expected), (code, err, torch_loaded) in zip(BAD_BEFORE_TORCH, json.loads(done.stdout)):
+        assert code == 2 and len(err.splitlines()) == 1 and expected in err, (argv, err)
+        assert not torch_loaded, argv
+
+
+def test_a_hugging_face_name_in_the_hub_cache_passes_the_model_check(tmp_path, monkeypatch):
+    from spg.config import check_model
+
+    snapshot = tmp_path / "models--org--name" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    (tmp_path / "models--org--name" / "refs").mkdir()
+    (tmp_path / "models--org--name" / "refs" / "main").write_text("abc")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path))
+    check_model("base_model", "org/name")
+    with pytest.raises(Invalid, match="not in the Hugging Face cache"):
+        check_model("base_model", "org/other")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # downloads allowed: transformers will fetch it
+    check_model("base_model", "org/other")
+
+
+def test_pairs_refuses_a_device_this_machine_lacks_in_one_line_before_the_model_loads(tmp_path, monkeypatch, capsys):
+    from test_stage2 import stage1_artefact
+
+    from spg.cli import main
+
+    monkeypatch.setattr("spg.train.stage2.make_pairs", lambda config: pytest.fail("the model was loaded"))
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "description": "A chair.", "claims": [{"num": 1, "text": "1. A chair.", '
+                    '"parents": []}]}\n')
+    model = stage1_artefact(tmp_path)
+    capsys.readouterr()  # saving the artefact's progress bar
+    assert main(["pairs", "--config", str(CONFIGS / "cpu" / "smollm2-stage2.yaml"), f"model={model}",
+                 f"data={data}", "device=cuda:99", f"pairs={tmp_path / 'p.jsonl'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("spg pairs: device=cuda:99: device 'cuda:99' is not available") and len(err.splitlines()) == 1

@@ -131,10 +131,11 @@ def test_killed_run_resumes_to_exactly_one_output_per_document(models, tmp_path,
 def test_shipped_configs_load_and_the_paper_one_has_the_paper_settings():
     from spg.generation.config import GenerateConfig
 
-    paper = GenerateConfig.from_yaml(REPO / "configs/paper/generate.yaml")
-    assert (paper.temperature, paper.do_sample, paper.max_new_tokens, paper.max_prompt_tokens) == (0.1, True, 1024, 7168)
+    paper = GenerateConfig.load(REPO / "configs/paper/generate.yaml")
+    decode = paper.decode
+    assert (decode.temperature, decode.do_sample, decode.max_new_tokens, paper.max_prompt_tokens) == (0.1, True, 1024, 7168)
     assert paper.constrained is False
-    assert GenerateConfig.from_yaml(REPO / "configs/cpu/generate-smollm2.yaml").zero_shot
+    assert GenerateConfig.load(REPO / "configs/cpu/generate-smollm2.yaml").zero_shot
 
 
 def test_unknown_config_setting_names_the_file_and_the_key(tmp_path, capsys):
@@ -147,20 +148,22 @@ def test_unknown_config_setting_names_the_file_and_the_key(tmp_path, capsys):
 
 def test_a_models_own_generate_yaml_sets_its_defaults_under_the_config_file_and_flags(models, tmp_path):
     from spg.cli import build_parser
-    from spg.cli.generate import _settings
+    from spg.cli.generate import settings as _settings
     from spg.generation.config import GenerateConfig
 
     (models["spg"] / "generate.yaml").write_text("no_repeat_ngram_size: 16\nmax_new_tokens: 300\ntemperature: 0.2\n")
     try:
-        assert GenerateConfig.for_model(str(models["spg"])).no_repeat_ngram_size == 16
-        assert GenerateConfig.for_model(str(models["base"])) == GenerateConfig(model=str(models["base"]))
+        flags = [("--model", "model", str(models["spg"]))]
+        assert GenerateConfig.load(flags=flags).decode.no_repeat_ngram_size == 16
+        base = [("--model", "model", str(models["base"]))]
+        assert GenerateConfig.load(flags=base) == GenerateConfig(model=str(models["base"]))
         config_file = tmp_path / "g.yaml"
         config_file.write_text("max_new_tokens: 200\n")
         args = build_parser().parse_args(
             ["generate", "--config", str(config_file), "--model", str(models["spg"]), "--temperature", "0.5"]
         )
-        settings = _settings(args)
-        assert (settings.no_repeat_ngram_size, settings.max_new_tokens, settings.temperature) == (16, 200, 0.5)
+        decode = _settings(args).decode
+        assert (decode.no_repeat_ngram_size, decode.max_new_tokens, decode.temperature) == (16, 200, 0.5)
     finally:
         (models["spg"] / "generate.yaml").unlink()
 
@@ -261,12 +264,12 @@ def test_the_batch_is_4_documents_on_the_cpu_and_16_on_a_gpu_unless_set():
     assert GenerateConfig().batch_size_on("cpu") == 4
     assert GenerateConfig().batch_size_on("cuda") == 16
     assert GenerateConfig(batch_size=7).batch_size_on("cuda") == 7
-    assert GenerateConfig.for_model("spg-smollm2").batch_size is None  # the shipped model leaves it to the device
+    assert GenerateConfig.load().batch_size is None  # the shipped model leaves it to the device
 
 
 def test_documents_are_decoded_longest_first_unless_switched_off():
     from spg.cli import build_parser
-    from spg.cli.generate import _settings
+    from spg.cli.generate import settings as _settings
 
     assert _settings(build_parser().parse_args(["generate"])).sort_by_length is True
     assert _settings(build_parser().parse_args(["generate", "--no-sort-by-length"])).sort_by_length is False

@@ -131,3 +131,23 @@ def test_dry_run_lists_every_job_with_its_command(recipe, capsys):
 def test_a_bad_recipe_is_one_line_and_exit_2(recipe, capsys):
     assert main(["reproduce", "--config", str(recipe), "parallel=0"]) == 2
     assert "parallel must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda r: r["decoding"]["paper"].update(overrides={"temperature": -1}),
+         "decoding paper: temperature must be above 0 when sampling"),
+        (lambda r: r["systems"][3].update(overrides=["mode=lpo", "betta=0.2"]),
+         "override 'betta=0.2': unknown key 'betta' for Stage2Config"),
+        (lambda r: r["systems"][1].update(overrides=["lr_scheduler_type=bogus"]),
+         "override 'lr_scheduler_type=bogus': lr_scheduler_type must be one of"),
+    ],
+)
+def test_dry_run_refuses_a_job_config_that_its_job_would_refuse(recipe, change, named, capsys):
+    values = yaml.safe_load(recipe.read_text())
+    change(values)
+    recipe.write_text(yaml.safe_dump(values))
+    assert main(["reproduce", "--config", str(recipe), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.splitlines()) == 1, err

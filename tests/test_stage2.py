@@ -17,6 +17,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from transformers import TrainerCallback, TrainingArguments
 
 import spg.train.pairs
+from spg.config import ConfigError
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.model.tokens import add_structure_tokens
 from spg.train.lpo import LPOTrainer, PreferenceCollator, completion_logps, lpo_loss
@@ -309,11 +310,11 @@ def test_configs_load_with_the_paper_values_and_overrides():
     assert (paper.num_descriptions, paper.kappa, paper.delta, paper.bf16) == (2000, 0.3, 0.1, True)
     assert paper.patentscore == Stage2Config().patentscore == "calibrated"
     assert load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", ["patentscore=appendix"]).patentscore == "appendix"
-    with pytest.raises(ValueError, match="unknown PatentScore reading"):
+    with pytest.raises(ConfigError, match="patentscore must be one of calibrated, appendix, got 'literal'"):
         load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", ["patentscore=literal"])
     cpu = load_config(CONFIGS / "cpu/smollm2-stage2.yaml", ["mode=matched", "max_steps=2"])
     assert (cpu.mode, cpu.max_steps) == ("matched", 2)
-    with pytest.raises(ValueError, match="mode must be one of"):
+    with pytest.raises(ConfigError, match="mode must be one of"):
         load_config(CONFIGS / "cpu/smollm2-stage2.yaml", ["mode=ipo"])
 
 

@@ -45,19 +45,28 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             raise InputError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
 
-    from transformers.utils import logging as transformers_logging
+    from spg.config import ConfigError, Invalid, check_device
+    from spg.model.config import SPGConfig
 
-    from spg.data import DataError, load_records
-    from spg.model.backbone import resolve_device
-    from spg.model.spg_model import SPGConfig, SPGModel
-    from spg.pointer_eval import markdown_table, teacher_forced_dea
-
+    try:
+        check_device("--device", args.device)
+    except Invalid as e:
+        raise ConfigError(str(e)) from None
     try:
         config = SPGConfig.load(Path(args.model))
     except (OSError, ValueError, TypeError) as e:  # no spg_config.json, or one that is not SPGConfig's JSON
         raise InputError(f"--model {args.model}: {e}; expected an SPG artefact (spg train output)") from None
     if not config.tagged:
         raise InputError(f"--model {args.model}: trained without structure tags (the Baseline ablation): no pointer")
+    # CALL SITE (safety's check_destination): --out must be a folder spg may write its report into.
+
+    from transformers.utils import logging as transformers_logging
+
+    from spg.data import DataError, load_records
+    from spg.model.backbone import resolve_device
+    from spg.model.spg_model import SPGModel
+    from spg.pointer_eval import markdown_table, teacher_forced_dea
+
     try:
         device = resolve_device(args.device)
     except ValueError as e:

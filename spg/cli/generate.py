@@ -13,8 +13,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, nested_too_deeply
 
@@ -60,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-new-tokens", type=int, help="generation budget per document (paper: 1,024)")
     p.add_argument("--max-prompt-tokens", type=int, help="prompts are cut to this many tokens (the description)")
     p.add_argument("--temperature", type=float, help="sampling temperature (paper: 0.1)")
-    p.add_argument("--greedy", action="store_true", default=None, help="greedy decoding instead of sampling")
+    p.add_argument("--greedy", dest="do_sample", action="store_false", default=None,
+                   help="greedy decoding instead of sampling")
     p.add_argument("--no-repeat-ngram-size", type=int, metavar="N",
                    help="never write an N-gram twice inside one generated claim (0: off; not in the paper)")
     p.add_argument("--repetition-penalty", type=float, help="transformers' repetition penalty (1.0: off)")
@@ -84,61 +83,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _settings(args: argparse.Namespace) -> GenerateConfig:
-    from spg.config import load_config
+# Flags whose name is not their config key with dashes (any other flag whose dest is a config key sets that key).
+FLAG_NAMES = {"do_sample": "--greedy"}
+
+
+def settings(args: argparse.Namespace) -> GenerateConfig:
+    """The run's settings, checked (spg.config: the model's generate.yaml < --config < flags); no torch yet."""
+    from spg.config import flags_from
     from spg.generation.config import GenerateConfig
 
-    # spg.config checks the file's keys and the type of every value. Precedence: flags, then the --config file,
-    # then the model's own generate.yaml (a shipped model's decoding), then the paper's settings.
-    chosen = load_config(GenerateConfig, args.config) if args.config else GenerateConfig()
-    in_file = set(yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}) if args.config else set()
-    config = GenerateConfig.for_model(args.model or chosen.model)
-    config = config.replace(**{key: getattr(chosen, key) for key in in_file if key != "model"})
-    overrides = {
-        "model": args.model,
-        "zero_shot": args.zero_shot,
-        "constrained": args.constrained,
-        "max_new_tokens": args.max_new_tokens,
-        "max_prompt_tokens": args.max_prompt_tokens,
-        "temperature": args.temperature,
-        "do_sample": False if args.greedy else None,
-        "batch_size": args.batch_size,
-        "sort_by_length": args.sort_by_length,
-        "seed": args.seed,
-        "no_repeat_ngram_size": args.no_repeat_ngram_size,
-        "repetition_penalty": args.repetition_penalty,
-        "boundary_temperature": args.boundary_temperature,
-        "device": args.device,
-        "dtype": args.dtype,
-    }
-    return config.replace(**{k: v for k, v in overrides.items() if v is not None})
-
-
-def _flag(key: str) -> str:
-    return f"{key} (--{key.replace('_', '-')})"
-
-
-def check_settings(config: GenerateConfig, limit: int | None) -> None:
-    """Reject now, before a model loads, every setting that generation would fail on or silently misread."""
-    for key in ("max_new_tokens", "max_prompt_tokens", "batch_size"):
-        if getattr(config, key) is not None and getattr(config, key) < 1:
-            raise InputError(f"{_flag(key)} must be at least 1, got {getattr(config, key)}")
-    if config.do_sample and not config.temperature > 0:
-        raise InputError(
-            f"{_flag('temperature')} must be above 0 when sampling, got {config.temperature}; --greedy does not sample"
-        )
-    if config.no_repeat_ngram_size < 0:
-        raise InputError(f"{_flag('no_repeat_ngram_size')} must be 0 (off) or more, got {config.no_repeat_ngram_size}")
-    if not config.repetition_penalty > 0:
-        raise InputError(f"{_flag('repetition_penalty')} must be above 0 (1.0: off), got {config.repetition_penalty}")
-    if config.cache_implementation not in ("auto", "static", "dynamic"):
-        raise InputError(f"cache_implementation must be auto, static or dynamic, got {config.cache_implementation!r}")
-    if config.boundary_temperature is not None and not config.boundary_temperature > 0:
-        raise InputError(f"{_flag('boundary_temperature')} must be above 0, got {config.boundary_temperature}")
-    if not -(2**63) <= config.seed < 2**64:
-        raise InputError(f"{_flag('seed')} must be a 64-bit integer, got {config.seed}")
-    if limit is not None and limit < 1:
-        raise InputError(f"--limit must be at least 1, got {limit}")
+    return GenerateConfig.load(args.config, flags_from(args, GenerateConfig, FLAG_NAMES))
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -201,8 +155,9 @@ def print_forest(result: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = _settings(args)
-    check_settings(config, args.limit)
+    config = settings(args)
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit must be at least 1, got {args.limit}")
     output = Path(args.output) if args.output else None
     check_output(output)
     shard = parse_shard(args.shard)
@@ -225,6 +180,9 @@ def run(args: argparse.Namespace) -> int:
     if not docs:
         skipped_note = f" ({len(skipped)} bad records skipped)" if skipped else ""
         raise InputError(f"no documents to generate for{skipped_note}")
+    if not any(d.description.strip() for d in docs):
+        raise InputError(f"{' '.join(args.input or [])}: every description is empty; expected text to draft claims "
+                         "for")
 
     import torch
     from transformers.utils import logging as transformers_logging
@@ -238,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         generator = load_generator(
             config.model,
-            config.decode_settings(),
+            config.decode,
             zero_shot=config.zero_shot,
             constrained=config.constrained,
             max_prompt_tokens=config.max_prompt_tokens,
@@ -250,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     frame = prompt_frame(generator.tokenizer, generator.instruction)
     if config.max_prompt_tokens <= frame:
         raise InputError(
-            f"{_flag('max_prompt_tokens')} {config.max_prompt_tokens} leaves no room for the description: the chat "
+            f"max_prompt_tokens (--max-prompt-tokens) {config.max_prompt_tokens} leaves no room for the description: the chat "
             f"template and instruction of {config.model} take {frame} tokens; expected more than {frame}"
         )
     print(

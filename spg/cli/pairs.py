@@ -27,26 +27,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spg.config import ConfigError
-    from spg.data import load_records
-    from spg.model.spg_model import SPGConfig
-    from spg.train.pairs import done_ids
-    from spg.train.stage2 import load_config, make_pairs
+    from spg.config import load_config
+    from spg.model.config import SPGConfig
+    from spg.train.config import Stage2Config
 
-    source = args.config or "config"
-    try:
-        config = load_config(args.config, args.overrides)
-    except ConfigError:
-        raise
-    except ValueError as e:  # a value Stage2Config itself refuses ("mode must be one of ...")
-        raise InputError(f"{source}: {e}") from None
-    if not config.model or not config.data:
-        raise InputError(f"{source}: both `model` (the Stage I artefact) and `data` (training records) must be set")
+    config = load_config(Stage2Config, args.config, args.overrides, available=True)
+    # CALL SITE (safety's check_destination): `pairs` must be a file spg wrote (or none), never a user's file.
     try:
         SPGConfig.load(Path(config.model))
     except (OSError, ValueError, TypeError) as e:
         raise InputError(f"model={config.model}: {e}; expected a Stage I artefact (spg train stage1 output)") from None
+    from spg.data import load_records
+    from spg.model.backbone import resolve_device
+    from spg.train.pairs import done_ids
+    from spg.train.stage2 import make_pairs
+
     load_records(config.data)  # a DataError now for a path that is not there
+    try:
+        resolve_device(config.device)  # torch, but no model yet: a device this machine lacks is one line now
+    except ValueError as e:
+        raise InputError(f"device={config.device}: {e}") from None
     logging.basicConfig(format="%(message)s")
     logging.getLogger("spg").setLevel(logging.INFO)
     counts = make_pairs(config)

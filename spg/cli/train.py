@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Sequence
 from pathlib import Path
 
 from spg.errors import InputError
@@ -35,33 +34,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         s.set_defaults(func=run)
 
 
-def check_stage1(config_path: str, overrides: Sequence[str], resume: str | bool | None) -> None:
-    """Everything Stage I would otherwise reject only after loading its model, rejected first (Stage II checks its
-    own config before loading anything)."""
+def check_stage1(config, resume: str | bool | None) -> None:
+    """What Stage I needs from this machine, checked before its model loads (its config is checked already)."""
     from transformers.utils import is_torch_bf16_gpu_available, is_torch_xla_available
 
-    from spg.config import load_config
     from spg.data import load_records
-    from spg.train.stage1 import Stage1Config, check
 
-    config = load_config(Stage1Config, config_path, overrides)
-    try:
-        check(config)
-    except ValueError as e:
-        raise InputError(f"{config_path}: {e}") from None
     load_records(config.train_file, split=config.train_split)  # a DataError now for a path that is not there
     # transformers.TrainingArguments' own condition, which it reports with a traceback.
     cpu = config.extra_training_args.get("use_cpu")
     if config.bf16 and not cpu and not is_torch_bf16_gpu_available() and not is_torch_xla_available():
-        raise InputError(f"{config_path}: bf16 is true but this machine has no GPU with bfloat16; set bf16=false")
+        raise InputError("bf16 is true but this machine has no GPU with bfloat16; set bf16=false")
     if isinstance(resume, str) and not Path(resume).is_dir():
         raise InputError(f"--resume {resume}: no such checkpoint folder")
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here: torch and transformers load only when a stage runs; stage2 may be installed later.
+    from spg.config import load_config
+    from spg.train.config import Stage1Config, Stage2Config
+
+    config = load_config(Stage1Config if args.stage == "stage1" else Stage2Config, args.config, args.overrides,
+                         available=True)
+    # CALL SITE (safety's check_destination): output_dir must be a folder spg may write, not a file.
+    # Imported only now: torch and transformers load once the config is known to be good.
     module = importlib.import_module(f"spg.train.{args.stage}")
     if args.stage == "stage1":
-        check_stage1(args.config, args.overrides, args.resume)
-        return module.main(args.config, args.overrides, resume=args.resume)
-    return module.main(args.config, args.overrides)
+        check_stage1(config, args.resume)
+        return module.main(config, resume=args.resume)
+    return module.main(config, args.config)

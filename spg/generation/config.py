@@ -1,36 +1,75 @@
-"""Settings of ``spg generate``: a dataclass, loadable from YAML (configs/paper/generate.yaml is the paper's)."""
+"""Settings of ``spg generate``: dataclasses read by spg.config from YAML (configs/paper/generate.yaml is the
+paper's), flags and a shipped model's own ``generate.yaml``. No torch here: they are checked before it loads."""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from spg.generation.pointer_decode import DecodeSettings
+from spg.config import Flag, Invalid, at_least, check_device, check_model, load_config, one_of
+from spg.model.config import EMBEDDED, SPGConfig, is_artefact, resolve_artefact
+from spg.pretrained import SHIPPED
 
 MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
+CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
+
+
+@dataclass(frozen=True)
+class DecodeSettings:
+    """How spg.generation.pointer_decode decodes; paper evaluation settings by default (appendix "Evaluation
+    Settings"). A new decoding option is one field here (its YAML key), its line in docs/generation.md and, if it
+    has one, its flag in spg/cli/generate.py (docs/contributing.md)."""
+
+    max_new_tokens: int = 1024
+    min_new_tokens: int = 0
+    do_sample: bool = True
+    temperature: float = 0.1
+    no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
+    repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
+    boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
+    # transformers' KV cache. A static one is what makes transformers compile the decoding step (CUDA graphs) on
+    # CUDA: decoding was bound by Python and kernel launches, not by the GPU (docs/generation.md). "auto" is static
+    # where the step is compiled, dynamic elsewhere (kv_cache); greedy outputs are the same either way.
+    cache_implementation: str = "auto"
+    # With a static cache on CUDA transformers compiles the decoding step (torch.compile, CUDA graphs); False keeps
+    # it eager. The first batch of each shape pays the compilation.
+    compile: bool = True
+    # Fold the LoRA adapter (and the structure-token rows) into the base weights once, at load: the adapter's extra
+    # matrix products and Python wrappers then cost nothing per step. Greedy outputs are the same (tested).
+    merge_adapters: bool = True
+    # transformers asks after every step whether all rows have stopped, which makes the host wait for the device
+    # and leaves the GPU idle while Python prepares the next step; it reads the answer one step late on Apple GPUs
+    # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
+    defer_stop_check: bool = True
+
+    def check(self) -> None:
+        """What decoding would fail on, or silently misread, rejected before a model loads."""
+        at_least("max_new_tokens", self.max_new_tokens, 1)
+        at_least("min_new_tokens", self.min_new_tokens, 0)
+        if self.do_sample and not self.temperature > 0:
+            raise Invalid("temperature", f"must be above 0 when sampling (--greedy does not sample), got "
+                                         f"{self.temperature}")
+        at_least("no_repeat_ngram_size", self.no_repeat_ngram_size, 0, " (0: off)")
+        if not self.repetition_penalty > 0:
+            raise Invalid("repetition_penalty", f"must be above 0 (1.0: off), got {self.repetition_penalty}")
+        if self.boundary_temperature is not None and not self.boundary_temperature > 0:
+            raise Invalid("boundary_temperature", f"must be above 0, got {self.boundary_temperature}")
+        one_of("cache_implementation", self.cache_implementation, CACHE_IMPLEMENTATIONS)
 
 
 @dataclass(frozen=True)
 class GenerateConfig:
-    """Defaults: the paper's evaluation settings (appendix "Evaluation Settings"), constrained decoding on."""
+    """Defaults: the paper's evaluation settings (appendix "Evaluation Settings"), constrained decoding on. Its
+    YAML keys are its own fields and those of ``decode`` (spg.config flattens a held dataclass)."""
 
     model: str = "spg-smollm2"  # shipped SPG model (spg.pretrained), SPG artefact dir, or HF chat model name/path
     zero_shot: bool = False
     constrained: bool | None = None  # None: on for tagged SPG models (the product default), off otherwise
-    max_new_tokens: int = 1024
     max_prompt_tokens: int = 7168  # 8,192 context − 1,024 new tokens
-    temperature: float = 0.1
-    do_sample: bool = True
-    no_repeat_ngram_size: int = 0  # not in the paper: no n-gram twice inside one generated claim (0: off)
-    repetition_penalty: float = 1.0  # not in the paper: transformers' repetition penalty (1.0: off)
-    boundary_temperature: float | None = None  # not in the paper: the token after a claim ends sampled at this
-    cache_implementation: str = "auto"  # auto: static where the step is compiled (CUDA), else dynamic (kv_cache)
-    compile: bool = True  # on CUDA with a static cache: the decoding step compiled (CUDA graphs); False: eager
-    merge_adapters: bool = True  # fold the LoRA adapter into the base weights at load (same greedy outputs)
-    defer_stop_check: bool = True  # on CUDA: read "all rows stopped?" one step late, so the host never waits
     batch_size: int | None = None  # None: 4 on the CPU, 16 on a GPU (decoding there is nearly free per extra row)
     # Decode the longest prompts first: each batch then holds prompts of similar length (less padding), and on CUDA
     # the first batch's static cache serves all later ones, so the compiled step is never re-traced. Results are
@@ -39,28 +78,35 @@ class GenerateConfig:
     seed: int = 0
     dtype: str = "auto"  # bfloat16 on a CUDA device that supports it, float32 elsewhere
     device: str | None = None  # default: cuda when available, else cpu
+    decode: DecodeSettings = field(default_factory=DecodeSettings)
+
+    def check(self) -> None:
+        self.decode.check()
+        at_least("max_prompt_tokens", self.max_prompt_tokens, 2)
+        at_least("batch_size", self.batch_size, 1)
+        if not -(2**63) <= self.seed < 2**64:
+            raise Invalid("seed", f"must be a 64-bit integer, got {self.seed}")
+        one_of("dtype", self.dtype, DTYPES)
+        check_device("device", self.device)
+
+    def check_available(self) -> None:
+        check_model("model", self.model, shipped=(EMBEDDED, *SHIPPED))
+        if self.is_constrained():
+            at_least("max_new_tokens", self.decode.max_new_tokens, CONSTRAINED_MIN_NEW_TOKENS,
+                     " for constrained decoding (the shortest forest, <ind> x </ind> <eot>)")
+
+    def is_constrained(self) -> bool:
+        """``constrained``, or by default: whether the model is a tagged SPG model (read from its spg_config.json)."""
+        if self.constrained is not None:
+            return self.constrained
+        return not self.zero_shot and is_artefact(self.model) and SPGConfig.load(resolve_artefact(self.model)).tagged
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> GenerateConfig:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a mapping of generation settings, got {type(data).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{path}: unknown settings {unknown}; expected some of {sorted(known)}")
-        return cls(**data)
-
-    @classmethod
-    def for_model(cls, model: str) -> GenerateConfig:
-        """The defaults for ``model``: an SPG artefact's own ``generate.yaml`` (decoding chosen for that model on the
-        dev split, like transformers' generation_config.json) when it has one, else the paper's settings."""
-        from spg.config import load_config
-        from spg.model.spg_model import is_artefact, resolve_artefact
-
-        own = resolve_artefact(model) / MODEL_SETTINGS if is_artefact(model) else None
-        config = load_config(cls, own) if own is not None and own.is_file() else cls()
-        return config.replace(model=model)
+    def load(cls, path: str | Path | None = None, flags: Sequence[Flag] = ()) -> GenerateConfig:
+        """The settings of one ``spg generate`` run: the paper's < the chosen model's own ``generate.yaml`` (the
+        decoding chosen for it on the dev split, like transformers' generation_config.json) < ``path`` < flags."""
+        model = load_config(cls, path, flags=flags, checked=False).model
+        return load_config(cls, path, flags=flags, base=model_settings(model), available=True)
 
     def batch_size_on(self, device_type: str) -> int:
         """Documents decoded together: ``batch_size``, else 4 on the CPU and 16 on an accelerator."""
@@ -69,9 +115,8 @@ class GenerateConfig:
     def replace(self, **changes) -> GenerateConfig:
         return dataclasses.replace(self, **changes)
 
-    def decode_settings(self) -> DecodeSettings:
-        return DecodeSettings(
-            self.max_new_tokens, 0, self.do_sample, self.temperature, self.no_repeat_ngram_size,
-            self.repetition_penalty, self.boundary_temperature, self.cache_implementation, self.compile,
-            self.merge_adapters, self.defer_stop_check,
-        )
+
+def model_settings(model: str) -> Path | None:
+    """A shipped or trained SPG model's own ``generate.yaml``, if it has one."""
+    own = resolve_artefact(model) / MODEL_SETTINGS if is_artefact(model) else None
+    return own if own is not None and own.is_file() else None

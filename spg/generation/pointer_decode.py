@@ -27,6 +27,7 @@ from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedModel, 
 from transformers.generation import utils as generation_utils
 
 from spg.generation.boundary import BoundaryTemperature
+from spg.generation.config import DecodeSettings
 from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
 from spg.generation.repetition import GeneratedNoRepeatNGram
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
@@ -36,33 +37,6 @@ from spg.model.tokens import structure_token_ids
 
 # (h_dep: (k, d), h_end: (m, d)) -> (k, m) compatibility scores, e.g. the bilinear h_dep W_dep h_endᵀ of Eq. 2.
 PointerScorer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-
-
-@dataclass(frozen=True)
-class DecodeSettings:
-    """Paper evaluation settings by default (appendix "Evaluation Settings")."""
-
-    max_new_tokens: int = 1024
-    min_new_tokens: int = 0
-    do_sample: bool = True
-    temperature: float = 0.1
-    no_repeat_ngram_size: int = 0  # 0: off; else no n-gram twice inside one claim (spg.generation.repetition)
-    repetition_penalty: float = 1.0  # transformers' (1.0: off); it also penalises the prompt's tokens
-    boundary_temperature: float | None = None  # None: off; else the token after a claim ends is sampled at it
-    # transformers' KV cache. A static one is what makes transformers compile the decoding step (CUDA graphs) on
-    # CUDA: decoding was bound by Python and kernel launches, not by the GPU (docs/generation.md). "auto" is static
-    # where the step is compiled, dynamic elsewhere (kv_cache); greedy outputs are the same either way.
-    cache_implementation: str = "auto"
-    # With a static cache on CUDA transformers compiles the decoding step (torch.compile, CUDA graphs); False keeps
-    # it eager. The first batch of each shape pays the compilation.
-    compile: bool = True
-    # Fold the LoRA adapter (and the structure-token rows) into the base weights once, at load: the adapter's extra
-    # matrix products and Python wrappers then cost nothing per step. Greedy outputs are the same (tested).
-    merge_adapters: bool = True
-    # transformers asks after every step whether all rows have stopped, which makes the host wait for the device
-    # and leaves the GPU idle while Python prepares the next step; it reads the answer one step late on Apple GPUs
-    # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
-    defer_stop_check: bool = True
 
 
 @dataclass(frozen=True)

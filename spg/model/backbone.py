@@ -15,7 +15,8 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-EMBEDDED = "smollm2"
+from spg.model.config import EMBEDDED
+
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 

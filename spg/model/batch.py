@@ -30,17 +30,12 @@ from transformers import PreTrainedTokenizerBase
 
 from spg.forest import Forest
 from spg.linearize import DEP, DEP_END, IND, IND_END, Serialized, canonical, linearize
+from spg.model.config import INSTRUCTION, TARGET_TRUNCATIONS, TRUNCATION_SIDES  # noqa: F401 (INSTRUCTION: re-exported)
 from spg.model.tokens import structure_token_ids
 from spg.render import render
 
-INSTRUCTION = (
-    "Draft the patent claims for the invention described below. Write every independent claim and its "
-    "dependent claims; each dependent claim refers back to the claim it narrows."
-)
 _PLACEHOLDER = "\u2063SPG-DESCRIPTION\u2063"
 CLAIM_FIELDS = ("claim_open", "claim_close", "claim_start", "claim_end", "claim_parent", "claim_depth", "claim_tree")
-TARGET_TRUNCATIONS = ("claims", "tokens")
-TRUNCATION_SIDES = ("right", "left")
 
 
 def build_prompt(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-STATE_NORMS = ("none", "rms")
+from spg.model.config import STATE_NORMS
 
 
 def unit_rms(states: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:

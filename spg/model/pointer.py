@@ -19,9 +19,8 @@ import math
 import torch
 from torch import nn
 
+from spg.model.config import POINTER_QUERIES
 from spg.model.norm import aux_states
-
-POINTER_QUERIES = ("open", "close")
 
 
 class PointerHead(nn.Module):

@@ -33,10 +33,8 @@ merged weights: loading it loads Stage I, merges Stage I into its base in memory
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -49,84 +47,15 @@ from transformers.utils import ModelOutput
 
 from spg.forest import Forest
 from spg.model.backbone import load_backbone
-from spg.model.batch import INSTRUCTION, build_example
+from spg.model.batch import build_example
+from spg.model.config import CONFIG_NAME, SPGConfig, is_artefact, portable_path, resolve_artefact  # noqa: F401
 from spg.model.losses import lm_loss
 from spg.model.norm import aux_states
 from spg.model.pointer import PointerHead, candidate_mask, pointer_hits, pointer_logits, structure_loss
 from spg.model.scope import claim_means, scope_loss
 from spg.model.tokens import add_structure_tokens
 
-CONFIG_NAME = "spg_config.json"
 POINTER_NAME = "pointer_head.safetensors"
-
-
-@dataclass
-class SPGConfig:
-    """What is needed to rebuild an SPG model around its base LM; saved as ``spg_config.json``."""
-
-    base_model: str = "smollm2"  # HF name or path, or "smollm2" for the embedded backbone
-    tagged: bool = True  # False: the "Baseline" ablation (plain numbered claims, no tags, no pointer)
-    instruction: str = INSTRUCTION
-    max_length: int = 8192
-    max_target_tokens: int | None = None  # None: no cap (the paper); see spg.model.batch for the policies
-    target_truncation: str = "claims"
-    description_truncation_side: str = "left"  # the paper truncates inputs from the left
-    rho: float = 5.0  # Eq. 4 base radius
-    lam: float = 0.85  # Eq. 4 decay
-    aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm); paper: "none"
-    pointer_query: str = "open"  # "close": the pointer asks at the dependent's closing tag (spg.model.pointer)
-    lora_r: int = 96
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    lora_target_modules: list[str] | str = "all-linear"
-    structure_token_ids: dict[str, int] = field(default_factory=dict)
-    # Stage II: the Stage I artefact whose merged model is this adapter's base (None: the adapter sits on
-    # base_model). An absolute path in memory; saved relative to the artefact when the two share a parent.
-    stage1: str | None = None
-
-    def save(self, directory: Path) -> None:
-        values = asdict(self)
-        if self.stage1 is not None:
-            values["stage1"] = portable_path(Path(self.stage1), directory)
-        (directory / CONFIG_NAME).write_text(json.dumps(values, indent=2) + "\n")
-
-    @classmethod
-    def load(cls, directory: Path) -> SPGConfig:
-        path = directory / CONFIG_NAME
-        if not path.is_file():
-            raise FileNotFoundError(f"{path} not found: {directory} is not an SPG model directory")
-        config = cls(**json.loads(path.read_text()))
-        if config.stage1 is not None:
-            stage1 = (directory / config.stage1).resolve()  # an absolute stage1 stays as it is
-            if not (stage1 / CONFIG_NAME).is_file():
-                raise FileNotFoundError(
-                    f"{path}: stage1 = {config.stage1!r} resolves to {stage1}, which is not an SPG artefact; "
-                    "move the Stage I artefact along with this one, or correct stage1 in that file"
-                )
-            config.stage1 = str(stage1)
-        return config
-
-
-def resolve_artefact(name_or_dir: str | Path) -> Path:
-    """An artefact directory, or the directory of a model shipped with spg by name (:data:`spg.pretrained.SHIPPED`)."""
-    from spg.pretrained import shipped_path
-
-    return shipped_path(str(name_or_dir)) or Path(name_or_dir)
-
-
-def is_artefact(name_or_dir: str | Path | None) -> bool:
-    return name_or_dir is not None and (resolve_artefact(name_or_dir) / CONFIG_NAME).is_file()
-
-
-def portable_path(target: Path, start: Path) -> str:
-    """``target`` relative to ``start`` when they share a directory below the filesystem root, else absolute.
-
-    Relative, a Stage II artefact and its Stage I artefact can be moved together; absolute, a Stage II
-    artefact far from its Stage I (only the root in common) can be moved alone.
-    """
-    target, start = target.resolve(), start.resolve()
-    common = Path(os.path.commonpath([target, start]))
-    return os.path.relpath(target, start) if common != Path(common.anchor) else str(target)
 
 
 @dataclass

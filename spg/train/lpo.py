@@ -32,8 +32,7 @@ from trl.trainer.dpo_trainer import DataCollatorForPreference
 from trl.trainer.utils import selective_log_softmax
 
 from spg.train.checkpoint import AdapterCheckpointTrainer
-
-MODES = ("lpo", "dpo", "matched")
+from spg.train.config import MODES
 
 
 def lpo_loss(

@@ -17,109 +17,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from transformers import TrainingArguments, set_seed
+from transformers import set_seed
 from transformers.trainer_utils import get_last_checkpoint
 
-from spg.config import load_config
 from spg.data import load_records
-from spg.model.batch import INSTRUCTION, Collator
+from spg.model.batch import Collator
 from spg.model.losses import per_target_token, stage1_loss, warmup_factor
-from spg.model.norm import STATE_NORMS
-from spg.model.pointer import POINTER_QUERIES
-from spg.model.spg_model import SPGConfig, SPGModel
+from spg.model.spg_model import SPGModel
 from spg.train.checkpoint import AdapterCheckpointTrainer
-from spg.train.parallel import launch_arguments
-
-AUX_REDUCTIONS = ("claim", "token")
-
-
-@dataclass
-class Stage1Config:
-    """Everything a Stage I run needs; the defaults are the paper's Table "Stage I hyperparameters"."""
-
-    train_file: list[str] | str = ""  # one source spg.data.load_records reads, or a list of them
-    train_split: str | None = None  # "train": only the train side of the fixed split (spg.data.document_split)
-    output_dir: str = "runs/stage1"
-    max_records: int | None = None  # use only the first N records (smoke runs)
-    skip_bad_records: bool = False
-    # model
-    base_model: str = "meta-llama/Meta-Llama-3-8B-Instruct"
-    tagged: bool = True  # False = the "Baseline" ablation: plain numbered claims, no tags (needs gamma = eta = 0)
-    instruction: str = INSTRUCTION
-    max_length: int = 8192
-    max_target_tokens: int | None = None  # None: no cap beyond max_length (the paper)
-    target_truncation: str = "claims"  # how a target over the cap is cut: whole claims + end marker, or "tokens"
-    description_truncation_side: str = "left"  # which end of the description is cut (paper: "from the left")
-    lora_r: int = 96
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    lora_target_modules: list[str] | str = "all-linear"
-    # Eq. 6 weights and Eq. 4 geometry
-    gamma: float = 1.0
-    eta: float = 0.01
-    rho: float = 5.0
-    lam: float = 0.85
-    # Deviations from the paper (docs/training.md); the defaults are the paper's.
-    aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm)
-    aux_reduction: str = "claim"  # "token": L_struct, L_scope per target token (spg.model.losses.per_target_token)
-    aux_warmup_ratio: float = 0.0  # γ and η ramp up from 0 over this fraction of the steps
-    pointer_query: str = "open"  # "close": the pointer asks at the dependent's closing tag (spg.model.pointer)
-    pointer_lr: float | None = None  # W_dep's own learning rate (None: learning_rate)
-    # optimisation (passed to transformers.TrainingArguments)
-    learning_rate: float = 2e-4
-    lr_scheduler_type: str = "cosine"
-    warmup_ratio: float = 0.05
-    weight_decay: float = 0.01
-    per_device_train_batch_size: int = 1
-    gradient_accumulation_steps: int = 8
-    num_train_epochs: float = 5.0
-    max_steps: int = -1
-    bf16: bool = True
-    gradient_checkpointing: bool = True
-    logging_steps: int = 10
-    save_steps: int = 500
-    save_total_limit: int | None = None
-    seed: int = 0
-    report_to: list[str] | str = "none"
-    extra_training_args: dict = field(default_factory=dict)  # any other TrainingArguments field
-
-    def model_config(self) -> SPGConfig:
-        return SPGConfig(
-            base_model=self.base_model, tagged=self.tagged, instruction=self.instruction, max_length=self.max_length,
-            max_target_tokens=self.max_target_tokens, target_truncation=self.target_truncation,
-            description_truncation_side=self.description_truncation_side, rho=self.rho, lam=self.lam,
-            aux_state_norm=self.aux_state_norm, pointer_query=self.pointer_query, lora_r=self.lora_r,
-            lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout, lora_target_modules=self.lora_target_modules,
-        )
-
-    def training_arguments(self) -> TrainingArguments:
-        return TrainingArguments(
-            output_dir=self.output_dir,
-            learning_rate=self.learning_rate,
-            lr_scheduler_type=self.lr_scheduler_type,
-            warmup_steps=self.warmup_ratio,  # a float < 1 is a ratio of the total steps (transformers 5)
-            weight_decay=self.weight_decay,
-            per_device_train_batch_size=self.per_device_train_batch_size,
-            gradient_accumulation_steps=self.gradient_accumulation_steps,
-            num_train_epochs=self.num_train_epochs,
-            max_steps=self.max_steps,
-            bf16=self.bf16 and torch.cuda.is_available(),  # as Stage II: a GPU config also runs on a CPU
-            activation_checkpointing=self.gradient_checkpointing,
-            activation_checkpointing_kwargs={"use_reentrant": False},
-            logging_steps=self.logging_steps,
-            save_strategy="steps",
-            save_steps=self.save_steps,
-            save_total_limit=self.save_total_limit,
-            seed=self.seed,
-            report_to=self.report_to,
-            remove_unused_columns=False,  # the claim_* fields are not LM inputs but the model needs them
-            # W_dep gets no gradient when γ = η = 0 (compute_loss then skips the structure terms).
-            **{**launch_arguments(every_parameter_trained=self.gamma > 0 or self.eta > 0), **self.extra_training_args},
-        )
+from spg.train.config import AUX_REDUCTIONS, Stage1Config
 
 
 def parameter_groups(
@@ -247,23 +156,12 @@ def truncation_summary(examples: Sequence[dict], config: Stage1Config) -> str:
             f"{config.max_length}, target_truncation={config.target_truncation}), {sum(cut)} claims left out")
 
 
-def check(config: Stage1Config) -> None:
-    if not config.train_file:
-        raise ValueError("train_file is not set (give it in the config or as train_file=PATH)")
-    if not config.tagged and (config.gamma or config.eta):
-        raise ValueError("tagged=false (the Baseline ablation) has no claim tags: set gamma=0 and eta=0")
-    for key, allowed in (("aux_reduction", AUX_REDUCTIONS), ("aux_state_norm", STATE_NORMS),
-                         ("pointer_query", POINTER_QUERIES)):
-        if getattr(config, key) not in allowed:
-            raise ValueError(f"{key} must be one of {', '.join(allowed)}, got {getattr(config, key)!r}")
-
-
 def train(config: Stage1Config, resume: str | bool | None = None, model: SPGModel | None = None) -> Path:
     """Run Stage I and write the final artefact to ``output_dir/final``; returns that directory.
 
     ``resume``: True resumes from the last checkpoint in ``output_dir``, a path from that checkpoint.
     """
-    check(config)
+    config.check()  # load_config has, unless the config was built in code
     args = config.training_arguments()
     dtype = torch.bfloat16 if config.bf16 and torch.cuda.is_available() else torch.float32
     set_seed(config.seed)  # before the model: LoRA's and any other initialisation draw from it
@@ -292,8 +190,8 @@ def save_log_history(trainer, directory: Path) -> None:
         (directory / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
 
 
-def main(config_path: str | None, overrides: Sequence[str] = (), resume: str | bool | None = None) -> int:
-    config = load_config(Stage1Config, config_path, overrides)
+def main(config: Stage1Config, resume: str | bool | None = None) -> int:
+    """``spg train stage1``, its config read and checked (spg.config.load_config)."""
     final = train(config, resume)
     print(f"Stage I model written to {final}")
     return 0

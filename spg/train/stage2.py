@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import sys
 from collections import Counter
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,66 +22,14 @@ import torch
 from peft import LoraConfig, PeftModel, get_peft_model
 
 import spg.config
-from spg.metrics.patentscore import DEFAULT_READING, check_reading
-from spg.train.lpo import MODES
+from spg.errors import InputError
+from spg.model.config import LoraSettings
+from spg.train.config import Stage2Config
 
 if TYPE_CHECKING:
     from spg.model.spg_model import SPGConfig
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class Stage2Config:
-    """Everything ``spg pairs`` and ``spg train stage2`` read; defaults are the paper's (appendix Table 8)."""
-
-    model: str = ""  # the Stage I artefact
-    data: list[str] | str = ""  # training records: one source spg.data.load_records reads, or a list
-    data_split: str | None = None  # "train": only the train side of the fixed split (spg.data.document_split)
-    pairs: str = "pairs.jsonl"  # the preference set P, written by `spg pairs`, read by training
-    output_dir: str = "runs/stage2"
-    # Pair construction (§3.3)
-    num_descriptions: int = 2000  # B
-    temperatures: list[float] = field(default_factory=lambda: [0.3, 1.2])
-    max_new_tokens: int = 768
-    max_prompt_tokens: int = 1280  # descriptions are cut to fit max_length − max_new_tokens
-    kappa: float = 0.3
-    delta: float = 0.1
-    # PatentScore_rule reading of the reward: "calibrated" reproduces the paper's calibration (PS(gold, gold) 85.17
-    # vs 85.49), the scale κ, δ and ω were set on; "appendix" is the appendix's definitions as written.
-    patentscore: str = DEFAULT_READING
-    sample_batch_size: int = 12
-    device: str | None = None  # where candidates are sampled (default: cuda when available, else cpu)
-    # LPO (Eq. 5)
-    mode: str = "lpo"  # lpo | dpo | matched: the §6 ablation
-    beta: float = 0.1
-    lora_r: int = 8
-    lora_alpha: int = 16
-    lora_dropout: float = 0.05
-    lora_target_modules: list[str] | str = "all-linear"
-    learning_rate: float = 5e-6
-    lr_scheduler_type: str = "cosine"
-    warmup_ratio: float = 0.1
-    per_device_train_batch_size: int = 7
-    gradient_accumulation_steps: int = 4
-    num_train_epochs: float = 3.0
-    max_steps: int = -1
-    max_length: int = 2048
-    bf16: bool = True
-    gradient_checkpointing: bool = False
-    logging_steps: int = 10
-    save_steps: int = 500
-    seed: int = 0  # the new adapter's initialisation, dropout and data order (spg pairs: the sampling)
-    extra_training_args: dict = field(default_factory=dict)  # any other TrainingArguments field
-
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
-        check_reading(self.patentscore)
-
-    @property
-    def dtype(self) -> torch.dtype:
-        return torch.bfloat16 if self.bf16 and torch.cuda.is_available() else torch.float32
 
 
 def stage2_model(stage1, config: Stage2Config) -> PeftModel:
@@ -135,30 +81,13 @@ def tokenize_pairs(dataset, tokenizer, max_length: int):
 
 def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
     """Run LPO on a tokenized pair set; returns the trainer (its model carries the trained adapter)."""
-    from transformers import TrainingArguments
     from transformers.trainer_utils import get_last_checkpoint
 
     from spg.train.lpo import LPOTrainer, PreferenceCollator
     from spg.train.parallel import launch_arguments
 
-    args = TrainingArguments(
-        output_dir=config.output_dir,
-        learning_rate=config.learning_rate,
-        lr_scheduler_type=config.lr_scheduler_type,
-        warmup_steps=config.warmup_ratio,  # transformers 5: a float in [0, 1) is a ratio of the total steps
-        per_device_train_batch_size=config.per_device_train_batch_size,
-        gradient_accumulation_steps=config.gradient_accumulation_steps,
-        num_train_epochs=config.num_train_epochs,
-        max_steps=config.max_steps,
-        bf16=config.bf16 and torch.cuda.is_available(),
-        activation_checkpointing=config.gradient_checkpointing,
-        logging_steps=config.logging_steps,
-        save_steps=config.save_steps,
-        seed=config.seed,
-        remove_unused_columns=False,  # the collator needs the token-id columns the model's forward does not name
-        report_to=[],
-        **{**launch_arguments(every_parameter_trained=True), **config.extra_training_args},
-    )
+    # the collator needs the token-id columns the model's forward does not name
+    args = config.training_arguments(remove_unused_columns=False, **launch_arguments(every_parameter_trained=True))
     if config.gradient_checkpointing:
         model.enable_input_require_grads()  # with the embedding frozen, checkpointed blocks would get no grads
     collator = PreferenceCollator(pad_token_id=tokenizer.pad_token_id, max_length=config.max_length)
@@ -256,16 +185,14 @@ def run(config: Stage2Config) -> Path:
     from spg.train.pairs import load_pairs
     from spg.train.stage1 import save_log_history
 
+    config.check()  # load_config has, unless the config was built in code
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
     tokenizer, pointer = stage1.tokenizer, stage1.pointer
     dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length)
     logger.info("%s: %d pairs for %s training (%d dropped for length, %d cut)", config.pairs, len(dataset),
                    config.mode, report["dropped"], report["truncated"])
-    spg_config = dataclasses.replace(
-        stage1.spg_config, stage1=str(Path(config.model).resolve()), lora_r=config.lora_r,
-        lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
-        lora_target_modules=config.lora_target_modules,
-    )
+    lora = {f.name: getattr(config, f.name) for f in dataclasses.fields(LoraSettings)}  # Stage II's adapter
+    spg_config = dataclasses.replace(stage1.spg_config, stage1=str(Path(config.model).resolve()), **lora)
     set_seed(config.seed)  # the new adapter's LoRA initialisation draws from it (Trainer seeds only later)
     model = stage2_model(stage1.merge_and_unload(), config)
     del stage1
@@ -281,17 +208,12 @@ def load_config(path: str | None, overrides: list[str]) -> Stage2Config:
     return spg.config.load_config(Stage2Config, path, overrides)
 
 
-def main(config_path: str | None, overrides: list[str]) -> int:
-    """Entry point of ``spg train stage2 --config FILE [key=value ...]``."""
-    try:
-        config = load_config(config_path, overrides)
-        if not Path(config.model, "spg_config.json").is_file():
-            raise ValueError(f"model={config.model!r} is not a Stage I artefact (no spg_config.json inside)")
-        if not Path(config.pairs).is_file():
-            raise ValueError(f"pairs={config.pairs!r} does not exist: run `spg pairs --config {config_path}` first")
-    except ValueError as e:
-        print(f"spg train stage2: {e}", file=sys.stderr)
-        return 2
+def main(config: Stage2Config, config_path: str | None = None) -> int:
+    """``spg train stage2 --config FILE [key=value ...]``, its config read and checked (spg.config.load_config)."""
+    if not Path(config.model, "spg_config.json").is_file():
+        raise InputError(f"model={config.model!r} is not a Stage I artefact (no spg_config.json inside)")
+    if not Path(config.pairs).is_file():
+        raise InputError(f"pairs={config.pairs!r} does not exist: run `spg pairs --config {config_path}` first")
     logging.basicConfig(format="%(message)s")
     logging.getLogger("spg").setLevel(logging.INFO)
     final = run(config)

@@ -1,0 +1,125 @@
+"""What an SPG model is built from (:class:`SPGConfig`, saved as ``spg_config.json``), without torch: a Stage I
+config holds one, and spg.config checks it before any model loads."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from spg.config import Invalid, at_least, check_model, one_of
+
+EMBEDDED = "smollm2"  # the embedded SmolLM2-135M-Instruct (spg.model.backbone)
+CONFIG_NAME = "spg_config.json"
+INSTRUCTION = (
+    "Draft the patent claims for the invention described below. Write every independent claim and its "
+    "dependent claims; each dependent claim refers back to the claim it narrows."
+)
+TARGET_TRUNCATIONS = ("claims", "tokens")  # spg.model.batch.fit_target
+TRUNCATION_SIDES = ("right", "left")
+STATE_NORMS = ("none", "rms")  # spg.model.norm
+POINTER_QUERIES = ("open", "close")  # spg.model.pointer
+
+
+@dataclass
+class LoraSettings:
+    """The LoRA adapter a stage trains (PEFT's LoraConfig arguments); defaults: Stage I's (paper Table 7)."""
+
+    lora_r: int = 96
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    lora_target_modules: list[str] | str = "all-linear"
+
+    def check(self) -> None:
+        at_least("lora_r", self.lora_r, 1)
+        if not 0 <= self.lora_dropout < 1:
+            raise Invalid("lora_dropout", f"must be in [0, 1), got {self.lora_dropout}")
+
+
+@dataclass
+class ModelSettings(LoraSettings):
+    """What a Stage I config says about the model it trains: the configurable part of :class:`SPGConfig`."""
+
+    base_model: str = EMBEDDED  # HF name or path, or "smollm2" for the embedded backbone (the one default)
+    tagged: bool = True  # False: the "Baseline" ablation (plain numbered claims, no tags, no pointer)
+    instruction: str = INSTRUCTION
+    max_length: int = 8192
+    max_target_tokens: int | None = None  # None: no cap (the paper); see spg.model.batch for the policies
+    target_truncation: str = "claims"
+    description_truncation_side: str = "left"  # the paper truncates inputs from the left
+    rho: float = 5.0  # Eq. 4 base radius
+    lam: float = 0.85  # Eq. 4 decay
+    aux_state_norm: str = "none"  # "rms": pointer and scope read unit-RMS states (spg.model.norm); paper: "none"
+    pointer_query: str = "open"  # "close": the pointer asks at the dependent's closing tag (spg.model.pointer)
+
+    def check(self) -> None:
+        """What the model's code would reject after loading the backbone, rejected before (spg.config)."""
+        LoraSettings.check(self)
+        one_of("target_truncation", self.target_truncation, TARGET_TRUNCATIONS)
+        one_of("description_truncation_side", self.description_truncation_side, TRUNCATION_SIDES)
+        one_of("aux_state_norm", self.aux_state_norm, STATE_NORMS)
+        one_of("pointer_query", self.pointer_query, POINTER_QUERIES)
+        at_least("max_length", self.max_length, 2)
+        at_least("max_target_tokens", self.max_target_tokens, 1)
+
+    def check_available(self) -> None:
+        check_model("base_model", self.base_model, shipped=(EMBEDDED,))
+
+    def model_config(self) -> SPGConfig:
+        """The :class:`SPGConfig` of the model these settings build (its token ids are filled in when it is)."""
+        return SPGConfig(**{f.name: getattr(self, f.name) for f in fields(ModelSettings)})
+
+
+@dataclass
+class SPGConfig(ModelSettings):
+    """What is needed to rebuild an SPG model around its base LM; saved as ``spg_config.json``."""
+
+    structure_token_ids: dict[str, int] = field(default_factory=dict)
+    # Stage II: the Stage I artefact whose merged model is this adapter's base (None: the adapter sits on
+    # base_model). An absolute path in memory; saved relative to the artefact when the two share a parent.
+    stage1: str | None = None
+
+    def save(self, directory: Path) -> None:
+        values = asdict(self)
+        if self.stage1 is not None:
+            values["stage1"] = portable_path(Path(self.stage1), directory)
+        (directory / CONFIG_NAME).write_text(json.dumps(values, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, directory: Path) -> SPGConfig:
+        path = directory / CONFIG_NAME
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} not found: {directory} is not an SPG model directory")
+        config = cls(**json.loads(path.read_text()))
+        if config.stage1 is not None:
+            stage1 = (directory / config.stage1).resolve()  # an absolute stage1 stays as it is
+            if not (stage1 / CONFIG_NAME).is_file():
+                raise FileNotFoundError(
+                    f"{path}: stage1 = {config.stage1!r} resolves to {stage1}, which is not an SPG artefact; "
+                    "move the Stage I artefact along with this one, or correct stage1 in that file"
+                )
+            config.stage1 = str(stage1)
+        return config
+
+
+def resolve_artefact(name_or_dir: str | Path) -> Path:
+    """An artefact directory, or the directory of a model shipped with spg by name (:data:`spg.pretrained.SHIPPED`)."""
+    from spg.pretrained import shipped_path
+
+    return shipped_path(str(name_or_dir)) or Path(name_or_dir)
+
+
+def is_artefact(name_or_dir: str | Path | None) -> bool:
+    return name_or_dir is not None and (resolve_artefact(name_or_dir) / CONFIG_NAME).is_file()
+
+
+def portable_path(target: Path, start: Path) -> str:
+    """``target`` relative to ``start`` when they share a directory below the filesystem root, else absolute.
+
+    Relative, a Stage II artefact and its Stage I artefact can be moved together; absolute, a Stage II
+    artefact far from its Stage I (only the root in common) can be moved alone.
+    """
+    target, start = target.resolve(), start.resolve()
+    common = Path(os.path.commonpath([target, start]))
+    return os.path.relpath(target, start) if common != Path(common.anchor) else str(target)
