@@ -27,6 +27,7 @@ from typing import Any
 
 from spg.data import Record
 from spg.errors import InputError, decode_utf8, nested_too_deeply
+from spg.files import check_destination, write_json, write_jsonl, write_text
 from spg.forest import Forest
 from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
@@ -469,15 +470,24 @@ def markdown_table(report: dict[str, Any]) -> str:
     return "\n".join(lines + [""] + notes) + "\n"
 
 
+REPORT = "evaluation"  # the kind of spg.files output the --out files are
+REPORT_FILES = ("table.md", "table.json", "documents.jsonl")
+
+
+def check_report_folder(out_dir: str | Path) -> None:
+    """Raise InputError now, before anything is scored, when :func:`write_report` could not write to ``out_dir``."""
+    for name in REPORT_FILES:
+        check_destination(Path(out_dir) / name, REPORT)
+
+
 def write_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
-    """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document)."""
+    """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document),
+    each written whole or not at all (spg.files)."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "table.md", out / "table.json", out / "documents.jsonl"]
-    paths[0].write_text(markdown_table(report), encoding="utf-8")
+    check_report_folder(out)
     table = {key: report[key] for key in ("rows", "always_root", "settings")}
-    paths[1].write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
-    with paths[2].open("w", encoding="utf-8") as f:
-        for doc in report["documents"]:
-            f.write(json.dumps(doc) + "\n")
-    return paths
+    return [
+        write_text(out / "table.md", REPORT, markdown_table(report)),
+        write_json(out / "table.json", REPORT, table),
+        write_jsonl(out / "documents.jsonl", REPORT, report["documents"]),
+    ]

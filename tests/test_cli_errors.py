@@ -241,8 +241,85 @@ def test_generate_refuses_a_records_file_as_output_and_leaves_it_alone(tmp_path,
     records = tmp_path / "records.jsonl"
     text = json.dumps({"id": "r1", "description": "A chair.", "claims": "1. A chair."}) + "\n"
     records.write_text(text)
-    assert "records.jsonl line 1: not an spg result" in bad_input(capsys, "generate", "--output", str(records))
+    assert "records.jsonl line 1: not spg result output" in bad_input(capsys, "generate", "--output", str(records))
     assert records.read_text() == text
+
+
+def test_generate_refuses_a_users_half_written_notes_file_and_leaves_it_alone(tmp_path, capsys, no_model):
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"id": "idea", "text": "half')
+    assert "notes.jsonl line 1: not spg result output" in bad_input(capsys, "generate", "--output", str(notes))
+    assert notes.read_text() == '{"id": "idea", "text": "half' and len(list(tmp_path.iterdir())) == 1
+
+
+# ---------------------------------------------------------------- where results go (spg.files)
+
+
+def test_evaluate_out_refuses_a_users_table_before_scoring_and_leaves_it_alone(references, tmp_path, capsys,
+                                                                               no_scoring):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "table.md").write_text("# my table\n")
+    err = bad_input(capsys, "evaluate", str(references), str(references), "--no-bertscore", "--out", str(out))
+    assert "table.md: not spg evaluation output" in err
+    assert (out / "table.md").read_text() == "# my table\n" and len(list(out.iterdir())) == 1
+
+
+def test_evaluate_out_never_writes_through_a_symbolic_link(references, tmp_path, capsys, no_scoring):
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere.jsonl"
+    out.mkdir()
+    elsewhere.write_text("precious\n")
+    (out / "documents.jsonl").symlink_to(elsewhere)
+    err = bad_input(capsys, "evaluate", str(references), str(references), "--no-bertscore", "--out", str(out))
+    assert "documents.jsonl: is a symbolic link" in err and elsewhere.read_text() == "precious\n"
+
+
+def test_evaluate_out_naming_a_file_is_refused_before_scoring(references, tmp_path, capsys, no_scoring):
+    out = tmp_path / "out.txt"
+    out.write_text("x")
+    assert "is not a folder" in bad_input(capsys, "evaluate", str(references), str(references), "--no-bertscore",
+                                          "--out", str(out))
+
+
+def test_evaluate_out_rerun_keeps_the_previous_report(references, tmp_path, capsys):
+    out = tmp_path / "out"
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"id": f"doc{i}", "prediction": "1. A chair."}) + "\n" for i in (0, 1)))
+    args = ["evaluate", str(references), str(predictions), "--no-bertscore", "--no-progress", "--out", str(out)]
+    assert main(args) == 0
+    predictions.write_text(json.dumps({"id": "doc0", "prediction": "1. A stool."}) + "\n")
+    assert main(args) == 0
+    assert "kept the previous version as table.md.~1~" in capsys.readouterr().err
+    assert {"table.md.~1~", "table.json.~1~", "documents.jsonl.~1~"} <= {p.name for p in out.iterdir()}
+
+
+def test_pairs_refuses_a_records_file_as_pairs_before_a_model_loads(references, tmp_path, capsys):
+    before = references.read_bytes()
+    err = bad_input(capsys, "pairs", f"model={tmp_path / 'no-model'}", f"data={references}", f"pairs={references}")
+    assert "line 1: not spg pairs output" in err and references.read_bytes() == before
+
+
+def test_dea_out_naming_a_file_is_refused_before_a_model_loads(references, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    out.write_text("x")
+    err = bad_input(capsys, "dea", str(references), "--model", str(tmp_path / "no-model"), "--out", str(out))
+    assert "is not a folder" in err
+
+
+def test_reproduce_refuses_a_users_config_copy_or_report_before_any_job(references, tmp_path, capsys):
+    import yaml
+
+    out = tmp_path / "out"
+    out.mkdir()
+    recipe = tmp_path / "repro.yaml"
+    recipe.write_text(yaml.safe_dump({"output_dir": str(out), "data": str(references), "report": str(tmp_path / "r.md"),
+                                      "systems": [{"name": "Zero-shot", "kind": "zero-shot"}]}))
+    (tmp_path / "r.md").write_text("my report\n")
+    assert "r.md: not spg reproduce output" in bad_input(capsys, "reproduce", "--config", str(recipe))
+    (out / "config.yaml").write_text("mine: 1\n")
+    assert "config.yaml: not spg reproduce output" in bad_input(capsys, "reproduce", "--config", str(recipe))
+    assert (tmp_path / "r.md").read_text() == "my report\n" and (out / "config.yaml").read_text() == "mine: 1\n"
+    assert sorted(p.name for p in out.iterdir()) == ["config.yaml"]
 
 
 @pytest.fixture(scope="module")

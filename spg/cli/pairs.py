@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from spg.config import ConfigError
     from spg.data import load_records
     from spg.model.spg_model import SPGConfig
-    from spg.train.pairs import done_ids
+    from spg.train.pairs import check_pairs_file, done_ids
     from spg.train.stage2 import load_config, make_pairs
 
     source = args.config or "config"
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{source}: {e}") from None
     if not config.model or not config.data:
         raise InputError(f"{source}: both `model` (the Stage I artefact) and `data` (training records) must be set")
+    check_pairs_file(config.pairs)
     try:
         SPGConfig.load(Path(config.model))
     except (OSError, ValueError, TypeError) as e:
