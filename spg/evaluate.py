@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from spg.data import Record
-from spg.errors import InputError, decode_utf8, nested_too_deeply
+from spg.errors import InputError, decode_utf8, parse_json
 from spg.files import check_destination, write_json, write_jsonl, write_text
 from spg.forest import Forest
 from spg.linearize import canonical, scored_text
@@ -101,25 +101,25 @@ def _json_objects(path: Path, text: str) -> list[tuple[str, Any]]:
     """(where, decoded value) of each prediction: the whole text as one JSON value (a list of predictions or one
     prediction, pretty-printed or not), or else one value per line."""
     try:
-        whole = json.loads(text)
+        whole = parse_json(text, str(path))
     except json.JSONDecodeError as e:
         if path.suffix == ".json" and e.msg != "Extra data":  # one document, broken; "Extra data": JSONL
             raise EvaluateError(f"{path}: not valid JSON ({e.msg}: line {e.lineno}, column {e.colno})") from None
-    except RecursionError:
-        raise nested_too_deeply(path) from None
+    except InputError:
+        if path.suffix == ".json":
+            raise
+        # else JSONL: read line by line below, so that the message names the line
     else:
         if isinstance(whole, list):
             return [(f"{path} record {i}", obj) for i, obj in enumerate(whole)]
         return [(str(path), whole)]
     items = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): JSON strings may hold U+2028 and the like
         if line.strip():
             try:
-                items.append((f"{path} line {n}", json.loads(line)))
+                items.append((f"{path} line {n}", parse_json(line, f"{path} line {n}")))
             except json.JSONDecodeError as e:
                 raise EvaluateError(f"{path} line {n}: not valid JSON ({e.msg}: column {e.colno})") from None
-            except RecursionError:
-                raise nested_too_deeply(f"{path} line {n}") from None
     return items
 
 

@@ -144,6 +144,63 @@ def test_stats_on_a_source_without_records_is_bad_input(tmp_path, capsys):
     assert "empty.jsonl: no patent records to count" in bad_input(capsys, "stats", str(path))
 
 
+# ---------------------------------------------------------------- every reader of JSON input (spg.errors.parse_json)
+
+BIG = "9" * 5000
+SURROGATE = '"The chair of claim 1, \\ud800 red."'
+RECORD = '{"id": "doc0", "description": "A chair.", "claims": [{"num": 1, "text": "A chair."}, {"num": 2, "text": TEXT}]}'
+HOSTILE = {
+    "a 5,000-digit integer": ('{"id": "doc0", "claims": "1. A chair.", "n": ' + BIG + "}", "4300 digits"),
+    "a lone surrogate": (RECORD.replace("TEXT", SURROGATE), "field 'claims[1].text' holds a lone surrogate"),
+}
+
+
+def _readers(tmp_path, references, line: str) -> dict[str, list[str]]:
+    """The argv of each command whose input holds ``line`` as its second JSONL record (or its only JSON value)."""
+    (tmp_path / "bad.jsonl").write_text(references.read_text().splitlines()[0] + "\n" + line + "\n")
+    (tmp_path / "bad.json").write_text(line)
+    return {
+        "lint": ["lint", str(tmp_path / "bad.json")],
+        "stats": ["stats", str(tmp_path / "bad.jsonl")],
+        "evaluate references": ["evaluate", str(tmp_path / "bad.jsonl"), str(references), "--no-bertscore"],
+        "evaluate predictions": ["evaluate", str(references), str(tmp_path / "bad.jsonl"), "--no-bertscore"],
+        "generate input": ["generate", "--input", str(tmp_path / "bad.jsonl"), "--no-progress"],
+    }
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=HOSTILE)
+def test_every_json_reader_refuses_hostile_values_in_one_line(case, references, tmp_path, capsys, no_model,
+                                                              no_scoring):
+    line, expected = HOSTILE[case]
+    for name, argv in _readers(tmp_path, references, line).items():
+        err = bad_input(capsys, *argv)
+        assert expected in err, (name, err)
+        assert name == "lint" or "bad.jsonl line 2" in err, (name, err)
+
+
+def test_every_input_reader_accepts_a_byte_order_mark(references, tmp_path, capsys):
+    from spg.cli.generate import _documents
+    from spg.data import load_records
+    from spg.evaluate import read_prediction_file
+
+    rows = [{**json.loads(x), "prediction": "1. A chair."} for x in references.read_text().splitlines()]
+    bom, as_json = tmp_path / "bom.jsonl", tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(row) + "\n" for row in rows).encode())
+    as_json.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
+    for source in (bom, as_json):
+        assert [r.id for r in load_records(source)] == ["doc0", "doc1"]
+        assert [d.id for d in _documents([str(source)], False, [], None)] == ["doc0", "doc1"]
+        assert sorted(read_prediction_file(source).predictions) == ["doc0", "doc1"]
+    code, _, err = run(capsys, "stats", str(bom))
+    assert code == 0, err
+
+
+def test_bad_utf8_in_jsonl_is_reported_by_line_not_byte(references, tmp_path, capsys):
+    path = tmp_path / "refs.jsonl"
+    path.write_bytes(references.read_bytes() + b'{"id": "doc9", "claims": "1. A \xff chair."}\n')
+    assert "refs.jsonl line 3: byte 0xff is not UTF-8" in bad_input(capsys, "stats", str(path))
+
+
 # ---------------------------------------------------------------- evaluate
 
 

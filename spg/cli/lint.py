@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from spg.data import DataError, forest_from_json, load_records
-from spg.errors import InputError, decode_utf8, nested_too_deeply
+from spg.errors import InputError, decode_utf8, nested_too_deeply, parse_json
 from spg.forest import Claim, Diagnostic, Forest
 from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims, unread_citations
@@ -32,12 +32,10 @@ def read_claim_set(path: str) -> Forest:
     text = decode_utf8(data, name)
     if path.endswith(".json") or text.lstrip().startswith(("[", "{")):
         try:
-            value = json.loads(text)
+            value = parse_json(text, name)
         except json.JSONDecodeError as e:
             problem = f"{e.msg}: line {e.lineno}, column {e.colno}"
             raise DataError(f"{name}: not valid JSON ({problem}); {JSON_EXPECTED}") from None
-        except RecursionError:
-            raise DataError(f"{name}: JSON nested too deeply to read; {JSON_EXPECTED}") from None
         return forest_from_json(value, name)
     return parse_claims(text)
 
