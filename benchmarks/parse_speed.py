@@ -4,7 +4,9 @@ Linear time shows as a flat row: the same ms per kB at every size. Each input ki
 then timed (CPU time, median of ``--repeat`` runs; one run at 1 MB) through ``spg.parse.parse_claims`` and
 through everything ``spg lint`` does after reading the file (parse, diagnostics, antecedent basis, the
 printed lines). The adversarial kinds are those of issue 13 (runs of whitespace where a pattern used to try
-every split of them, a claim number of nine digits) and others that stress one part of the parser each.
+every split of them, a claim number of nine digits), those of issue 20 (a parent with ~18,000 children, a chain
+~18,000 claims deep whose every claim introduces a term: Forest's children, the indented tree and the
+antecedent scopes) and others that stress one part of the parser each.
 The last column is the rate at the largest size measured over the 1 kB rate: about 1 for linear time (noise
 and caches move it). A kind whose run took over ``--budget-s`` seconds is not tried at the next size ("-"):
 that is how a quadratic stage shows, without running for hours.
@@ -57,7 +59,9 @@ def padded(head: str, filler: str, tail: str) -> Callable[[int], str]:
 def build_kinds(corpus: str) -> dict[str, Callable[[int], str]]:
     return {
         "corpus (USPTO claims_text)": lambda size: (corpus * (size // len(corpus) + 1))[:size],
-        "claims one per line": numbered_lines("{n}. The widget of claim {p}, wherein the frame is red."),
+        "claims one per line (a chain)": numbered_lines("{n}. The widget of claim {p}, wherein the frame is red."),
+        "issue 20: every claim cites claim 1": numbered_lines("{n}. The widget of claim 1, wherein the frame is red."),
+        "issue 20: a chain, a new term per claim": numbered_lines("{n}. The widget of claim {p}, with a part{n} and the part{p}."),
         "issue: newlines after a claim number": padded(
             "1. A widget comprising a frame.\n2", "\n", "The widget of claim 1.\n"
         ),

@@ -17,6 +17,7 @@ from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims, unread_citations
 
 SNIPPET = 70
+MAX_INDENT = 20
 
 
 JSON_EXPECTED = "expected a list of claim texts, a list of {num, text, parents} or an object with 'claims'"
@@ -55,7 +56,10 @@ def _label(claim: Claim) -> str:
 def _line(claim: Claim, indent: int) -> str:
     text = " ".join(claim.text.split())
     snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1].rstrip() + "…"
-    return f"{'  ' * indent}{claim.num} [{_label(claim)}] {snippet}"
+    # Indented at most MAX_INDENT levels, deeper ones say their depth: a 100,000-deep chain indented in full
+    # would print 10 GB.
+    deeper = f"(depth {indent + 1}) " if indent > MAX_INDENT else ""
+    return f"{'  ' * min(indent, MAX_INDENT)}{deeper}{claim.num} [{_label(claim)}] {snippet}"
 
 
 def tree_lines(forest: Forest) -> list[str]:
