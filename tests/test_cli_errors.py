@@ -13,6 +13,8 @@ import json
 
 import pytest
 from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spg.cli import build_parser, main
 
@@ -80,6 +82,77 @@ def test_debug_shows_the_traceback_of_bad_input_too(tmp_path):
 
     with pytest.raises(DataError, match="cannot read"):
         main(["--debug", "lint", str(tmp_path / "missing.txt")])
+
+
+@pytest.mark.parametrize("argv", [[], ["lint"], ["lint", "a", "b"], ["evaluate"], ["generate", "--max-new-tokens", "x"],
+                                  ["train"], ["train", "stage3"], ["dea", "refs"], ["reproduce"], ["stats", "--bogus"],
+                                  ["frobnicate"]], ids=" ".join)
+def test_usage_errors_are_one_line_with_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and "usage:" not in err, err
+    assert err.startswith("spg") and "--help" in err
+
+
+def test_control_characters_of_claim_texts_are_printed_escaped(tmp_path, capsys):
+    path = tmp_path / "c.txt"
+    path.write_text("1. A \x1b[31mred\x1b[0m widget\x07.\n2. The widget of claim 1, \u202eevil\x9b.\n")
+    code, out, _ = run(capsys, "lint", str(path))
+    assert code == 0 and "\\u001b[31mred" in out and "\\u0007" in out and "\\u202e" in out and "\\u009b" in out
+    assert not any(0 < ord(ch) < 32 and ch != "\n" or 0x7F <= ord(ch) < 0xA0 for ch in out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_escaped_json_is_still_json_with_the_same_text(text):
+    from spg.cli import escaped
+
+    assert json.loads(escaped(json.dumps([text], ensure_ascii=False))) == [text]
+
+
+def test_an_error_line_escapes_control_characters_too(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"claims": [{"num": "\x1b[2J", "text": "x"}]}))
+    err = bad_input(capsys, "lint", str(path))
+    assert "\x1b" not in err
+
+
+def test_standard_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.txt"
+    path.write_text("1. A widget.\n2. The widget of claim 1.\n")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "spg.cli", "lint", str(path)], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=REPO)
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "spg lint: cannot write the output (No space left on device); expected a writable standard output"]
+
+
+def test_library_warnings_are_held_back_until_the_command_succeeded(monkeypatch, tmp_path, capsys):
+    import warnings
+
+    from spg.data import DataError
+
+    path = tmp_path / "c.txt"
+    path.write_text("1. A chair.")
+
+    def warn_then_fail(forest):
+        warnings.warn("some library advice", UserWarning, stacklevel=1)
+        raise DataError("c.txt: bad")
+
+    monkeypatch.setattr("spg.cli.lint.lint_lines", warn_then_fail)
+    assert bad_input(capsys, "lint", str(path)) == "spg lint: c.txt: bad\n"
+
+    def warn_then_succeed(forest):
+        warnings.warn("some library advice", UserWarning, stacklevel=1)
+        return ["1 [ind] A chair."]
+
+    monkeypatch.setattr("spg.cli.lint.lint_lines", warn_then_succeed)
+    code, out, err = run(capsys, "lint", str(path))
+    assert code == 0 and err == "spg lint: warning: some library advice\n"
 
 
 def test_every_option_of_every_command_has_help():
