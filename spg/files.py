@@ -7,8 +7,8 @@ Every result spg writes says so in its content, under a *kind* naming what it is
 * JSON: an object whose first key is ``"spg": KIND``;
 * Markdown and YAML: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
 
-A destination is written only when it is absent, empty, or holds spg's own output of the same kind, and
-never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
+A destination is written only when it is absent or holds spg's own output of the same kind (appended results:
+or is empty), and never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
 
 Whole files (:func:`write_text`, :func:`write_json`, :func:`write_jsonl`) are written to a new temporary file
 in the destination folder, synced and renamed over the destination, so a killed run leaves the old file or the
@@ -66,9 +66,8 @@ def is_spg_line(line: bytes, kind: str) -> bool:
 
 
 def _is_own(path: Path, kind: str, data: bytes) -> bool:
-    """Whether ``data``, the content of ``path``, is spg's output of this kind (or nothing at all)."""
-    if not data.strip():
-        return True
+    """Whether ``data``, the content of ``path``, is spg's output of this kind. (Whole files are never left empty
+    by spg, so an empty one is someone else's; appended results may be, see :func:`read_lines`.)"""
     if path.suffix == ".jsonl":
         return is_spg_line(data.split(b"\n", 1)[0], kind)
     if path.suffix == ".json":
@@ -92,10 +91,11 @@ def _not_own(path: Path, line: int, kind: str) -> InputError:
 
 def check_destination(path: str | Path, kind: str, *, append: bool = False) -> None:
     """Raise InputError unless spg may write its ``kind`` output to ``path``: not a folder, not a link, in a
-    folder spg can write to (created when missing), and absent, empty or spg's own output of this kind.
+    folder spg can write to (created when missing), and absent or spg's own output of this kind.
 
     With ``append`` the file must also be one spg can add to: every whole line its own (a last line a kill cut
-    short allowed). Reads only; call it before any work, so that a run cannot end on a file it may not write.
+    short allowed; an empty file too: a run killed before its first result leaves one). Reads only; call it
+    before any work, so that a run cannot end on a file it may not write.
     """
     path = Path(path)
     if path.is_symlink():

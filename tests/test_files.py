@@ -47,11 +47,16 @@ def test_a_file_spg_did_not_write_is_refused_and_left_byte_for_byte(tmp_path, na
     assert path.read_text() == content and len(list(tmp_path.iterdir())) == 1
 
 
-def test_an_empty_file_holds_nothing_to_lose_and_is_written(tmp_path):
-    path = tmp_path / "documents.jsonl"
+def test_an_empty_file_is_added_to_but_never_replaced(tmp_path):
+    """A run killed before its first result leaves an empty results file; spg never leaves a whole file empty."""
+    path = tmp_path / "out.jsonl"
     path.touch()
-    write_jsonl(path, "evaluation", [{"id": "d1"}])
-    assert read_rows(path, "evaluation") == [{"id": "d1"}]
+    with Appender(path, "result") as sink:
+        sink.add([{"id": "d1"}])
+    assert read_rows(path, "result") == [{"id": "d1"}]
+    (tmp_path / "table.md").touch()
+    with pytest.raises(InputError, match="spg never writes"):
+        write_text(tmp_path / "table.md", "evaluation", "| a |\n")
 
 
 def test_a_symbolic_link_is_refused_and_its_target_left_alone(tmp_path):
