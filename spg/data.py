@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spg.errors import InputError, decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
 
@@ -46,7 +47,7 @@ SPLITS = ("train", "dev")
 DEV_PERCENT = 5  # about 95 of the 1,902 USPTO + Pap2Pat documents
 
 
-class DataError(ValueError):
+class DataError(InputError):
     """Malformed input; the message names the file, the line or record, and the field."""
 
 
@@ -197,15 +198,21 @@ def _located(where: str, raw: object, problem: str) -> DataError:
     return DataError(f"{where} (id {rid}): {problem}" if rid else f"{where}: {problem}")
 
 
-def _records_of_jsonl(path: Path, lines: Iterable[str], require_claims: bool) -> Iterator[Record | DataError]:
+def _records_of_jsonl(path: Path, lines: Iterable[str | DataError], require_claims: bool) -> Iterator[Record | DataError]:
     for n, line in enumerate(lines, 1):
+        if isinstance(line, DataError):
+            yield line
+            continue
         if not line.strip():
             continue
         where = f"{path} line {n}"
         try:
-            raw = json.loads(line)
+            raw = parse_json(line, where)
         except json.JSONDecodeError as e:
             yield DataError(f"{where}: not valid JSON ({e.msg} at column {e.colno})")
+            continue
+        except InputError as e:
+            yield DataError(str(e))
             continue
         try:
             yield _record_from_mapping(raw, f"{path}:{n}", f"{path.stem}:{n}", require_claims)
@@ -223,20 +230,35 @@ def is_record_file(path: Path) -> bool:
     return _suffix(path) in _SUFFIXES
 
 
-def _open_text(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
+def _open_binary(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+
+
+def _text_lines(path: Path) -> Iterator[str | DataError]:
+    """Each line of ``path`` as text, read as UTF-8 line by line (a byte-order mark at the start is dropped), so
+    that bytes that are not UTF-8 are a DataError naming their line, yielded in its place."""
+    with _open_binary(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                yield line.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                yield DataError(f"{path} line {n}: byte {e.object[e.start]:#04x} is not UTF-8; expected UTF-8 text")
 
 
 def _records_of_json(path: Path, require_claims: bool) -> Iterator[Record | DataError]:
-    with _open_text(path) as f:
-        text = f.read()
+    with _open_binary(path) as f:
+        data = f.read()
     try:
-        data = json.loads(text)
+        text = decode_utf8(data, str(path))
+        data = parse_json(text, str(path))
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # several objects, one per line: JSONL under a .json name
-            yield from _records_of_jsonl(path, text.splitlines(), require_claims)
+            yield from _records_of_jsonl(path, text.split("\n"), require_claims)
         else:
             yield DataError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})")
+        return
+    except InputError as e:
+        yield DataError(str(e))
         return
     items = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
     for i, raw in items:
@@ -254,8 +276,7 @@ def _records_of_json(path: Path, require_claims: bool) -> Iterator[Record | Data
 def _records_of_file(path: Path, require_claims: bool) -> Iterator[Record | DataError]:
     try:
         if _suffix(path).startswith(".jsonl"):
-            with _open_text(path) as f:
-                yield from _records_of_jsonl(path, f, require_claims)
+            yield from _records_of_jsonl(path, _text_lines(path), require_claims)
         else:
             yield from _records_of_json(path, require_claims)
     except (OSError, EOFError, UnicodeDecodeError) as e:

@@ -7,6 +7,13 @@ is the same kind of error for data sources (README, "Errors and exit status").
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # how a lone surrogate gets into JSON text
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class InputError(ValueError):
     """Bad input or usage; the message names the file, the line or record, the field and what was expected."""
@@ -26,3 +33,44 @@ def decode_utf8(data: bytes, name: str) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise InputError(f"{name} line {line}: byte {data[e.start]:#04x} is not UTF-8; expected UTF-8 text") from None
+
+
+def parse_json(text: str, where: str) -> Any:
+    """``json.loads(text)``, with every way valid-looking JSON still fails spg later turned into an InputError
+    prefixed with ``where``: nesting Python's decoder gives up on, integers longer than Python converts (4,300
+    digits), and strings holding a lone surrogate (``"\\ud800"``: no text can be written with one). Text that
+    is not JSON raises ``json.JSONDecodeError`` as ``json.loads`` does, for the caller to word.
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise nested_too_deeply(where) from None
+    except ValueError as e:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        raise InputError(f"{where}: not read ({str(e).split(':')[0]}); expected numbers of fewer digits") from None
+    if _SURROGATE_ESCAPE.search(text):
+        field = _lone_surrogate(value)
+        if field is not None:
+            raise InputError(f"{where}: {field} holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair); "
+                             "expected text that can be written as UTF-8")
+    return value
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where in a decoded JSON value a string (or key) holds a lone surrogate, as "field 'claims[0].text'"; None
+    when none does. A loop, not recursion: the value may be nested as deeply as the decoder allows."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return f"field '{path}'" if path else "the value"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if _SURROGATE.search(key):
+                    return f"a key in '{path}'" if path else "a key"
+                stack.append((f"{path}.{key}" if path else key, child))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", child) for i, child in enumerate(item))
+    return None

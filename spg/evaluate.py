@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from spg.data import Record
-from spg.errors import InputError, decode_utf8, nested_too_deeply
+from spg.errors import InputError, decode_utf8, parse_json
+from spg.files import check_destination, write_json, write_jsonl, write_text
 from spg.forest import Forest
 from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
@@ -100,25 +101,25 @@ def _json_objects(path: Path, text: str) -> list[tuple[str, Any]]:
     """(where, decoded value) of each prediction: the whole text as one JSON value (a list of predictions or one
     prediction, pretty-printed or not), or else one value per line."""
     try:
-        whole = json.loads(text)
+        whole = parse_json(text, str(path))
     except json.JSONDecodeError as e:
         if path.suffix == ".json" and e.msg != "Extra data":  # one document, broken; "Extra data": JSONL
             raise EvaluateError(f"{path}: not valid JSON ({e.msg}: line {e.lineno}, column {e.colno})") from None
-    except RecursionError:
-        raise nested_too_deeply(path) from None
+    except InputError:
+        if path.suffix == ".json":
+            raise
+        # else JSONL: read line by line below, so that the message names the line
     else:
         if isinstance(whole, list):
             return [(f"{path} record {i}", obj) for i, obj in enumerate(whole)]
         return [(str(path), whole)]
     items = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): JSON strings may hold U+2028 and the like
         if line.strip():
             try:
-                items.append((f"{path} line {n}", json.loads(line)))
+                items.append((f"{path} line {n}", parse_json(line, f"{path} line {n}")))
             except json.JSONDecodeError as e:
                 raise EvaluateError(f"{path} line {n}: not valid JSON ({e.msg}: column {e.colno})") from None
-            except RecursionError:
-                raise nested_too_deeply(f"{path} line {n}") from None
     return items
 
 
@@ -469,15 +470,24 @@ def markdown_table(report: dict[str, Any]) -> str:
     return "\n".join(lines + [""] + notes) + "\n"
 
 
+REPORT = "evaluation"  # the kind of spg.files output the --out files are
+REPORT_FILES = ("table.md", "table.json", "documents.jsonl")
+
+
+def check_report_folder(out_dir: str | Path) -> None:
+    """Raise InputError now, before anything is scored, when :func:`write_report` could not write to ``out_dir``."""
+    for name in REPORT_FILES:
+        check_destination(Path(out_dir) / name, REPORT)
+
+
 def write_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
-    """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document)."""
+    """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document),
+    each written whole or not at all (spg.files)."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "table.md", out / "table.json", out / "documents.jsonl"]
-    paths[0].write_text(markdown_table(report), encoding="utf-8")
+    check_report_folder(out)
     table = {key: report[key] for key in ("rows", "always_root", "settings")}
-    paths[1].write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
-    with paths[2].open("w", encoding="utf-8") as f:
-        for doc in report["documents"]:
-            f.write(json.dumps(doc) + "\n")
-    return paths
+    return [
+        write_text(out / "table.md", REPORT, markdown_table(report)),
+        write_json(out / "table.json", REPORT, table),
+        write_jsonl(out / "documents.jsonl", REPORT, report["documents"]),
+    ]

@@ -143,11 +143,11 @@ class Forest:
 
     @cached_property
     def _children(self) -> dict[int, list[int]]:
-        kids: dict[int, list[int]] = {c.num: [] for c in self.claims}
+        kids: dict[int, set[int]] = {c.num: set() for c in self.claims}  # a set: a parent may have 80,000
         for c in self.claims:
             p = self.parent_of(c.num) if not c.independent else None
-            if p is not None and c.num not in kids[p]:
-                kids[p].append(c.num)
+            if p is not None:
+                kids[p].add(c.num)
         return {k: sorted(v) for k, v in kids.items()}
 
     def children(self, num: int) -> list[int]:

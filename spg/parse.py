@@ -19,6 +19,7 @@ Nothing here raises on arbitrary text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
@@ -267,7 +268,7 @@ def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
 # print it, or a cancelled range "1-18." / "1.-18.". No letter, digit or "(" may come just before
 # it, so "A1.", "(10)" and "802.16." are never candidates; "layer.2. The" (no space) is one.
 _MARKER = re.compile(
-    r"(?<![\w,/(\[-])(?P<word>claim\s+)?(?P<num>\d{1,4})(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,4}))?"
+    r"(?<![\w,/(\[-])(?P<word>claim\s+)?(?P<num>\d{1,18})(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,18}))?"
     r"(?P<punct>\s*\.|\s*\)|\s*:|\s+-)(?=\s*\S)",
     re.IGNORECASE,
 )
@@ -306,7 +307,7 @@ _ABBREVIATIONS = frozenset({
 # fmt: on
 
 # A dependent claim opens by citing an earlier claim ("The method of claim 1"): strong evidence.
-_EARLY_CITATION = re.compile(r"^[^.;]{0,120}?\b(?:claim|clam)s?\s*(\d{1,4})", re.IGNORECASE)
+_EARLY_CITATION = re.compile(r"^[^.;]{0,120}?\b(?:claim|clam)s?\s*(\d{1,18})", re.IGNORECASE)
 
 _GAP_PENALTY = 3.0  # a numbering gap needs a strong claim start to be believed (cancelled claims)
 _REPEAT_PENALTY = 3.0  # a repeated number happens (misprints) but rarely
@@ -321,7 +322,7 @@ class _Candidate(NamedTuple):  # a tuple: thousands are made per corpus, at a th
 
 
 # The citation _EARLY_CITATION looks for, read where a "cla" was found.
-_CITATION_AT = re.compile(r"\b(?:claim|clam)s?\s*(\d{1,4})", re.IGNORECASE)
+_CITATION_AT = re.compile(r"\b(?:claim|clam)s?\s*(\d{1,18})", re.IGNORECASE)
 
 
 def _early_citation(following: str) -> int | None:
@@ -390,7 +391,7 @@ def _start_score(text: str, match: re.Match) -> float:
 
 # The part of _MARKER from the number on (its lookbehind moved after the first digit), opening with a
 # character class so that the regex engine skips to the next digit; every marker's number matches it.
-_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,3})(?:\s*(?:\.\s*)?[-–]\s*\d{1,4})?(?:\s*[.):]|\s+-)")
+_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,17})(?:\s*(?:\.\s*)?[-–]\s*\d{1,18})?(?:\s*[.):]|\s+-)")
 
 
 def _markers(text: str) -> Iterator[re.Match]:
@@ -428,23 +429,25 @@ def _candidates(text: str) -> list[_Candidate]:
 
 
 class _PrefixBest:
-    """Best (score, candidate) among chains ending at claim numbers ≤ n (a Fenwick tree of maxima),
-    so that the gap transitions of :func:`_chain_scores` cost O(log n) instead of a scan."""
+    """Best (score, candidate) among chains ending at claim numbers ≤ n (a Fenwick tree of maxima over the
+    claim numbers that occur, so that claim 10,000,000 costs no more than claim 10), so that the gap transitions
+    of :func:`_chain_scores` cost O(log n) instead of a scan."""
 
-    def __init__(self, size: int):
-        self.tree: list[tuple[float, int]] = [(float("-inf"), -1)] * (size + 1)
+    def __init__(self, numbers: Iterable[int]):
+        self.numbers = sorted(set(numbers))
+        self.tree: list[tuple[float, int]] = [(float("-inf"), -1)] * (len(self.numbers) + 1)
 
     def update(self, n: int, item: tuple[float, int]) -> None:
-        n += 1
-        while n < len(self.tree):
-            self.tree[n] = max(self.tree[n], item)
-            n += n & -n
+        i = bisect_left(self.numbers, n) + 1  # n is one of self.numbers
+        while i < len(self.tree):
+            self.tree[i] = max(self.tree[i], item)
+            i += i & -i
 
     def query(self, n: int) -> tuple[float, int]:
-        best, n = (float("-inf"), -1), n + 1
-        while n > 0:
-            best = max(best, self.tree[n])
-            n -= n & -n
+        best, i = (float("-inf"), -1), bisect_right(self.numbers, n)
+        while i > 0:
+            best = max(best, self.tree[i])
+            i -= i & -i
         return best
 
 
@@ -459,7 +462,7 @@ def _chain_scores(cands: list[_Candidate]) -> tuple[list[float], list[int | None
     best: list[float] = []
     back: list[int | None] = []
     ending: dict[int, int] = {}  # claim number → candidate ending the best chain there, so far
-    below = _PrefixBest(max(c.high for c in cands))
+    below = _PrefixBest(c.high for c in cands)
     for j, c in enumerate(cands):
         total, prev = (0.0 if c.low == 1 else -_GAP_PENALTY), None
         k = ending.get(c.low - 1)
@@ -563,7 +566,7 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
 # ---------------------------------------------------------------------------------------------
 
 # The number that opens a single claim text ("3. The method", "Claim 3: The method").
-_LEADING_NUMBER = re.compile(r"\s*(?:claim\s+)?(\d{1,4})\s*(?:\.|\)|:|\s-)(?!\d)\s*", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(r"\s*(?:claim\s+)?(\d{1,18})\s*(?:\.|\)|:|\s-)(?!\d)\s*", re.IGNORECASE)
 
 
 def _strip_number(text: str) -> tuple[int | None, str]:

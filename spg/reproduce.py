@@ -32,8 +32,10 @@ from typing import Any
 import yaml
 
 from spg.config import ConfigError, load_config, read_yaml
+from spg.files import check_destination, write_json, write_text
 
 KINDS = ("stage1", "stage2", "zero-shot")
+REPRODUCE = "reproduce"  # the kind of spg.files output every file spg reproduce writes is
 
 
 @dataclass
@@ -231,7 +233,7 @@ class Pipeline:
         for decoding in self.config.decoding:
             path = self.decoding_file(decoding)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(self.decoding_settings(decoding), sort_keys=False), encoding="utf-8")
+            write_text(path, REPRODUCE, yaml.safe_dump(self.decoding_settings(decoding), sort_keys=False))
             (self.out / "generations" / decoding).mkdir(parents=True, exist_ok=True)
 
     # ---- the in-process jobs -----------------------------------------------------------------
@@ -254,14 +256,17 @@ class Pipeline:
         report = evaluate(predictions, self.dev_records(), bertscore_model=self.config.bertscore_model,
                           progress=False)
         report["not_generated"] = [s.name for s in systems if s not in finished]
-        self.evaluation_file(decoding).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        write_json(self.evaluation_file(decoding), REPRODUCE, report, indent=1)
 
     def write_report(self) -> None:
         from spg.report import reproduction_report
 
-        path = self.report_file()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(reproduction_report(self), encoding="utf-8")
+        write_text(self.report_file(), REPRODUCE, reproduction_report(self))
+
+    def check_destinations(self) -> None:
+        """Raise InputError now, before any job runs, when the config copy or the report could not be written."""
+        for path in (self.out / "config.yaml", self.report_file()):
+            check_destination(path, REPRODUCE)
 
 
 # ---- running jobs ------------------------------------------------------------------------------
@@ -299,12 +304,10 @@ def _device_name() -> str:
 
 
 def _record(out: Path, job: Job, seconds: float) -> None:
-    path = _done_path(out, job.name)
-    path.parent.mkdir(parents=True, exist_ok=True)
     record = {"job": job.name, "command": ["spg", *job.command] if job.command else None,
               "seconds": round(seconds, 1), "host": platform.node(), "device": _device_name(),
               "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
-    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    write_json(_done_path(out, job.name), REPRODUCE, record, indent=1)
 
 
 def _say(message: str) -> None:
@@ -395,6 +398,7 @@ def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = 
     jobs = pipeline.jobs()
     if stop_before:
         jobs = jobs_before(jobs, stop_before)
+    pipeline.check_destinations()
     if dry_run:
         todo = {j.name for j in needed_jobs(jobs, pipeline.out)}
         for job in jobs:
@@ -402,8 +406,7 @@ def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = 
             what = "spg " + " ".join(job.command) if job.command else "(in process)"
             print(f"{job.name:<34} {state:<10} {what}")
         return 0
-    pipeline.out.mkdir(parents=True, exist_ok=True)
-    (pipeline.out / "config.yaml").write_text(yaml.safe_dump(_as_dict(config), sort_keys=False), encoding="utf-8")
+    write_text(pipeline.out / "config.yaml", REPRODUCE, yaml.safe_dump(_as_dict(config), sort_keys=False))
     pipeline.write_decoding_files()
     failed = run_jobs(jobs, pipeline.out, config.parallel)
     if failed:

@@ -13,6 +13,8 @@ import json
 
 import pytest
 from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spg.cli import build_parser, main
 
@@ -82,6 +84,77 @@ def test_debug_shows_the_traceback_of_bad_input_too(tmp_path):
         main(["--debug", "lint", str(tmp_path / "missing.txt")])
 
 
+@pytest.mark.parametrize("argv", [[], ["lint"], ["lint", "a", "b"], ["evaluate"], ["generate", "--max-new-tokens", "x"],
+                                  ["train"], ["train", "stage3"], ["dea", "refs"], ["reproduce"], ["stats", "--bogus"],
+                                  ["frobnicate"]], ids=" ".join)
+def test_usage_errors_are_one_line_with_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and "usage:" not in err, err
+    assert err.startswith("spg") and "--help" in err
+
+
+def test_control_characters_of_claim_texts_are_printed_escaped(tmp_path, capsys):
+    path = tmp_path / "c.txt"
+    path.write_text("1. A \x1b[31mred\x1b[0m widget\x07.\n2. The widget of claim 1, \u202eevil\x9b.\n")
+    code, out, _ = run(capsys, "lint", str(path))
+    assert code == 0 and "\\u001b[31mred" in out and "\\u0007" in out and "\\u202e" in out and "\\u009b" in out
+    assert not any(0 < ord(ch) < 32 and ch != "\n" or 0x7F <= ord(ch) < 0xA0 for ch in out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_escaped_json_is_still_json_with_the_same_text(text):
+    from spg.cli import escaped
+
+    assert json.loads(escaped(json.dumps([text], ensure_ascii=False))) == [text]
+
+
+def test_an_error_line_escapes_control_characters_too(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"claims": [{"num": "\x1b[2J", "text": "x"}]}))
+    err = bad_input(capsys, "lint", str(path))
+    assert "\x1b" not in err
+
+
+def test_standard_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.txt"
+    path.write_text("1. A widget.\n2. The widget of claim 1.\n")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "spg.cli", "lint", str(path)], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=REPO)
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "spg lint: cannot write the output (No space left on device); expected a writable standard output"]
+
+
+def test_library_warnings_are_held_back_until_the_command_succeeded(monkeypatch, tmp_path, capsys):
+    import warnings
+
+    from spg.data import DataError
+
+    path = tmp_path / "c.txt"
+    path.write_text("1. A chair.")
+
+    def warn_then_fail(forest):
+        warnings.warn("some library advice", UserWarning, stacklevel=1)
+        raise DataError("c.txt: bad")
+
+    monkeypatch.setattr("spg.cli.lint.lint_lines", warn_then_fail)
+    assert bad_input(capsys, "lint", str(path)) == "spg lint: c.txt: bad\n"
+
+    def warn_then_succeed(forest):
+        warnings.warn("some library advice", UserWarning, stacklevel=1)
+        return ["1 [ind] A chair."]
+
+    monkeypatch.setattr("spg.cli.lint.lint_lines", warn_then_succeed)
+    code, out, err = run(capsys, "lint", str(path))
+    assert code == 0 and err == "spg lint: warning: some library advice\n"
+
+
 def test_every_option_of_every_command_has_help():
     def parsers(parser: argparse.ArgumentParser):
         yield parser
@@ -142,6 +215,63 @@ def test_stats_on_a_source_without_records_is_bad_input(tmp_path, capsys):
     path = tmp_path / "empty.jsonl"
     path.write_text("")
     assert "empty.jsonl: no patent records to count" in bad_input(capsys, "stats", str(path))
+
+
+# ---------------------------------------------------------------- every reader of JSON input (spg.errors.parse_json)
+
+BIG = "9" * 5000
+SURROGATE = '"The chair of claim 1, \\ud800 red."'
+RECORD = '{"id": "doc0", "description": "A chair.", "claims": [{"num": 1, "text": "A chair."}, {"num": 2, "text": TEXT}]}'
+HOSTILE = {
+    "a 5,000-digit integer": ('{"id": "doc0", "claims": "1. A chair.", "n": ' + BIG + "}", "4300 digits"),
+    "a lone surrogate": (RECORD.replace("TEXT", SURROGATE), "field 'claims[1].text' holds a lone surrogate"),
+}
+
+
+def _readers(tmp_path, references, line: str) -> dict[str, list[str]]:
+    """The argv of each command whose input holds ``line`` as its second JSONL record (or its only JSON value)."""
+    (tmp_path / "bad.jsonl").write_text(references.read_text().splitlines()[0] + "\n" + line + "\n")
+    (tmp_path / "bad.json").write_text(line)
+    return {
+        "lint": ["lint", str(tmp_path / "bad.json")],
+        "stats": ["stats", str(tmp_path / "bad.jsonl")],
+        "evaluate references": ["evaluate", str(tmp_path / "bad.jsonl"), str(references), "--no-bertscore"],
+        "evaluate predictions": ["evaluate", str(references), str(tmp_path / "bad.jsonl"), "--no-bertscore"],
+        "generate input": ["generate", "--input", str(tmp_path / "bad.jsonl"), "--no-progress"],
+    }
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=HOSTILE)
+def test_every_json_reader_refuses_hostile_values_in_one_line(case, references, tmp_path, capsys, no_model,
+                                                              no_scoring):
+    line, expected = HOSTILE[case]
+    for name, argv in _readers(tmp_path, references, line).items():
+        err = bad_input(capsys, *argv)
+        assert expected in err, (name, err)
+        assert name == "lint" or "bad.jsonl line 2" in err, (name, err)
+
+
+def test_every_input_reader_accepts_a_byte_order_mark(references, tmp_path, capsys):
+    from spg.cli.generate import _documents
+    from spg.data import load_records
+    from spg.evaluate import read_prediction_file
+
+    rows = [{**json.loads(x), "prediction": "1. A chair."} for x in references.read_text().splitlines()]
+    bom, as_json = tmp_path / "bom.jsonl", tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(row) + "\n" for row in rows).encode())
+    as_json.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
+    for source in (bom, as_json):
+        assert [r.id for r in load_records(source)] == ["doc0", "doc1"]
+        assert [d.id for d in _documents([str(source)], False, [], None)] == ["doc0", "doc1"]
+        assert sorted(read_prediction_file(source).predictions) == ["doc0", "doc1"]
+    code, _, err = run(capsys, "stats", str(bom))
+    assert code == 0, err
+
+
+def test_bad_utf8_in_jsonl_is_reported_by_line_not_byte(references, tmp_path, capsys):
+    path = tmp_path / "refs.jsonl"
+    path.write_bytes(references.read_bytes() + b'{"id": "doc9", "claims": "1. A \xff chair."}\n')
+    assert "refs.jsonl line 3: byte 0xff is not UTF-8" in bad_input(capsys, "stats", str(path))
 
 
 # ---------------------------------------------------------------- evaluate
@@ -249,8 +379,85 @@ def test_generate_refuses_a_records_file_as_output_and_leaves_it_alone(tmp_path,
     records = tmp_path / "records.jsonl"
     text = json.dumps({"id": "r1", "description": "A chair.", "claims": "1. A chair."}) + "\n"
     records.write_text(text)
-    assert "records.jsonl line 1: not an spg result" in bad_input(capsys, "generate", "--output", str(records))
+    assert "records.jsonl line 1: not spg result output" in bad_input(capsys, "generate", "--output", str(records))
     assert records.read_text() == text
+
+
+def test_generate_refuses_a_users_half_written_notes_file_and_leaves_it_alone(tmp_path, capsys, no_model):
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"id": "idea", "text": "half')
+    assert "notes.jsonl line 1: not spg result output" in bad_input(capsys, "generate", "--output", str(notes))
+    assert notes.read_text() == '{"id": "idea", "text": "half' and len(list(tmp_path.iterdir())) == 1
+
+
+# ---------------------------------------------------------------- where results go (spg.files)
+
+
+def test_evaluate_out_refuses_a_users_table_before_scoring_and_leaves_it_alone(references, tmp_path, capsys,
+                                                                               no_scoring):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "table.md").write_text("# my table\n")
+    err = bad_input(capsys, "evaluate", str(references), str(references), "--no-bertscore", "--out", str(out))
+    assert "table.md: not spg evaluation output" in err
+    assert (out / "table.md").read_text() == "# my table\n" and len(list(out.iterdir())) == 1
+
+
+def test_evaluate_out_never_writes_through_a_symbolic_link(references, tmp_path, capsys, no_scoring):
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere.jsonl"
+    out.mkdir()
+    elsewhere.write_text("precious\n")
+    (out / "documents.jsonl").symlink_to(elsewhere)
+    err = bad_input(capsys, "evaluate", str(references), str(references), "--no-bertscore", "--out", str(out))
+    assert "documents.jsonl: is a symbolic link" in err and elsewhere.read_text() == "precious\n"
+
+
+def test_evaluate_out_naming_a_file_is_refused_before_scoring(references, tmp_path, capsys, no_scoring):
+    out = tmp_path / "out.txt"
+    out.write_text("x")
+    assert "is not a folder" in bad_input(capsys, "evaluate", str(references), str(references), "--no-bertscore",
+                                          "--out", str(out))
+
+
+def test_evaluate_out_rerun_keeps_the_previous_report(references, tmp_path, capsys):
+    out = tmp_path / "out"
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"id": f"doc{i}", "prediction": "1. A chair."}) + "\n" for i in (0, 1)))
+    args = ["evaluate", str(references), str(predictions), "--no-bertscore", "--no-progress", "--out", str(out)]
+    assert main(args) == 0
+    predictions.write_text(json.dumps({"id": "doc0", "prediction": "1. A stool."}) + "\n")
+    assert main(args) == 0
+    assert "kept the previous version as table.md.~1~" in capsys.readouterr().err
+    assert {"table.md.~1~", "table.json.~1~", "documents.jsonl.~1~"} <= {p.name for p in out.iterdir()}
+
+
+def test_pairs_refuses_a_records_file_as_pairs_before_a_model_loads(references, tmp_path, capsys):
+    before = references.read_bytes()
+    err = bad_input(capsys, "pairs", f"model={tmp_path / 'no-model'}", f"data={references}", f"pairs={references}")
+    assert "line 1: not spg pairs output" in err and references.read_bytes() == before
+
+
+def test_dea_out_naming_a_file_is_refused_before_a_model_loads(references, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    out.write_text("x")
+    err = bad_input(capsys, "dea", str(references), "--model", str(tmp_path / "no-model"), "--out", str(out))
+    assert "is not a folder" in err
+
+
+def test_reproduce_refuses_a_users_config_copy_or_report_before_any_job(references, tmp_path, capsys):
+    import yaml
+
+    out = tmp_path / "out"
+    out.mkdir()
+    recipe = tmp_path / "repro.yaml"
+    recipe.write_text(yaml.safe_dump({"output_dir": str(out), "data": str(references), "report": str(tmp_path / "r.md"),
+                                      "systems": [{"name": "Zero-shot", "kind": "zero-shot"}]}))
+    (tmp_path / "r.md").write_text("my report\n")
+    assert "r.md: not spg reproduce output" in bad_input(capsys, "reproduce", "--config", str(recipe))
+    (out / "config.yaml").write_text("mine: 1\n")
+    assert "config.yaml: not spg reproduce output" in bad_input(capsys, "reproduce", "--config", str(recipe))
+    assert (tmp_path / "r.md").read_text() == "my report\n" and (out / "config.yaml").read_text() == "mine: 1\n"
+    assert sorted(p.name for p in out.iterdir()) == ["config.yaml"]
 
 
 @pytest.fixture(scope="module")

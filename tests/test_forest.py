@@ -78,3 +78,10 @@ def test_empty_claim_set():
 def test_diagnostic_names_claim_and_problem():
     d = Forest.from_parents(["A cup.", "The cup of claim 7."], [[], [7]]).diagnostics()[0]
     assert str(d) == "error: claim 2: cites claim 7, which does not exist [missing-parent]"
+
+
+def test_a_parent_with_many_children_lists_each_once_in_number_order():
+    """Issue 20: children were kept in a list tested for membership (20,000 claims 3.8 s, 80,000 56 s)."""
+    claims = [Claim(1, "A widget.", ())] + [Claim(n, "The widget of claim 1.", (1,)) for n in range(30_000, 1, -1)]
+    forest = Forest.from_claims(claims + [Claim(5, "The widget of claim 1.", (1,))])  # 5 again: a duplicate
+    assert forest.children(1) == list(range(2, 30_001))

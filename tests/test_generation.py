@@ -12,6 +12,7 @@ from transformers import LogitsProcessorList
 
 from spg.data import Record, load_records
 from spg.evaluate import evaluate, read_prediction_file
+from spg.files import marked
 from spg.forest import Claim, Forest
 from spg.generation.generator import ClaimGenerator
 from spg.generation.pointer_decode import (
@@ -22,7 +23,7 @@ from spg.generation.pointer_decode import (
     tagged_claims,
 )
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
-from spg.generation.runner import Document, finished_ids, run
+from spg.generation.runner import RESULT, Document, finished_ids, run
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP, STRUCTURE_TOKENS, parse_tagged
 from spg.model.batch import INSTRUCTION
 from spg.model.spg_model import SPGConfig, SPGModel
@@ -160,14 +161,13 @@ def fake_generate(batch):
     return [fake_result(d) for d in batch]
 
 
-def test_rerun_skips_finished_ids_and_sets_a_cut_last_line_aside(tmp_path):
+def test_rerun_skips_finished_ids_and_cuts_off_its_own_torn_last_line(tmp_path):
     out = tmp_path / "out.jsonl"
-    out.write_text(json.dumps(fake_result(DOCS[0])) + "\n" + '{"id": "d2", "clai')
+    out.write_text(json.dumps(marked(RESULT, fake_result(DOCS[0]))) + "\n" + '{"spg": "result", "id": "d2", "clai')
     summary = run(DOCS, fake_generate, out, batch_size=2, progress=False)
     assert summary.already_done == 1 and summary.written == 2
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["id"] for r in lines) == ["d1", "d2", "d3"]
-    assert (tmp_path / "out.jsonl.torn").read_text() == '{"id": "d2", "clai\n'
     assert run(DOCS, fake_generate, out, batch_size=2, progress=False).written == 0
 
 

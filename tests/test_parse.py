@@ -508,3 +508,12 @@ def test_parse_claims_on_odd_containers():
     assert len(parse_claims([])) == 0
     assert len(parse_claims(None)) == 0  # type: ignore[arg-type]
     assert len(parse_claims(string.ascii_letters)) == 1
+
+
+def test_claim_numbers_past_9999_are_claims_of_their_own():
+    """Issue 20: claims numbered 10,000 or more merged into claim 9999 (100,000 claims linted as 9,999)."""
+    text = "".join(f"{n}. The widget of claim {max(n - 1, 1)}.\n" if n > 1 else "1. A widget.\n" for n in range(1, 10_003))
+    forest = parse_claims(text)
+    assert len(forest) == 10_002 and forest.by_num[10_002].parents == (10_001,)
+    assert [n for n, _ in split_claims("1. A widget. 123456789012. The widget of claim 1.")] == [1, 123456789012]
+    assert parse_claims(["1. A widget.", "10000. The widget of claim 1."]).by_num[10_000].parents == (1,)

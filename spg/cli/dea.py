@@ -9,6 +9,10 @@ from itertools import islice
 from pathlib import Path
 
 from spg.errors import InputError, nested_too_deeply
+from spg.files import check_destination, write_json, write_jsonl, write_text
+
+DEA = "dea"  # the kind of spg.files output the --out files are
+DEA_FILES = ("dea.md", "dea.json", "documents.jsonl")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise InputError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
+    for name in DEA_FILES if args.out else ():
+        check_destination(Path(args.out) / name, DEA)
 
     from spg.config import ConfigError, Invalid, check_device
     from spg.model.config import SPGConfig
@@ -58,7 +64,6 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--model {args.model}: {e}; expected an SPG artefact (spg train output)") from None
     if not config.tagged:
         raise InputError(f"--model {args.model}: trained without structure tags (the Baseline ablation): no pointer")
-    # CALL SITE (safety's check_destination): --out must be a folder spg may write its report into.
 
     from transformers.utils import logging as transformers_logging
 
@@ -92,15 +97,11 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(report, indent=2) if args.json else table, end="\n" if args.json else "")
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "dea.md").write_text(table)
-        (out / "dea.json").write_text(json.dumps(report, indent=2) + "\n")
-        with (out / "documents.jsonl").open("w") as f:
-            for d in result.documents:
-                row = {"id": d.id, "claims": d.claims, "kept": d.kept, "predicted": d.predicted, "dea": d.dea.as_dict(),
-                       "dea_all_claims": d.dea_all.as_dict()}
-                f.write(json.dumps(row) + "\n")
-        print(f"wrote {out / 'dea.md'}, {out / 'dea.json'}, {out / 'documents.jsonl'}", file=sys.stderr)
+        rows = [{"id": d.id, "claims": d.claims, "kept": d.kept, "predicted": d.predicted, "dea": d.dea.as_dict(),
+                 "dea_all_claims": d.dea_all.as_dict()} for d in result.documents]
+        written = [write_text(out / "dea.md", DEA, table), write_json(out / "dea.json", DEA, report),
+                   write_jsonl(out / "documents.jsonl", DEA, rows)]
+        print(f"wrote {', '.join(map(str, written))}", file=sys.stderr)
     if skipped:
         print(f"spg dea: skipped {len(skipped)} bad records", file=sys.stderr)
     return 1 if skipped else 0

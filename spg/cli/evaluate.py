@@ -92,8 +92,17 @@ def check_bertscore_model(name: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spg.evaluate import evaluate, markdown_table, read_prediction_file, systems_from_fields, write_report
+    from spg.evaluate import (
+        check_report_folder,
+        evaluate,
+        markdown_table,
+        read_prediction_file,
+        systems_from_fields,
+        write_report,
+    )
 
+    if args.out:
+        check_report_folder(args.out)
     if not args.predictions and not args.field and not args.all_fields:
         raise InputError("give predictions files, --field NAME or --all-fields")
     if args.name and len(args.name) != len(args.predictions):

@@ -110,14 +110,12 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 
 
 def check_output(output: Path | None) -> None:
-    """The results file can be created, or is one that spg wrote (read_results refuses anything else)."""
-    from spg.generation.runner import read_results
+    """The results file can be created, or is one that spg wrote and can add to (spg.files refuses anything else)."""
+    from spg.files import check_destination
+    from spg.generation.runner import RESULT
 
-    if output is None:
-        return
-    if not output.parent.is_dir():
-        raise InputError(f"--output {output}: the folder {output.parent} does not exist")
-    read_results(output)
+    if output is not None:
+        check_destination(output, RESULT, append=True)
 
 
 def _documents(

@@ -30,9 +30,10 @@ def run(args: argparse.Namespace) -> int:
     from spg.config import load_config
     from spg.model.config import SPGConfig
     from spg.train.config import Stage2Config
+    from spg.train.pairs import check_pairs_file
 
     config = load_config(Stage2Config, args.config, args.overrides, available=True)
-    # CALL SITE (safety's check_destination): `pairs` must be a file spg wrote (or none), never a user's file.
+    check_pairs_file(config.pairs)  # a file spg wrote (or none), never a user's file
     try:
         SPGConfig.load(Path(config.model))
     except (OSError, ValueError, TypeError) as e:

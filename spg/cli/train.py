@@ -55,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(Stage1Config if args.stage == "stage1" else Stage2Config, args.config, args.overrides,
                          available=True)
-    # CALL SITE (safety's check_destination): output_dir must be a folder spg may write, not a file.
+    output = Path(config.output_dir)
+    if output.exists() and not output.is_dir():
+        raise InputError(f"output_dir={config.output_dir}: is a file; expected a folder for the trained model")
     # Imported only now: torch and transformers load once the config is known to be good.
     module = importlib.import_module(f"spg.train.{args.stage}")
     if args.stage == "stage1":

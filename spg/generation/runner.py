@@ -1,10 +1,11 @@
 """Long generation runs that survive being killed, and never damage a file that is not theirs.
 
-Each document's result is appended to the output JSONL as soon as its batch finishes (flush + fsync),
-so an interrupted run loses at most the batch in flight. A re-run reads the ids already written and
-skips them; a last line cut short by the kill is moved to ``OUTPUT.torn`` first. Every document thus
-ends up with exactly one line. Only spg result lines count as finished: a file holding anything else
-(a records file given as ``--output`` by mistake) is refused before anything is written to it.
+Each document's result is appended to the output JSONL as soon as its batch finishes (spg.files.Appender:
+one write, synced), so an interrupted run loses at most the batch in flight. A re-run reads the ids already
+written and skips them; a last line cut short by the kill (spg's own: it starts with the result marker) is cut
+off first. Every document thus ends up with exactly one line. Only spg result lines count as finished: a file
+holding anything else (a records file, or a user's notes, given as ``--output`` by mistake) is refused before
+anything is written to it.
 Documents that cannot be generated (no description, or generation fails even on its own) are reported
 by id on stderr, and the run goes on.
 
@@ -26,8 +27,6 @@ alive until the slowest ends, and a crash of one would leave the others' results
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -36,7 +35,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from spg.errors import InputError
+from spg.files import Appender, read_lines, rows_of
 
 
 @dataclass(frozen=True)
@@ -55,89 +54,32 @@ class RunSummary:
     results: list[dict] = field(default_factory=list)  # this run's results, in order
 
 
-# What every result of spg.generation.generator has: a line with all of them is an spg result.
-RESULT_FIELDS = ("id", "mode", "raw", "claims_text")
+RESULT = "result"  # the kind of spg.files output a results file is: every line starts {"spg": "result", ...}
 
 
-def _json(line: bytes) -> object:
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deeply
-        return None
-
-
-def _result_id(line: bytes) -> str | None:
-    """The id of an spg result line, None for anything else."""
-    value = _json(line)
-    if not isinstance(value, dict) or not all(key in value for key in RESULT_FIELDS):
-        return None
-    return value["id"] if isinstance(value["id"], str) else None
-
-
-def _torn(line: bytes) -> bool:
-    """A result line cut short: it starts as :func:`run` writes results (the id first) and is not JSON."""
-    return line.startswith(b'{"id": ') and _json(line) is None
-
-
-def read_results(path: Path) -> tuple[set[str], bytes]:
-    """The ids already finished in the results file ``path``, and its torn last line (b"" when there is none), as
-    a run killed mid-write leaves it. Reads only.
+def read_results(path: Path) -> tuple[set[str], bool]:
+    """The ids already finished in the results file ``path``, and whether its last line was cut short by a
+    killed run. Reads only.
 
     Raises InputError naming the line when ``path`` is not an spg results file: spg never writes to such a file.
     """
-    lines, torn = _result_lines(path)
-    return set(lines), torn
+    lines, torn = read_lines(path, RESULT)
+    return {row.get("id") for row in rows_of(lines)}, torn
 
 
-def _result_lines(path: Path) -> tuple[dict[str, bytes], bytes]:
-    """:func:`read_results` with each finished result's whole line by id."""
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; expected a results file (JSONL) to create or add to")
-    if not path.exists():
-        return {}, b""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    lines = data.split(b"\n")
-    torn = b""
-    if _torn(lines[-1]):
-        torn = lines.pop()
-    done: dict[str, bytes] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        rid = _result_id(line)
-        if rid is None:
-            raise InputError(
-                f"{path} line {n}: not an spg result (a JSON object with {', '.join(RESULT_FIELDS)}); "
-                "refusing to write to a file spg did not write: expected a new file or an earlier --output"
-            )
-        done[rid] = line
-    return done, torn
+def _result_lines(path: Path) -> dict[str, bytes]:
+    """Each finished result's whole line in ``path``, by id."""
+    lines, _ = read_lines(path, RESULT)
+    return {row.get("id"): line for row, line in zip(rows_of(lines), lines, strict=True)}
 
 
 def finished_ids(path: Path) -> set[str]:
-    """Ids already in ``path``, once it ends with a whole line, ready for the next result: a torn last line is
-    moved to ``path.torn`` (added to, never overwritten), a whole one without its newline gets one."""
-    done, torn = read_results(path)
+    """Ids already in ``path``, once it ends with a whole line, ready for the next result (spg.files.Appender
+    cuts off a last line a killed run tore, and ends a whole one without its newline)."""
     if not path.exists():
-        return done
-    with path.open("r+b") as f:
-        size = f.seek(0, os.SEEK_END)
-        if torn:
-            side = path.with_name(path.name + ".torn")
-            with side.open("ab") as kept:
-                kept.write(torn + b"\n")
-                kept.flush()
-                os.fsync(kept.fileno())  # kept there before it leaves the results file
-            f.truncate(size - len(torn))
-            print(f"{path}: its last line was cut short (a killed run); moved it to {side}", file=sys.stderr)
-        elif size:
-            f.seek(size - 1)
-            if f.read(1) != b"\n":
-                f.write(b"\n")
-    return done
+        return set()
+    with Appender(path, RESULT):
+        return read_results(path)[0]
 
 
 Generate = Callable[[list[Document]], list[dict]]  # one result dict per document, in order
@@ -197,7 +139,8 @@ def run(
     decoded first (batches of similar lengths).
     """
     summary = RunSummary()
-    done = finished_ids(output) if output else set()
+    sink = Appender(output, RESULT) if output else None
+    done = read_results(output)[0] if output else set()
     seen: dict[str, None] = {}  # ids in input order
 
     def todo() -> Iterator[Document]:
@@ -218,7 +161,6 @@ def run(
 
     start = time.perf_counter()
     bar = tqdm(total=total, unit="doc", disable=not progress, dynamic_ncols=True)
-    sink = output.open("a", encoding="utf-8") if output else None
     try:
         pending: Iterable[Document] = todo()
         if length is not None:
@@ -227,9 +169,7 @@ def run(
         for batch in _batches(pending, batch_size):
             for result in _generate(generate, batch, summary):
                 if sink:
-                    sink.write(json.dumps(result, ensure_ascii=False) + "\n")
-                    sink.flush()
-                    os.fsync(sink.fileno())
+                    sink.add([result])
                 summary.results.append(result)
                 summary.written += 1
                 summary.new_tokens += int(result.get("new_tokens", 0))
@@ -265,15 +205,12 @@ def merge_shards(output: Path, shards: int, order: Iterable[str]) -> int:
 
     with output.with_name(output.name + ".lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = finished_ids(output)
         found: dict[str, bytes] = {}
         for shard in range(shards):
-            found.update(_result_lines(shard_path(output, shard, shards))[0])
+            found.update(_result_lines(shard_path(output, shard, shards)))
         rank = {doc_id: n for n, doc_id in enumerate(order)}
-        new = sorted((i for i in found if i not in done), key=lambda i: (rank.get(i, len(rank)), i))
-        with output.open("ab") as sink:
-            for doc_id in new:
-                sink.write(found[doc_id] + b"\n")
-            sink.flush()
-            os.fsync(sink.fileno())
+        with Appender(output, RESULT) as sink:
+            done = read_results(output)[0]
+            new = sorted((i for i in found if i not in done), key=lambda i: (rank.get(i, len(rank)), i))
+            sink.add_lines(found[doc_id] for doc_id in new)
     return len(new)

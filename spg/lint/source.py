@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spg.data import DataError, record_from_json
-from spg.errors import decode_utf8
+from spg.errors import decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
 
@@ -48,21 +48,17 @@ def _looks_like_json(path: str, text: str) -> bool:
 def _decode(name: str, text: str) -> list[object]:
     """The JSON value of ``text``, or the values of its lines when it is JSON Lines (one record per line)."""
     try:
-        return [json.loads(text)]
+        return [parse_json(text, name)]
     except json.JSONDecodeError as e:
         if e.msg != "Extra data":
             raise DataError(f"{name}: not valid JSON ({e.msg}: line {e.lineno}, column {e.colno}); {JSON_EXPECTED}") from None
-    except RecursionError:
-        raise DataError(f"{name}: JSON nested too deeply to read; {JSON_EXPECTED}") from None
     values = []
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                values.append(json.loads(line))
+                values.append(parse_json(line, f"{name} line {n}"))
             except json.JSONDecodeError as e:
                 raise DataError(f"{name} line {n}: not valid JSON ({e.msg} at column {e.colno}); {JSON_EXPECTED}") from None
-            except RecursionError:
-                raise DataError(f"{name} line {n}: JSON nested too deeply to read; {JSON_EXPECTED}") from None
     return values
 
 

@@ -6,6 +6,7 @@ from spg.forest import Claim, Forest
 from spg.lint.check import LintResult, lint
 
 SNIPPET = 70
+MAX_INDENT = 20
 
 
 def _label(claim: Claim) -> str:
@@ -18,7 +19,10 @@ def _label(claim: Claim) -> str:
 def _line(claim: Claim, indent: int) -> str:
     text = " ".join(claim.text.split())
     snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1].rstrip() + "…"
-    return f"{'  ' * indent}{claim.num} [{_label(claim)}] {snippet}"
+    # Indented at most MAX_INDENT levels, deeper ones say their depth: a 100,000-deep chain indented in full
+    # would print 10 GB.
+    deeper = f"(depth {indent + 1}) " if indent > MAX_INDENT else ""
+    return f"{'  ' * min(indent, MAX_INDENT)}{deeper}{claim.num} [{_label(claim)}] {snippet}"
 
 
 def tree_order(forest: Forest) -> tuple[list[tuple[Claim, int]], list[Claim]]:

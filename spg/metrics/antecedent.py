@@ -26,7 +26,7 @@ Noun phrases come from a pattern, not a parser (see docs/patentscore.md for ever
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from spg.forest import Forest
@@ -168,7 +168,7 @@ def _lowered(text: str) -> str:
     return " " + low
 
 
-def _definite_references(low: str, introduced: set[str]) -> list[tuple[int, int, bool]]:
+def _definite_references(low: str, introduced: set[str] | _Scope) -> list[tuple[int, int, bool]]:
     """(mention index, noun-phrase length, has basis) of each definite reference in ``low`` (from :func:`_lowered`).
 
     The index counts every match of :data:`_MENTION_RE` in ``low``. Indefinite mentions go into ``introduced``,
@@ -194,62 +194,98 @@ def _definite_references(low: str, introduced: set[str]) -> list[tuple[int, int,
     return out
 
 
-def _introductions(text: str) -> set[str]:
-    introduced: set[str] = set()
-    _definite_references(_lowered(text), introduced)
-    return introduced
+class _Scope:
+    """The introductions a claim's text may lean on: those of its ancestors (a bit mask of their positions,
+    checked against each key's mask of the claims introducing it), plus the claim's own as it is read.
+
+    Masks instead of sets of keys: a claim's ancestry is its parents' ancestries joined, which as sets of keys
+    costs the size of the whole scope per claim (quadratic in a 10,000-deep chain); as masks it is a few machine
+    words per 64 claims, and the same answer for any cited parents (multiple dependency included).
+    """
+
+    __slots__ = ("ancestors", "by_key", "own")
+
+    def __init__(self, ancestors: int, by_key: dict[str, int]):
+        self.ancestors, self.by_key, self.own = ancestors, by_key, set()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.own or bool(self.by_key.get(key, 0) & self.ancestors)
+
+    def update(self, keys: Iterable[str]) -> None:
+        self.own.update(keys)
 
 
-def _ancestors(forest: Forest, num: int, order: dict[int, int]) -> set[int]:
-    """Every earlier claim ``num`` cites, directly or through its parents (multiple dependency: all of them)."""
-    out: set[int] = set()
-    stack = [num]
-    while stack:
-        child = stack.pop()
-        for p in forest.by_num[child].parents:
-            if p in order and order[p] < order[child] and p not in out:
-                out.add(p)
-                stack.append(p)
-    return out
-
-
-def _scopes(source: Forest | str) -> Iterator[tuple[int | None, str, set[str]]]:
-    """(claim, text, introductions already in scope) for each text to check, in reading order.
+def _checked(source: Forest | str) -> Iterator[tuple[int | None, str, str, list[tuple[int, int, bool]]]]:
+    """(claim, text, lowered text, its definite references as :func:`_definite_references` gives them) for each
+    text to check, in reading order.
 
     The one definition of scope behind both readers: a string is read as the paper reads it (one text, nothing in
     scope before it, so introductions anywhere earlier in the text count); a Forest claim by claim, each starting
-    with the introductions of every ancestor's text.
+    with the introductions of every ancestor's text: every earlier claim it cites, directly or through its
+    parents (multiple dependency: all of them). A claim number names its first claim.
     """
     if isinstance(source, str):
-        yield None, source, set()
+        low = _lowered(source)
+        yield None, source, low, _definite_references(low, set())
         return
     order = {c.num: i for i, c in reversed(list(enumerate(source.claims)))}
-    intros: dict[int, set[str]] = {}
-    for claim in source.claims:
-        introduced: set[str] = set()
-        for a in _ancestors(source, claim.num, order):
-            if a not in intros:
-                intros[a] = _introductions(source.by_num[a].text)
-            introduced |= intros[a]
-        yield claim.num, claim.text, introduced
+    valid = {num: [p for p in claim.parents if p in order and order[p] < order[num]]
+             for num, claim in source.by_num.items()}
+    waiting = {num: 0 for num in valid}  # later claims that still need this claim's ancestry
+    for parents in valid.values():
+        for p in parents:
+            waiting[p] += 1
+    ancestry: dict[int, int] = {}  # claim number -> mask of its ancestors' positions, while a claim needs it
+    by_key: dict[str, int] = {}  # key -> mask of the positions of the claims that introduce it
+    for i, claim in enumerate(source.claims):
+        first = order[claim.num] == i
+        if first:
+            mask = 0
+            for p in valid[claim.num]:
+                mask |= ancestry[p] | (1 << order[p])
+                waiting[p] -= 1
+                if not waiting[p]:
+                    del ancestry[p]
+            if waiting[claim.num]:
+                ancestry[claim.num] = mask
+        else:  # a claim reusing a number: the scope of the first claim with it
+            mask = _mask_of(source, claim.num, order, valid)
+        scope = _Scope(mask, by_key)
+        low = _lowered(claim.text)
+        references = _definite_references(low, scope)
+        if first:
+            bit = 1 << i
+            for key in scope.own:  # all of its introductions: the scope started without any of its own
+                by_key[key] = by_key.get(key, 0) | bit
+        yield claim.num, claim.text, low, references
+
+
+def _mask_of(source: Forest, num: int, order: dict[int, int], valid: dict[int, list[int]]) -> int:
+    """The ancestors' mask of claim ``num`` computed afresh (for the rare claim that repeats a number)."""
+    mask, stack, seen = 0, [num], set()
+    while stack:
+        for p in valid[stack.pop()]:
+            if p not in seen:
+                seen.add(p)
+                mask |= 1 << order[p]
+                stack.append(p)
+    return mask
 
 
 def antecedent_counts(source: Forest | str) -> tuple[int, int]:
     """(definite references, those with antecedent basis) — Eq. ante's |D| and numerator for a string."""
     total = resolved = 0
-    for _, text, introduced in _scopes(source):
-        references = _definite_references(_lowered(text), introduced)
+    for _, _, _, references in _checked(source):
         total += len(references)
         resolved += sum(ok for _, _, ok in references)
     return total, resolved
 
 
 def unsupported_references(source: Forest | str) -> list[AntecedentIssue]:
-    """Every definite reference lacking antecedent basis, in reading order (scopes as in :func:`_scopes`)."""
+    """Every definite reference lacking antecedent basis, in reading order (scopes as in :func:`_checked`)."""
     issues = []
-    for num, text, introduced in _scopes(source):
-        low = _lowered(text)
-        missing = [(i, length) for i, length, ok in _definite_references(low, introduced) if not ok]
+    for num, text, low, references in _checked(source):
+        missing = [(i, length) for i, length, ok in references if not ok]
         if missing:
             mentions = list(_MENTION_RE.finditer(low))  # offsets, only where there is something to report
             for i, length in missing:

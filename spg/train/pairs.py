@@ -14,19 +14,20 @@ the chosen text itself is left out (its DPO gradient is zero), and so is ``gt-vs
 are the same candidate (a single candidate), since it would repeat ``gt-vs-worst``. Each pair carries
 ω(y_l) = 1 − PS(y_l)/PS_max, the LPO weight of its rejected side (Eq. 5).
 
-The sampling half (:func:`write_pairs`) writes one JSON line per pair, flushed per description, and skips
-descriptions already present in the output, so an interrupted run resumes where it stopped.
+The sampling half (:func:`write_pairs`) appends one JSON line per pair (spg.files.Appender: marked
+``"spg": "pairs"``, synced per description), and skips descriptions already present in the output, so an
+interrupted run resumes where it stopped; a file that is not a pairs file is refused before anything is sampled.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import islice
 from pathlib import Path
 
+from spg.files import Appender, check_destination, read_rows
 from spg.linearize import scored_text
 from spg.metrics.patentscore import DEFAULT_READING, PreparedText, lpo_weight, patent_score
 
@@ -77,13 +78,17 @@ def build_pairs(
     return [p for p in pairs if p.chosen != p.rejected]
 
 
+PAIRS = "pairs"  # the kind of spg.files output a pairs file is: every line starts {"spg": "pairs", ...}
+
+
+def check_pairs_file(path: str | Path) -> None:
+    """Raise InputError, before any model loads, unless ``path`` is absent or a pairs file spg can add to."""
+    check_destination(path, PAIRS, append=True)
+
+
 def done_ids(path: str | Path) -> set[str]:
     """Description ids already written to a pairs file (a description with no pair is recorded too)."""
-    path = Path(path)
-    if not path.exists():
-        return set()
-    with path.open(encoding="utf-8") as f:
-        return {json.loads(line)["id"] for line in f if line.strip()}
+    return {row.get("id") for row in read_rows(path, PAIRS)}
 
 
 def write_pairs(
@@ -101,11 +106,10 @@ def write_pairs(
     against; ``sample(prompts)`` returns each prompt's candidates, ``score(candidate, reference)`` a PS_rule
     total. A description that yields no pair still gets a line (``pair_type`` null) so that resuming skips it.
     """
-    skip = done_ids(path)
     counts: Counter = Counter()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    todo = (item for item in items if item[0] not in skip)
-    with path.open("a", encoding="utf-8") as f:
+    with Appender(path, PAIRS) as f:
+        skip = done_ids(path)
+        todo = (item for item in items if item[0] not in skip)
         while batch := list(islice(todo, batch_size)):
             for (record_id, prompt, gt, reference), texts in zip(batch, sample([b[1] for b in batch]), strict=True):
                 candidates = [(text, score(text, reference)) for text in texts]
@@ -115,8 +119,7 @@ def write_pairs(
                     # Every key present (null) so that `datasets` infers one schema for the whole file.
                     rows = [{"id": record_id, "prompt": prompt, **dict.fromkeys(Pair.__dataclass_fields__)}]
                 counts.update(row["pair_type"] or "no-pair" for row in rows)
-                f.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-            f.flush()  # a killed run loses at most the batch in flight
+                f.add(rows)  # synced: a killed run loses at most the description in flight
     return counts
 
 
@@ -128,12 +131,9 @@ def load_pairs(path: str | Path):
     """
     from datasets import Dataset
 
-    with Path(path).open(encoding="utf-8") as f:
-        rows = [row for line in f if line.strip() and (row := json.loads(line))["pair_type"] is not None]
-    return Dataset.from_list(rows)
+    return Dataset.from_list([row for row in read_rows(path, PAIRS) if row.get("pair_type") is not None])
 
 
 def count_types(path: str | Path) -> Counter:
     """Pairs per type in a pairs file (plus ``no-pair`` descriptions): the summary ``spg pairs`` prints."""
-    with Path(path).open(encoding="utf-8") as f:
-        return Counter(json.loads(line)["pair_type"] or "no-pair" for line in f if line.strip())
+    return Counter(row.get("pair_type") or "no-pair" for row in read_rows(path, PAIRS))

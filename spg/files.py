@@ -1,0 +1,308 @@
+"""The one way spg writes its results: never over a file it did not write, never through a link, never half.
+
+Every result spg writes says so in its content, under a *kind* naming what it is ("result" for a line of
+``spg generate --output``, "evaluation" for ``spg evaluate --out``'s table, ...):
+
+* JSONL: every line is an object whose first key is ``"spg": KIND``;
+* JSON: an object whose first key is ``"spg": KIND``;
+* Markdown and YAML: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
+
+A destination is written only when it is absent or holds spg's own output of the same kind (appended results:
+or is empty), and never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
+
+Whole files (:func:`write_text`, :func:`write_json`, :func:`write_jsonl`) are written to a new temporary file
+in the destination folder, synced and renamed over the destination, so a killed run leaves the old file or the
+new one, never part of one. A re-run whose output differs from the file already there keeps the previous one
+as ``NAME.~N~`` (N = 1, 2, ...) and says so on stderr; identical output leaves the file untouched.
+
+Results that grow as a run goes (``spg generate --output``, ``spg pairs``) are appended a batch at a time
+(:class:`Appender`), each batch synced before the next starts, so a killed run loses at most the batch in
+flight. A last line that a kill cut short is recognised by the kind's marker it starts with, and only such a
+line is cut off when the run resumes; a file whose lines are anything else is refused, whatever it starts with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from spg.errors import InputError
+
+MARK = "spg"  # the key, or the word in a first line, that marks spg's own output
+_HEADERS = {".md": "<!-- spg {} -->\n", ".yaml": "# spg {}\n", ".yml": "# spg {}\n"}
+
+
+def _line_prefix(kind: str) -> bytes:
+    """How every JSONL line of this kind starts: what tells spg's own torn line from anyone else's text."""
+    return json.dumps({MARK: kind})[:-1].encode() + b", "
+
+
+def _header(path: Path, kind: str) -> str:
+    try:
+        return _HEADERS[path.suffix].format(kind)
+    except KeyError:
+        raise ValueError(f"{path}: spg writes text results as .md or .yaml, not {path.suffix!r}") from None
+
+
+def marked(kind: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` as spg writes it: the marker first, then the row's own keys."""
+    return {MARK: kind, **{k: v for k, v in row.items() if k != MARK}}
+
+
+def is_spg_line(line: bytes, kind: str) -> bool:
+    """Whether one JSONL line (without its newline) is a whole line of spg output of this kind."""
+    if not line.startswith(_line_prefix(kind)):
+        return False
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and value.get(MARK) == kind
+
+
+def _is_own(path: Path, kind: str, data: bytes) -> bool:
+    """Whether ``data``, the content of ``path``, is spg's output of this kind. (Whole files are never left empty
+    by spg, so an empty one is someone else's; appended results may be, see :func:`read_lines`.)"""
+    if path.suffix == ".jsonl":
+        return is_spg_line(data.split(b"\n", 1)[0], kind)
+    if path.suffix == ".json":
+        try:
+            value = json.loads(data)
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(value, dict) and value.get(MARK) == kind
+    return data.startswith(_header(path, kind).encode())
+
+
+def _refuse(path: Path, problem: str) -> InputError:
+    return InputError(f"{path}: {problem}")
+
+
+def _not_own(path: Path, line: int, kind: str) -> InputError:
+    return InputError(f"{path} line {line}: not spg {kind} output (a JSON object starting "
+                      f"{_line_prefix(kind).decode().rstrip(', ')}); spg never writes to a file it did not write: "
+                      "expected a new file or one an earlier spg run wrote")
+
+
+def check_destination(path: str | Path, kind: str, *, append: bool = False) -> None:
+    """Raise InputError unless spg may write its ``kind`` output to ``path``: not a folder, not a link, in a
+    folder spg can write to (created when missing), and absent or spg's own output of this kind.
+
+    With ``append`` the file must also be one spg can add to: every whole line its own (a last line a kill cut
+    short allowed; an empty file too: a run killed before its first result leaves one). Reads only; call it
+    before any work, so that a run cannot end on a file it may not write.
+    """
+    path = Path(path)
+    if path.is_symlink():
+        raise _refuse(path, "is a symbolic link; spg writes its results only to plain files, never through a link")
+    if path.is_dir():
+        raise _refuse(path, f"is a folder; expected a file for spg's {kind} output")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise _refuse(path, f"{folder} is not a folder; expected a folder to write spg's {kind} output in")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _refuse(path, f"cannot write in the folder {folder} (permission denied)")
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise _refuse(path, "is not a plain file; expected a new file or spg's own output")
+    if append and not os.access(path, os.W_OK):
+        raise _refuse(path, "cannot write to it (permission denied)")
+    if append:
+        read_lines(path, kind)
+        return
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise _refuse(path, f"cannot read ({e.strerror or e})") from None
+    if not _is_own(path, kind, data):
+        raise _refuse(path, f"not spg {kind} output; spg never writes over a file it did not write: "
+                            "expected a new file or one an earlier spg run wrote")
+
+
+# ---------------------------------------------------------------- whole files
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (a crash right after it must not bring the old name back)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a system that cannot open folders: the rename is still atomic
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _backup_name(path: Path) -> Path:
+    n = 1
+    while (backup := path.with_name(f"{path.name}.~{n}~")).exists() or backup.is_symlink():
+        n += 1
+    return backup
+
+
+def _replace(path: Path, kind: str, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically, keeping a different previous version (see the module docstring)."""
+    check_destination(path, kind)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file() and path.read_bytes() == data:
+        return path
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())
+        if path.exists() and path.stat().st_size:
+            backup = _backup_name(path)
+            os.link(path, backup)  # the previous version stays reachable at every moment
+            print(f"{path}: kept the previous version as {backup.name}", file=sys.stderr)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_text(path: str | Path, kind: str, text: str) -> Path:
+    """A Markdown or YAML result, its first line marking it as spg's ``kind`` output."""
+    path = Path(path)
+    return _replace(path, kind, (_header(path, kind) + text).encode("utf-8"))
+
+
+def write_json(path: str | Path, kind: str, value: dict[str, Any], indent: int | None = 2) -> Path:
+    """A JSON object result, marked by its first key."""
+    return _replace(Path(path), kind, (json.dumps(marked(kind, value), indent=indent) + "\n").encode("utf-8"))
+
+
+def _jsonl(kind: str, rows: Iterable[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(marked(kind, row), ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
+
+
+def write_jsonl(path: str | Path, kind: str, rows: Iterable[dict[str, Any]]) -> Path:
+    """A JSONL result written whole, every line marked."""
+    return _replace(Path(path), kind, _jsonl(kind, rows))
+
+
+# ---------------------------------------------------------------- results that grow
+
+
+def read_lines(path: str | Path, kind: str) -> tuple[list[bytes], bool]:
+    """The whole lines of spg's JSONL ``kind`` output at ``path`` (none when absent), and whether a last line
+    was cut short by a kill. Raises InputError naming the first line that is not spg's. Reads only."""
+    path = Path(path)
+    if not path.exists():
+        return [], False
+    if path.is_dir():
+        raise _refuse(path, f"is a folder; expected a file of spg's {kind} output")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise _refuse(path, f"cannot read ({e.strerror or e})") from None
+    lines = data.split(b"\n")
+    last = lines.pop()  # b"" when the file ends with a newline
+    whole = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if not is_spg_line(line, kind):
+            raise _not_own(path, n, kind)
+        whole.append(line)
+    torn = False
+    if last.strip():
+        if is_spg_line(last, kind):  # whole, only its newline missing
+            whole.append(last)
+        elif last.startswith(_line_prefix(kind)):
+            torn = True
+        else:
+            raise _not_own(path, len(lines) + 1, kind)
+    return whole, torn
+
+
+def read_rows(path: str | Path, kind: str) -> list[dict[str, Any]]:
+    """The rows of spg's JSONL ``kind`` output, without the marker (a torn last line left out)."""
+    return list(rows_of(read_lines(path, kind)[0]))
+
+
+class Appender:
+    """Adds marked lines to spg's JSONL ``kind`` output at ``path``, creating it if absent.
+
+    Opening checks the file (:func:`check_destination` with ``append``), cuts off a last line a killed run tore
+    (spg's own, recognised by its marker) and ends a whole last line without its newline. Each :meth:`add` is
+    one write, synced before it returns.
+    """
+
+    def __init__(self, path: str | Path, kind: str):
+        self.path, self.kind = Path(path), kind
+        check_destination(self.path, kind, append=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # O_NOFOLLOW: a link put there since the check is refused, not written through.
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            self._end_with_a_whole_line()
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def _end_with_a_whole_line(self) -> None:
+        size = os.lseek(self._fd, 0, os.SEEK_END)
+        if not size:
+            return
+        data = self.path.read_bytes()
+        start = data.rfind(b"\n") + 1
+        last = data[start:]
+        if not last:
+            return
+        if is_spg_line(last, self.kind):
+            os.write(self._fd, b"\n")
+        elif last.startswith(_line_prefix(self.kind)):
+            os.ftruncate(self._fd, start)
+            print(f"{self.path}: dropped its last line, cut short when a run was killed ({len(last)} bytes)",
+                  file=sys.stderr)
+        elif last.strip():  # changed since it was checked
+            raise _refuse(self.path, "its last line is not spg output; refusing to add to it")
+        os.fsync(self._fd)
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.add_lines(_jsonl(self.kind, rows).splitlines())
+
+    def add_lines(self, lines: Iterable[bytes]) -> None:
+        """Whole marked lines (as :func:`read_lines` gives them), in one write."""
+        data = b"".join(line + b"\n" for line in lines)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def rows_of(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """The decoded rows of whole marked lines, without the marker."""
+    for line in lines:
+        yield {k: v for k, v in json.loads(line).items() if k != MARK}
