@@ -50,7 +50,7 @@ def test_with_ignored_adds_rules_to_those_of_the_file():
         ("ignroe: [antecedent]", "unknown key 'ignroe'"),
         ("ignore: antecedent", "'ignore' must be a list of non-empty strings"),
         ("per-claim: {x: [antecedent]}", "expected a claim number"),
-        ("ignore: [antecedent", "line 1: not valid YAML"),
+        ("ignore: [antecedent", "line 1, column 20: not valid YAML"),
         ("- antecedent", "expected a mapping"),
     ],
 )

@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from spg.config import read_yaml
 from spg.errors import InputError
 from spg.lint.finding import Finding
 from spg.lint.rules import RULES
@@ -75,20 +74,9 @@ def _strings(value: object, where: str) -> list[str]:
 def read_suppressions(path: Path) -> Suppressions:
     """The suppressions of one YAML file; a malformed file is an InputError naming it, the key and what was
     expected."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"{path}{where}: not valid YAML ({getattr(e, 'problem', None) or 'syntax error'})") from None
-    if data is None:
+    data = read_yaml(path)  # spg's one safe reader: no aliases, no duplicate keys
+    if not data:
         return Suppressions(source=str(path))
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a mapping with keys {', '.join(_KEYS)}")
     unknown = [k for k in data if k not in _KEYS]
     if unknown:
         raise InputError(f"{path}: unknown key {str(unknown[0])!r}; expected {', '.join(_KEYS)}")
