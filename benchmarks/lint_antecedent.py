@@ -47,9 +47,7 @@ def _split(words: str) -> list[str]:
 
 SWAPS = dict(
     pair.split("/")
-    for pair in "first/second second/first inlet/outlet outlet/inlet upper/lower lower/upper inner/outer "
-    "outer/inner left/right right/left front/rear rear/front top/bottom bottom/top input/output output/input "
-    "proximal/distal distal/proximal".split()  # noqa: SIM905 (a table reads better as text)
+    for pair in ["first/second", "second/first", "inlet/outlet", "outlet/inlet", "upper/lower", "lower/upper", "inner/outer", "outer/inner", "left/right", "right/left", "front/rear", "rear/front", "top/bottom", "bottom/top", "input/output", "output/input", "proximal/distal", "distal/proximal"]  # noqa: SIM905 (a table reads better as text)
 )
 # Nouns for the head swap (b): the first one a document never uses replaces the head.
 NONCE = _split("gasket sprocket trunnion grommet ferrule bollard sconce gusset")
