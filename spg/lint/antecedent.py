@@ -86,7 +86,7 @@ _STOP = _words(
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
     "relative opposite rather except prior together apart away alone instead sufficient so outside inside adjacent "
-    "upstream downstream"
+    "upstream downstream subsequent previous already perpendicular parallel coaxial concentric flush integral"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -110,7 +110,7 @@ _IDIOM_HEADS = _words(
     "same other like following foregoing preceding former latter art group step steps form vicinity basis presence "
     "absence case fact extent invention claim claims manner way purpose formula formulae respect event instance "
     "order alternative need sake expense help aid contrary range balance remainder internet earth ground lesser "
-    "greater equation "
+    "greater equation proviso "
     "atmosphere world"
 )
 # Parts and properties any element has (MPEP 2173.05(e): "the outer surface of said sphere" needs no introduction).
@@ -128,7 +128,8 @@ _PARTS = _PROPERTIES | _words(
     "end top bottom side surface edge face tip base center centre middle interior exterior inside outside "
     "periphery perimeter circumference front rear back axis plane portion part half majority entirety boundary "
     "profile contour outline region rest beginning start completion operation execution output input result "
-    "sequence structure course remainder use"
+    "sequence structure course remainder use substituent sine cosine tangent logarithm square root inverse "
+    "product quotient reciprocal"
 )
 # Modifiers that set an element against another of its kind (first/second, inlet/outlet, upper/lower …): a
 # reference carrying one needs an introduction carrying it; these are what modifier-swap defects change. They also
@@ -308,16 +309,17 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
-            ch.subject = (dependent and i == 0) or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+            ch.subject = "following" in raw or (dependent and i == 0) or (bool(claim_at) and _names_claim(kinds, k, claim_at))
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
             ch.inherent = (
                 owned
                 or (nxt == "of" and head in _PARTS)
                 or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
+                or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
             )
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
-            if i <= pending.end + 2:
+            if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
                 pending.words, pending.raw = pending.words + ch.words[-1:], pending.raw + raw[-1:]
                 ch.definite = ch.definite or pending.definite
             else:  # "the first or, if present, fourth columns": too far to read, so not judged
@@ -531,13 +533,15 @@ class _Reader:
         if self.named_action(ref):
             return None
         raw = ref.raw
-        if len(words) > 1 and (
-            raw[-1].endswith(("s", "ed", "ing")) and not raw[-1].endswith("ss") or raw[-2].endswith("s")
-        ):
-            # it ran into a verb: "the oxygen content falls"
-            short = words[:-1]
-            if any(c.words[-1] == short[-1] for c in self.matches(ref, short[-1], short[:-1])):
-                return None
+        for cut in range(len(raw) - 1, 0, -1):
+            # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
+            verb = raw[cut]
+            if (verb.endswith("s") and not verb.endswith("ss")) or (
+                cut == len(raw) - 1 and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS
+            ):
+                short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
+                if short and any(c.words[-1] == short[-1] for c in self.matches(ref, short[-1], short[:-1])):
+                    return None
         # One element of that kind in scope and modifiers that set it against nothing: the referent is clear
         # ("the golf club shaft" when the claim has one shaft; Energizer v. ITC, MPEP 2173.05(e)). A positional
         # or ordinal modifier the introduction lacks ("the second layer" after "a layer") is never added freely.
