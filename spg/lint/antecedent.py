@@ -74,7 +74,8 @@ _QUANTIFIER = _words("at least one or more plurality plural multiplicity multipl
 _STOP = _words(
     "a an the said this that these those it its their his her them they which who whom whose what where when "
     "while wherein whereby whereas whereof wherefrom thereof therein thereto thereby therefrom thereon therewith "
-    "thereafter herein such and or but nor not no so if than then as each every any all some both either neither "
+    "thereafter therethrough therebetween thereover thereunder therealong therearound thereacross thereabout "
+    "herein such and or but nor not no so if than then as each every any all some both either neither "
     "other another of in on at to for with from by into onto over under between through about within without "
     "across along via per upon against toward towards around among amongst after before during beyond below "
     "above behind near up down out off one ones thus hence whether until unless "
@@ -110,7 +111,7 @@ _IDIOM_HEADS = _words(
     "same other like following foregoing preceding former latter art group step steps form vicinity basis presence "
     "absence case fact extent invention claim claims manner way purpose formula formulae respect event instance "
     "order alternative need sake expense help aid contrary range balance remainder internet earth ground lesser "
-    "greater equation proviso "
+    "greater equation proviso improvement phase relation "
     "atmosphere world"
 )
 # Parts and properties any element has (MPEP 2173.05(e): "the outer surface of said sphere" needs no introduction).
@@ -122,7 +123,8 @@ _PROPERTIES = _words(
     "intensity magnitude state status content contents total sum orientation direction position location color "
     "colour type kind nature identity quality quantity composition ratio proportion percentage degree difference "
     "route lifetime life force torque power energy voltage current resistance impedance capacitance charge "
-    "strength stiffness hardness viscosity conductivity humidity brightness occurrence onset moment instant period"
+    "strength stiffness hardness viscosity conductivity humidity brightness occurrence onset moment instant period "
+    "coefficient dose flow title name relation relationship gap passage"
 )
 _PARTS = _PROPERTIES | _words(
     "end top bottom side surface edge face tip base center centre middle interior exterior inside outside "
@@ -141,10 +143,36 @@ _POSITIONAL = _words(
     "downstream high low hot cold anterior posterior lateral medial leading trailing"
 )
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
+# Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
+# introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
+_CONTRAST = {
+    word: group
+    for group, words in enumerate(
+        (
+            "first second third fourth fifth sixth seventh eighth ninth tenth primary secondary tertiary",
+            "upper lower top bottom",
+            "inner outer internal external",
+            "left right",
+            "front rear back forward aft leading trailing anterior posterior",
+            "inlet outlet input output entry exit intake exhaust upstream downstream",
+            "proximal distal",
+            "male female",
+            "horizontal vertical lateral medial",
+            "positive negative",
+            "minimum maximum high low hot cold",
+        )
+    )
+    for word in words.split()
+}
+# Suffixes of abstract nouns (properties, events, relations): with "of" after them ("the growth of spherulites",
+# "the solubility of the plasticizer") they name something of their owner, not a claimed element.
+_ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
 _MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
 _STEPS = _words("step steps")
+# First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
+_SET_PHRASES = _words("balance type kind sum group")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
@@ -309,12 +337,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
-            ch.subject = "following" in raw or (dependent and i == 0) or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+            ch.subject = "following" in raw or raw[0] in _SET_PHRASES or (dependent and i == 0) or (bool(claim_at) and _names_claim(kinds, k, claim_at))
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
             ch.inherent = (
                 owned
-                or (nxt == "of" and head in _PARTS)
+                or (nxt == "of" and (head in _PARTS or head.endswith(_ABSTRACT)))
                 or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
             )
@@ -410,6 +438,22 @@ class _Ancestry:
         return bool(self.bits_of(c) >> a & 1)
 
 
+def _contradicts(mods: tuple[str, ...], introduced: list[_Chunk]) -> bool:
+    """Whether a positional modifier of a reference excludes every introduction of its head in scope."""
+    for m in mods:
+        group = _CONTRAST.get(m)
+        if group is not None and not any(m in c.words for c in introduced):
+            if any(_CONTRAST.get(w) == group for c in introduced for w in c.words[:-1]):
+                return True
+    return False
+
+
+def _ends_with(words: tuple[str, ...], head: str) -> bool:
+    """Whether a phrase ends in ``head``, or would have but for a participle after it ("a layer covering …")."""
+    last = len(words) - 1
+    return any(w == head and (j == last or words[j + 1].endswith(("ing", "ed"))) for j, w in enumerate(words))
+
+
 def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     """Whether ``intro`` holds ``head`` with every modifier in ``mods`` before it ("a first panel element" supports
     "the element", "the panel" and "the first panel element", not "the second panel element")."""
@@ -472,8 +516,11 @@ class _Reader:
             if len(stem) > 2:
                 self.acted.setdefault(stem[:3], []).append((claim, token, stem))
 
-    def matches(self, ref: _Chunk, head: str, mods: tuple[str, ...], exact: bool = False) -> list[_Chunk]:
-        """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two)."""
+    def matches(
+        self, ref: _Chunk, head: str, mods: tuple[str, ...], exact: bool = False, headed: bool = False
+    ) -> list[_Chunk]:
+        """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
+        only those reading exactly so, ``headed``: only those whose head is ``head``."""
         out = []
         claim, start, anc = ref.claim, ref.start, self.ancestry
         # the scope test of in_scope, unrolled: it runs for every candidate of every reference
@@ -490,6 +537,8 @@ class _Reader:
                 if not bits >> cc & 1:
                     continue
             elif not (tin[cc] < tin_c and tout_c < tout[cc]):
+                continue
+            if headed and not _ends_with(c.words, head):
                 continue
             if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
                 out.append(c)
@@ -526,7 +575,7 @@ class _Reader:
             return None
         same_head = [c for c in reversed(self.index.get(head, ())) if c.words[-1] == head]
         in_scope = [c for c in same_head if self.in_scope(c.claim, c.start, ref)]
-        if ref.inherent and not in_scope:
+        if ref.inherent and not _contradicts(mods, in_scope):
             return None
         if not ref.singular and in_scope and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods):
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
@@ -540,7 +589,7 @@ class _Reader:
                 cut == len(raw) - 1 and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS
             ):
                 short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
-                if short and any(c.words[-1] == short[-1] for c in self.matches(ref, short[-1], short[:-1])):
+                if short and self.matches(ref, short[-1], short[:-1], headed=True):
                     return None
         # One element of that kind in scope and modifiers that set it against nothing: the referent is clear
         # ("the golf club shaft" when the claim has one shaft; Energizer v. ITC, MPEP 2173.05(e)). A positional
