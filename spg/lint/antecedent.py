@@ -337,7 +337,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
-            ch.subject = "following" in raw or raw[0] in _SET_PHRASES or (dependent and i == 0) or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+            ch.subject = (
+                "following" in raw
+                or raw[0] in _SET_PHRASES
+                or (dependent and i == 0)
+                or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+            )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
             ch.inherent = (
@@ -442,9 +447,12 @@ def _contradicts(mods: tuple[str, ...], introduced: list[_Chunk]) -> bool:
     """Whether a positional modifier of a reference excludes every introduction of its head in scope."""
     for m in mods:
         group = _CONTRAST.get(m)
-        if group is not None and not any(m in c.words for c in introduced):
-            if any(_CONTRAST.get(w) == group for c in introduced for w in c.words[:-1]):
-                return True
+        if (
+            group is not None
+            and not any(m in c.words for c in introduced)
+            and any(_CONTRAST.get(w) == group for c in introduced for w in c.words[:-1])
+        ):
+            return True
     return False
 
 
