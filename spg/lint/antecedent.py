@@ -103,7 +103,7 @@ _NOT_ADVERB = _words(
 # Modifiers that do not narrow a reference ("the respective layers" refers back to "layers").
 _NON_RESTRICTIVE = _words(
     "respective entire whole aforementioned aforesaid above-mentioned abovementioned individual corresponding "
-    "following foregoing preceding "
+    "following foregoing preceding present "
     "particular given selected certain specific various"
 )
 # Heads of definite phrases that are set phrases or things any claim may name, not claimed elements.
@@ -111,7 +111,7 @@ _IDIOM_HEADS = _words(
     "same other like following foregoing preceding former latter art group step steps form vicinity basis presence "
     "absence case fact extent invention claim claims manner way purpose formula formulae respect event instance "
     "order alternative need sake expense help aid contrary range balance remainder internet earth ground lesser "
-    "greater equation proviso improvement phase relation "
+    "greater equation proviso improvement phase relation teeth tooth neck skin wrist mouth "
     "atmosphere world"
 )
 # Parts and properties any element has (MPEP 2173.05(e): "the outer surface of said sphere" needs no introduction).
@@ -170,9 +170,10 @@ _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
 _MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
-_STEPS = _words("step steps")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
 _SET_PHRASES = _words("balance type kind sum group")
+# Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase").
+_NAMED = _words("step steps phase order")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
@@ -323,8 +324,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
             close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
-        if nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw):
-            i = k  # "the first of", "the selected ones": pronouns, not noun phrases
+        if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
+            i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             continue
         if cls != _DEF and cls != _ART and kinds[j] == _ING:
             actions.append((raw[0], j))
@@ -625,7 +626,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
             if not ch.definite:
                 reader.introduce(ch)
                 continue
-            if ch.subject or (ch.words[-1] in _IDIOM_HEADS and (len(ch.words) == 1 or ch.words[-1] not in _STEPS)):
+            if ch.subject or (ch.words[-1] in _IDIOM_HEADS and (len(ch.words) == 1 or ch.words[-1] not in _NAMED)):
                 continue
             total += 1
             verdict = reader.judge(ch)
