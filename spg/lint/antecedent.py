@@ -87,7 +87,8 @@ _STOP = _words(
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
     "relative opposite rather except prior together apart away alone instead sufficient so outside inside adjacent "
-    "upstream downstream subsequent previous already perpendicular parallel coaxial concentric flush integral"
+    "upstream downstream subsequent previous already perpendicular parallel coaxial concentric flush integral "
+    "coplanar nearest closest farthest furthest inward outward upward downward rearward rearwards itself themselves"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
