@@ -183,7 +183,11 @@ _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing",
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
 _BREAKS = frozenset((_NUM, _PUNCT, _STOPW, _DEF, _ART))  # what ends any noun phrase
 _F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT = 1, 2, 4, 8, 16, 32
-_CLASS: dict[str, tuple[int, str, str, int]] = {}
+_CLASS: dict[str, tuple[int, str, str, int, str]] = {}
+# On the string of class digits of a claim's tokens, regular expressions find in C what the Python loop needs:
+# where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
+_START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
+_ACTION_RE = re.compile(f"[{_ING}{_ED}]")
 
 
 def _singular(word: str) -> str:
@@ -238,14 +242,15 @@ class _Chunk:
 
 
 def _token_classes(tokens: list[str]) -> tuple[tuple, ...]:
-    """Per-token (class, lowercased form, singular, flags) as four parallel tuples; classes are cached per token."""
+    """Per-token (class, lowercased form, singular, flags, class as a digit) as five parallel tuples; classes are
+    cached per token."""
     classes = list(map(_CLASS.get, tokens))
     if None in classes:
         classes = [c or _new_class(t) for c, t in zip(classes, tokens)]
-    return tuple(zip(*classes)) if classes else ((), (), (), ())
+    return tuple(zip(*classes)) if classes else ((), (), (), (), ())
 
 
-def _new_class(token: str) -> tuple[int, str, str, int]:
+def _new_class(token: str) -> tuple[int, str, str, int, str]:
     if len(_CLASS) > 200_000:
         _CLASS.clear()
     kind, low, singular = _classify(token)
@@ -257,35 +262,35 @@ def _new_class(token: str) -> tuple[int, str, str, int]:
         | (_F_POSSESSIVE if token.endswith(("'s", "’s")) else 0)
         | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
     )
-    got = _CLASS[token] = (kind, low, singular, flags)
+    got = _CLASS[token] = (kind, low, singular, flags, str(kind))
     return got
 
 
 def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
     """The noun phrases of one claim's tokens in order, and its action words ("-ing" words used as verbs) with
     their token positions."""
-    kinds, lows, sings, flags = _token_classes(tokens)
+    kinds, lows, sings, flags, digits = _token_classes(tokens)
+    digits = "".join(digits)
     n = len(tokens)
     claim_at = _positions(lows, "claim") + _positions(lows, "claims") + _positions(lows, "claimed")
     claim_at.sort()
     first_claim = claim_at[0] if claim_at and dependent else -1
     out: list[_Chunk] = []
-    actions: list[tuple[str, int]] = []
+    actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
+    search = _START_RE.search
     i = 0
-    while i < n:
+    while True:
+        start = search(digits, i)
+        if start is None:
+            break
+        i = start.start()
         cls = kinds[i]
+        j = i
         if cls in (_DEF, _ART):
             j = i + 1
             while j + 1 < n and flags[j] & _F_QUANT and (kinds[j + 1] not in _BREAKS or flags[j + 1] & _F_QUANT):
                 j += 1  # "a plurality of", "the at least one", "one or more", "two"
-        elif cls in (_WORD, _AFTER):
-            j = i
-        else:
-            if cls in (_ING, _ED):
-                actions.append((lows[i], i))
-            i += 1
-            continue
         k = j
         while k < n and kinds[k] == _ADV:
             k += 1
@@ -328,8 +333,6 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             continue
-        if cls != _DEF and cls != _ART and kinds[j] == _ING:
-            actions.append((raw[0], j))
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
         ch = _Chunk(claim, i, k, kept, raw)
@@ -364,6 +367,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             pending = ch
         out.append(ch)
         i = k
+    if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
+        inside = {m for ch in out for m in range(ch.start, ch.end)}
+        actions = [a for a in actions if a[1] not in inside]
     return out, actions
 
 
