@@ -5,8 +5,8 @@ text of every claim it depends on, transitively (never a sibling claim). :func:`
 reference with no basis (rule ``antecedent``) and one that could mean either of two introductions (rule
 ``antecedent-ambiguous``). PatentScore's ``precise`` reading of AC counts with :func:`reference_counts`.
 
-Why a claim grammar of our own and not a statistical tagger: the analysis must run at ≥ 5,000 claims/s in process
-on a 2-core CPU. spaCy-class taggers tag a few thousand words a second there, i.e. some tens to hundreds of claims,
+Why a claim grammar of our own and not a statistical tagger: the analysis must run at thousands of claims a second
+in process on a 2-core CPU (the goal is 5,000). spaCy-class taggers tag a few thousand words a second there, i.e. some tens to hundreds of claims,
 and their English models are GitHub release assets, not PyPI packages, so ``scripts/setup.sh`` could not install
 them offline. Claim language is a narrow register whose noun phrases are bounded by a small closed class of words
 and a few suffixes; that is what this module encodes. Each choice is a reading of claim practice:
@@ -22,9 +22,14 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   a reference may drop modifiers ("the layer" ← "a first layer"), and a word introduced as a modifier is an inherent
   antecedent ("the vehicle" ← "a vehicle door"). Participle modifiers may be added ("the heated gas" ← "a gas").
   A reference that ran into a verb ("the oxygen content falls") is read again without it.
-* Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part or property noun
-  followed by "of" ("the top end of", "the beginning of execution") needs no introduction, unless that noun was
-  introduced explicitly in scope: then the explicit introductions must match, so first/second slips are still found.
+* Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
+  noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
+  alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
+  a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
+  when only "a second end" is introduced), so first/second slips are still found.
+* One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
+  claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
+  added freely ("the second shaft" after "a shaft" is reported).
 * Actions: "the determining step", "the adjusting", "said loading", "the notifying means" resolve against an earlier
   "determining", "adjusting", … in scope, and "the determination" against "determining".
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
@@ -32,11 +37,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   ("the Internet", "the ground").
 * A missing antecedent is reported once: the first occurrence in a claim; it then serves as the introduction for
   the rest of that claim and the claims depending on it.
-* Ambiguity is reported where a drafter re-introduced an element already taken up: "a widget … the widget … a widget
-  … the widget". Two introductions without a reference between them ("a wireless network" in the preamble and again
-  in the body) are left alone: granted claims use that for a restatement; and "the widget" after "a first widget"
-  and "a second widget" is left alone too, the modifiers keep those apart and granted claims use the short form for
-  what both share.
+* Ambiguity is reported where a dependent claim re-introduces an element its ancestors introduced and referred to
+  ("a widget … the widget" in claim 1, "further comprising a widget … the widget" in claim 2). A restatement inside
+  one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
+  alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
+  modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
+  followed by "of", is never ambiguous ("the lower side of the first substrate").
 
 Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
 pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
