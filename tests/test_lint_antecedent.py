@@ -133,6 +133,18 @@ def test_reintroduced_element_makes_later_reference_ambiguous():
     assert "'a widget' (claim 1)" in finding.message and "'a widget' (claim 2)" in finding.message
 
 
+def test_a_claim_of_another_category_restates_without_ambiguity():
+    # An apparatus claim citing a process claim restates its elements; that is not a second column.
+    forest = Forest.from_parents(
+        [
+            "A process using a column, the column being cooled.",
+            "An apparatus for carrying out the process of claim 1, comprising a column, wherein the column is steel.",
+        ],
+        [[], [1]],
+    )
+    assert check_antecedents(forest) == []
+
+
 def test_distinguished_introductions_are_not_ambiguous():
     # "the widget" after "a first widget" and "a second widget" speaks of what both share: not reported.
     assert _terms("A device comprising a first widget and a second widget, wherein the widget is red.") == []

@@ -42,7 +42,8 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
   alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
   modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
-  followed by "of", is never ambiguous ("the lower side of the first substrate").
+  followed by "of", is never ambiguous ("the lower side of the first substrate"), and neither is a claim of another
+  category that cites one ("An apparatus for carrying out the process of claim 1, comprising a column …").
 
 Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
 pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
@@ -281,6 +282,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     claim_at = _positions(lows, "claim") + _positions(lows, "claims") + _positions(lows, "claimed")
     claim_at.sort()
     first_claim = claim_at[0] if claim_at and dependent else -1
+    # "An apparatus for carrying out the process of claim 1": a claim of another category restates what it cites
+    restating = dependent and n > 0 and kinds[0] == _ART
     out: list[_Chunk] = []
     actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
@@ -344,7 +347,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ch = _Chunk(claim, i, k, kept, raw)
         ch.definite = cls == _DEF
         ch.article = cls == _ART and j == i + 1
-        ch.preamble = i < first_claim
+        ch.preamble = i < first_claim or restating
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
