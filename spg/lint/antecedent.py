@@ -95,7 +95,12 @@ _STOP = _words(
 _AFTER_HEAD = _words(
     "relative opposite rather except prior together apart away alone instead sufficient so outside inside adjacent "
     "upstream downstream subsequent previous already perpendicular parallel coaxial concentric flush integral "
-    "coplanar nearest closest farthest furthest inward outward upward downward rearward rearwards itself themselves"
+    "coplanar nearest closest farthest furthest inward outward upward downward rearward rearwards itself themselves "
+    # verbs claims put after their subject, in forms that are hardly ever nouns or modifiers ("a transmit buffer")
+    "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
+    "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
+    "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
+    "comprise moves causes emits detects"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
