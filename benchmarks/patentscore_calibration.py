@@ -6,7 +6,8 @@ prints our figures per document kind under both readings of spg.metrics.patentsc
 definitions as written; "calibrated": α_pre with any transitional phrase, α_semi per claim set, AC claim by
 claim), with the α terms of SP, and two more figures that show where the gaps come from: α_semi if only
 independent claims were asked to carry a semicolon, and AC with each claim reading its ancestors (the forest
-scope of spg lint). Speed is measured by metrics_speed.py.
+scope of spg lint), and the third reading ("precise": AC from the claim checker's antecedent analysis). Speed is
+measured by metrics_speed.py.
 
     .venv/bin/python benchmarks/patentscore_calibration.py
 """
@@ -57,11 +58,13 @@ def main() -> None:
         forest = parse_claims(doc["claims"])
         row["α_semi independent only"] = _semi_independent_only(forest)
         row["AC forest"] = _ratio(antecedent_counts(forest))
+        row["PS precise"] = patent_score(text, text, "precise").normalized
+        row["AC precise"] = patent_score(text, text, "precise").ante
         rows[doc["kind"]].append(row)
         rows["all"].append(row)
 
     cols = ["PS", "SP", "α_pre", "α_semi", "α_dep", "AC", "PS cal", "SP cal", "α_pre cal", "α_semi cal", "AC cal",
-            "α_semi independent only", "AC forest"]
+            "α_semi independent only", "AC forest", "PS precise", "AC precise"]
     print(f"PatentScore_rule(gold, gold) on {len(docs)} documents of uspto/patents.jsonl; 'cal' = calibrated reading")
     print("| kind | n | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 2) + "|")

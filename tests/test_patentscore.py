@@ -199,6 +199,27 @@ def test_antecedent_consistency_reads_each_claim_alone_in_the_calibrated_reading
     assert antecedent_consistency(text, "calibrated") == pytest.approx(2 / 3)  # claim 2's "the seat" has none
 
 
+def test_antecedent_consistency_reads_the_forest_as_the_linter_does_in_the_precise_reading():
+    # Claim 3 depends on claim 2, which depends on claim 1: "the seat" has basis through the chain, "the arm"
+    # (introduced only in claim 2's sibling) has none, and "the determining step" names an earlier action.
+    text = (
+        "1. A method comprising determining a seat position of a chair having a seat. "
+        "2. The method of claim 1, wherein the chair has an arm. "
+        "3. The method of claim 1, wherein the seat and the arm are red, and the determining step is repeated."
+    )
+    assert antecedent_consistency(text, "precise") == pytest.approx(3 / 4)  # the seat, the arm, the determining step, the chair
+    assert antecedent_consistency(text, "calibrated") != antecedent_consistency(text, "precise")
+
+
+def test_precise_reading_changes_only_antecedent_consistency():
+    text = NUMBERED + " 3. The chair of claim 1, wherein the back is red."
+    precise, calibrated = patent_score(text, text, "precise"), patent_score(text, text, "calibrated")
+    assert (precise.count, precise.struct, precise.length, precise.overlap) == (
+        calibrated.count, calibrated.struct, calibrated.length, calibrated.overlap
+    )
+    assert structural_pattern(text, "precise") == structural_pattern(text, "calibrated")
+
+
 def test_antecedent_consistency_is_zero_without_definite_references():
     assert antecedent_consistency("A chair comprising a seat and a leg.") == 0.0
     assert antecedent_consistency("") == 0.0

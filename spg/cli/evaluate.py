@@ -61,7 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=READINGS,
         default=DEFAULT_READING,
         help="PatentScore_rule reading of SP/AC/CC/PS: 'calibrated' (default) reproduces the paper's calibration, "
-        "'appendix' is the appendix's definitions as written (docs/patentscore.md)",
+        "'appendix' is the appendix's definitions as written, 'precise' the calibrated reading with AC from the "
+        "claim checker's antecedent analysis (docs/patentscore.md)",
     )
     p.add_argument("--json", action="store_true", help="print the report (rows, always-root row, settings) as JSON")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed reference records (reported on stderr)")

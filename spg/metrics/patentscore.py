@@ -5,7 +5,7 @@ format-neutral text: structure tags and chat-model tokens removed, whitespace co
 and CC are S_struct, S_ante and S_count. This is SPG's rule-based variant, not the EMNLP 2025 PatentScore.
 Choices the paper leaves open are listed in docs/patentscore.md.
 
-Two readings of the appendix (``reading``), which differ in three places only:
+Two readings of the appendix (``reading``), which differ in three places only, and a third for users:
 
 * ``"appendix"``: the definitions as the appendix writes them — α_pre needs a colon-terminated transitional
   phrase, α_semi is the fraction of claims with a semicolon, S_ante resolves a reference against every
@@ -14,6 +14,10 @@ Two readings of the appendix (``reading``), which differ in three places only:
   α_pre accepts any transitional phrase, α_semi is read per claim set (0.3 when the set has a semicolon),
   S_ante checks each claim on its own text. PS(gold, gold) 85.17, SP 0.907, AC 0.426 (paper: 85.49, 0.926,
   0.421 implied), so scores, gaps and ω = 1 − PS/4.5 are on the scale the paper set κ, δ and ω on.
+* ``"precise"``: not the paper's. The calibrated reading with AC computed by the claim checker's antecedent
+  analysis (:mod:`spg.lint.antecedent`): each claim reads its own text and the claims it depends on, references
+  are read as an examiner reads them (actions, inherent parts, the full modifier sequence), and an ambiguous
+  reference counts as unresolved. For users who want AC to mean "references with antecedent basis".
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from spg.linearize import STRUCTURE_TOKENS, strip_model_tokens
+from spg.lint.antecedent import reference_counts
 from spg.metrics.antecedent import antecedent_counts
+from spg.parse import parse_claims
 
 PS_MAX = 4.5
-READINGS = ("calibrated", "appendix")
+READINGS = ("calibrated", "appendix", "precise")
 DEFAULT_READING = "calibrated"
 
 _TAG_RE = re.compile("|".join(re.escape(t) for t in STRUCTURE_TOKENS))
@@ -151,16 +157,21 @@ def check_reading(reading: str) -> str:
     return reading
 
 
+def _structure_reading(reading: str) -> str:
+    """The reading of SP: the precise reading differs from the calibrated one in AC only."""
+    return "calibrated" if check_reading(reading) == "precise" else reading
+
+
 def alpha_pre(text: str, spans: list[tuple[int, int, int]], reading: str = DEFAULT_READING) -> float:
     """Eq. struct's α_pre ∈ {0, 0.4}: the first claim has a transitional phrase ("comprising", "consisting of",
     …), colon-terminated in the appendix reading, anywhere in the calibrated one. ``text`` is lowercased."""
-    return 0.4 if _TRANSITION_RE[check_reading(reading)].search(text, 0, spans[0][2]) else 0.0
+    return 0.4 if _TRANSITION_RE[_structure_reading(reading)].search(text, 0, spans[0][2]) else 0.0
 
 
 def alpha_semi(text: str, spans: list[tuple[int, int, int]], reading: str = DEFAULT_READING) -> float:
     """Eq. struct's α_semi ∈ [0, 0.3]: 0.3 × the fraction of claims with a semicolon (appendix reading), or 0.3
     when the claim set has one (calibrated reading: α_semi per claim set)."""
-    if check_reading(reading) == "calibrated":
+    if _structure_reading(reading) == "calibrated":
         return 0.3 if text.find(";", spans[0][1], spans[-1][2]) >= 0 else 0.0
     return 0.3 * sum(text.find(";", start, end) >= 0 for _, start, end in spans) / len(spans)
 
@@ -198,8 +209,11 @@ def ante_score(text: str, spans: list[tuple[int, int, int]], reading: str = DEFA
     Appendix reading: an introduction anywhere earlier in the whole text counts. Calibrated reading: each claim
     is checked on its own text (the counts pooled over claims), so a dependent claim's "the X" introduced only
     in its parent is unresolved, as in the paper's calibration ("the processor" without "a processor").
+    Precise reading: the claims as a forest, read by :func:`spg.lint.antecedent.reference_counts`.
     """
-    if check_reading(reading) == "calibrated":
+    if check_reading(reading) == "precise":
+        total, resolved = reference_counts(parse_claims([text[start:end] for _, start, end in spans]))
+    elif reading == "calibrated":
         counts = [antecedent_counts(text[start:end]) for _, start, end in spans]
         total, resolved = sum(t for t, _ in counts), sum(r for _, r in counts)
     else:
@@ -268,7 +282,7 @@ def patent_score(
     cand: str | PreparedText, ref: str | PreparedText, reading: str = DEFAULT_READING
 ) -> PatentScore:
     """Eq. composite: PS_rule = S_count + S_struct + S_ante + S_len + S_overlap ∈ [0, 4.5], under ``reading``
-    ("calibrated" or "appendix", see the module docstring).
+    ("calibrated", "appendix" or "precise", see the module docstring).
 
     Each text is preprocessed once (or was, by :func:`prepare_text`) and the candidate's claim spans are
     shared by Eq. count, Eq. struct and Eq. ante.

@@ -1,0 +1,694 @@
+"""Antecedent basis as an examiner reads it (35 USC 112(b), MPEP 2173.05(e)): the analysis behind ``spg lint``.
+
+Every definite reference ("the X", "said X") needs basis in its scope: the claim's own earlier text plus the full
+text of every claim it depends on, transitively (never a sibling claim). :func:`check_antecedents` reports a
+reference with no basis (rule ``antecedent``) and one that could mean either of two introductions (rule
+``antecedent-ambiguous``). PatentScore's ``precise`` reading of AC counts with :func:`reference_counts`.
+
+Why a claim grammar of our own and not a statistical tagger: the analysis must run at thousands of claims a second
+in process on a 2-core CPU (the goal is 5,000). spaCy-class taggers tag a few thousand words a second there, i.e. some tens to hundreds of claims,
+and their English models are GitHub release assets, not PyPI packages, so ``scripts/setup.sh`` could not install
+them offline. Claim language is a narrow register whose noun phrases are bounded by a small closed class of words
+and a few suffixes; that is what this module encodes. Each choice is a reading of claim practice:
+
+* A noun phrase (chunk) is a run of content words; it ends at a function word, punctuation or a number, and after
+  its first word at a participle ("a library loader specifying …"), at a verb with an object ("the controller
+  detects a …") and at "relative", "opposite", "rather", …; adverbs ("substantially") are skipped.
+* Every chunk not opened by "the"/"said" introduces its words: "a widget", bare plurals ("pixels"), numerals and
+  quantifiers ("two imaging devices", "at least two longitudinal paths"), "means for …".
+* A reference (modifiers M, head h) has basis in an earlier chunk of its scope holding h (singular or plural) with
+  every word of M before it. So the FULL modifier sequence is compared ("the second display panel element" needs
+  "second", "display", "panel" before "element" in one introduction; "a first display panel element" is no basis),
+  a reference may drop modifiers ("the layer" ← "a first layer"), and a word introduced as a modifier is an inherent
+  antecedent ("the vehicle" ← "a vehicle door"). Participle modifiers may be added ("the heated gas" ← "a gas").
+  A reference that ran into a verb ("the oxygen content falls") is read again without it.
+* Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
+  noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
+  alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
+  a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
+  when only "a second end" is introduced), so first/second slips are still found.
+* One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
+  claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
+  added freely ("the second shaft" after "a shaft" is reported).
+* Actions: "the determining step", "the adjusting", "said loading", "the notifying means" resolve against an earlier
+  "determining", "adjusting", … in scope, and "the determination" against "determining".
+* Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
+  phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
+  ("the Internet", "the ground").
+* A missing antecedent is reported once: the first occurrence in a claim; it then serves as the introduction for
+  the rest of that claim and the claims depending on it.
+* Ambiguity is reported where a dependent claim re-introduces an element its ancestors introduced and referred to
+  ("a widget … the widget" in claim 1, "further comprising a widget … the widget" in claim 2). A restatement inside
+  one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
+  alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
+  modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
+  followed by "of", is never ambiguous ("the lower side of the first substrate"), and neither is a claim of another
+  category that cites one ("An apparatus for carrying out the process of claim 1, comprising a column …").
+
+Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
+pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
+under a multiple dependency get an explicit ancestor set (a bit set).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spg.forest import Forest
+
+
+@dataclass(frozen=True)
+class AntecedentFinding:
+    """A reference without (or with ambiguous) antecedent basis: ``forest.by_num[claim].text[start:end] == term``."""
+
+    claim: int
+    start: int
+    end: int
+    term: str
+    rule: str  # "antecedent" or "antecedent-ambiguous"
+    message: str
+
+
+def _words(*chunks: str) -> frozenset[str]:
+    return frozenset(w for chunk in chunks for w in chunk.split())
+
+
+_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
+_QUANTIFIER = _words("at least one or more plurality plural multiplicity multiple several two three four five six seven "
+                     "eight nine ten of")  # fmt: skip
+# Function words, pronouns, auxiliaries and the verbs claims put after a noun: they end a noun phrase.
+_STOP = _words(
+    "a an the said this that these those it its their his her them they which who whom whose what where when "
+    "while wherein whereby whereas whereof wherefrom thereof therein thereto thereby therefrom thereon therewith "
+    "thereafter therethrough therebetween thereover thereunder therealong therearound thereacross thereabout "
+    "herein such and or but nor not no so if than then as each every any all some both either neither "
+    "other another of in on at to for with from by into onto over under between through about within without "
+    "across along via per upon against toward towards around among amongst after before during beyond below "
+    "above behind near up down out off one ones thus hence whether until unless "
+    "is are was were be been being has have having had do does did can could may might must shall should will "
+    "would comprising comprises comprise including includes include consisting consists consist containing "
+    "contains contain characterized characterised configured adapted arranged operable operative capable "
+    "extends extend according whereupon i.e e.g etc also only further respectively same less least more most very"
+)
+# Words that end a noun phrase after its first word but may open one ("the relative position").
+_AFTER_HEAD = _words(
+    "relative opposite rather except prior together apart away alone instead sufficient so outside inside adjacent "
+    "upstream downstream subsequent previous already perpendicular parallel coaxial concentric flush integral "
+    "coplanar nearest closest farthest furthest inward outward upward downward rearward rearwards itself themselves "
+    # verbs claims put after their subject, in forms that are hardly ever nouns or modifiers ("a transmit buffer")
+    "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
+    "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
+    "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
+    "comprise moves causes emits detects"
+)
+# "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
+_ING_NOUNS = _words(
+    "housing bearing opening coating ring spring string wiring building casing fitting setting mounting recording "
+    "thing clothing drawing filling lining padding seating tubing piping siding flooring ceiling railing fencing "
+    "packaging covering winding coupling heading marking sling awning crossing landing lighting bushing shielding "
+    "plating bedding dressing topping stuffing icing sealing fastening mapping listing posting encoding embedding "
+    "offering training processing king wing bring swing cling sibling duckling seedling"
+)
+_NOT_ADVERB = _words(
+    "assembly subassembly supply family anomaly reply poly belly jelly rally fly butterfly dolly ally"
+)
+# Modifiers that do not narrow a reference ("the respective layers" refers back to "layers").
+_NON_RESTRICTIVE = _words(
+    "respective entire whole aforementioned aforesaid above-mentioned abovementioned individual corresponding "
+    "following foregoing preceding present "
+    "particular given selected certain specific various"
+)
+# Heads of definite phrases that are set phrases or things any claim may name, not claimed elements.
+_IDIOM_HEADS = _words(
+    "same other like following foregoing preceding former latter art group step steps form vicinity basis presence "
+    "absence case fact extent invention claim claims manner way purpose formula formulae respect event instance "
+    "order alternative need sake expense help aid contrary range balance remainder internet earth ground lesser "
+    "greater equation proviso improvement phase relation teeth tooth neck skin wrist mouth "
+    "atmosphere world"
+)
+# Parts and properties any element has (MPEP 2173.05(e): "the outer surface of said sphere" needs no introduction).
+# A part needs its owner named after it ("the top end of …"); a property any element has may also stand alone
+# ("the speed", "the total weight").
+_PROPERTIES = _words(
+    "length width height depth thickness diameter radius weight mass volume size area shape speed velocity rate "
+    "temperature pressure concentration amount number value level time duration frequency wavelength density "
+    "intensity magnitude state status content contents total sum orientation direction position location color "
+    "colour type kind nature identity quality quantity composition ratio proportion percentage degree difference "
+    "route lifetime life force torque power energy voltage current resistance impedance capacitance charge "
+    "strength stiffness hardness viscosity conductivity humidity brightness occurrence onset moment instant period "
+    "coefficient dose flow title name relation relationship gap passage"
+)
+_PARTS = _PROPERTIES | _words(
+    "end top bottom side surface edge face tip base center centre middle interior exterior inside outside "
+    "periphery perimeter circumference front rear back axis plane portion part half majority entirety boundary "
+    "profile contour outline region rest beginning start completion operation execution output input result "
+    "sequence structure course remainder use substituent sine cosine tangent logarithm square root inverse "
+    "product quotient reciprocal"
+)
+# Modifiers that set an element against another of its kind (first/second, inlet/outlet, upper/lower …): a
+# reference carrying one needs an introduction carrying it; these are what modifier-swap defects change. They also
+# share a head in coordination ("the first and second layers").
+_POSITIONAL = _words(
+    "first second third fourth fifth sixth seventh eighth ninth tenth primary secondary tertiary upper lower top "
+    "bottom inner outer internal external left right front rear back forward aft inlet outlet input output entry "
+    "exit intake exhaust proximal distal male female horizontal vertical positive negative minimum maximum upstream "
+    "downstream high low hot cold anterior posterior lateral medial leading trailing"
+)
+_PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
+# Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
+# introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
+_CONTRAST = {
+    word: group
+    for group, words in enumerate(
+        (
+            "first second third fourth fifth sixth seventh eighth ninth tenth primary secondary tertiary",
+            "upper lower top bottom",
+            "inner outer internal external",
+            "left right",
+            "front rear back forward aft leading trailing anterior posterior",
+            "inlet outlet input output entry exit intake exhaust upstream downstream",
+            "proximal distal",
+            "male female",
+            "horizontal vertical lateral medial",
+            "positive negative",
+            "minimum maximum high low hot cold",
+        )
+    )
+    for word in words.split()
+}
+# Suffixes of abstract nouns (properties, events, relations): with "of" after them ("the growth of spherulites",
+# "the solubility of the plasticizer") they name something of their owner, not a claimed element.
+_ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy")
+# Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
+# first direction") names something that needs an introduction.
+_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
+# First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
+_SET_PHRASES = _words("balance type kind sum group")
+# Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase").
+_NAMED = _words("step steps phase order")
+# What a gerund reference adds to the action it names ("the determining step", "the notifying means").
+_ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
+_NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
+
+# Word classes, cached per raw token.
+_DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
+_BREAKS = frozenset((_NUM, _PUNCT, _STOPW, _DEF, _ART))  # what ends any noun phrase
+_F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT = 1, 2, 4, 8, 16, 32
+_CLASS: dict[str, tuple[int, str, str, int, str]] = {}
+# On the string of class digits of a claim's tokens, regular expressions find in C what the Python loop needs:
+# where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
+_START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
+_ACTION_RE = re.compile(f"[{_ING}{_ED}]")
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "means", "series", "species")):
+        return word[:-1]
+    return word
+
+
+def _classify(token: str) -> tuple[int, str, str]:
+    """(class, lowercased form, singular of that) of a raw token."""
+    w = token.lower()
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    if not w[:1].isalpha():
+        cls = _NUM if w[:1].isdigit() else _PUNCT
+    elif w in ("the", "said"):
+        cls = _DEF
+    elif w in ("a", "an"):
+        cls = _ART
+    elif w in _STOP:
+        cls = _STOPW
+    elif w in _AFTER_HEAD:
+        cls = _AFTER
+    elif len(w) > 5 and w.endswith("ly") and w not in _NOT_ADVERB and not w.endswith("assembly"):
+        cls = _ADV
+    elif len(w) > 4 and w.endswith("ing") and w not in _ING_NOUNS:
+        cls = _ING
+    elif len(w) > 4 and w.endswith("ed") and not w.endswith("eed"):
+        cls = _ED
+    else:
+        cls = _WORD
+    return cls, w, _singular(w) if cls == _WORD else w
+
+
+class _Chunk:
+    """A noun phrase of claim ``claim`` (index into forest.claims): tokens ``start``..``end`` (exclusive),
+    ``words`` singularised with non-restrictive modifiers dropped, head last."""
+
+    __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
+                 "taken", "reintroduces", "clean", "singular")  # fmt: skip
+
+    def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
+        self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
+        self.definite = self.article = self.preamble = self.subject = self.inherent = self.taken = False
+        self.clean = False  # ends where the phrase surely ends (punctuation or a function word next, not "of")
+        self.singular = True
+        self.reintroduces: _Chunk | None = None
+
+
+def _token_classes(tokens: list[str]) -> tuple[tuple, ...]:
+    """Per-token (class, lowercased form, singular, flags, class as a digit) as five parallel tuples; classes are
+    cached per token."""
+    classes = list(map(_CLASS.get, tokens))
+    if None in classes:
+        classes = [c or _new_class(t) for c, t in zip(classes, tokens)]
+    return tuple(zip(*classes)) if classes else ((), (), (), (), ())
+
+
+def _new_class(token: str) -> tuple[int, str, str, int, str]:
+    if len(_CLASS) > 200_000:
+        _CLASS.clear()
+    kind, low, singular = _classify(token)
+    flags = (
+        (_F_QUANT if low in _QUANTIFIER else 0)
+        | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE else 0)
+        | (_F_VERB_S if low[-1:] == "s" and low[-2:] not in ("ss", "us", "is") else 0)
+        | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
+        | (_F_POSSESSIVE if token.endswith(("'s", "’s")) else 0)
+        | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
+    )
+    got = _CLASS[token] = (kind, low, singular, flags, str(kind))
+    return got
+
+
+def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
+    """The noun phrases of one claim's tokens in order, and its action words ("-ing" words used as verbs) with
+    their token positions."""
+    kinds, lows, sings, flags, digits = _token_classes(tokens)
+    digits = "".join(digits)
+    n = len(tokens)
+    claim_at = _positions(lows, "claim") + _positions(lows, "claims") + _positions(lows, "claimed")
+    claim_at.sort()
+    first_claim = claim_at[0] if claim_at and dependent else -1
+    # "An apparatus for carrying out the process of claim 1": a claim of another category restates what it cites
+    restating = dependent and n > 0 and kinds[0] == _ART
+    out: list[_Chunk] = []
+    actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
+    pending: _Chunk | None = None  # "the first and" waits for its head
+    search = _START_RE.search
+    i = 0
+    while True:
+        start = search(digits, i)
+        if start is None:
+            break
+        i = start.start()
+        cls = kinds[i]
+        j = i
+        if cls in (_DEF, _ART):
+            j = i + 1
+            while j + 1 < n and flags[j] & _F_QUANT and (kinds[j + 1] not in _BREAKS or flags[j + 1] & _F_QUANT):
+                j += 1  # "a plurality of", "the at least one", "one or more", "two"
+        k = j
+        while k < n and kinds[k] == _ADV:
+            k += 1
+        if k >= n or kinds[k] in _BREAKS:
+            i = k if k > i else i + 1
+            continue
+        k += 1
+        while k < n and k - j < 8 and not flags[k - 1] & _F_POSSESSIVE:  # "the user's skin": the user is meant
+            c = kinds[k]
+            if c == _WORD:
+                if k + 1 < n and flags[k + 1] & _F_OBJECT and (flags[k] ^ flags[k - 1]) & _F_VERB_S:
+                    # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
+                    # loss calculators receive an input"
+                    break
+            elif c == _ADV:
+                pass
+            elif c in _BREAKS or c == _AFTER:
+                break
+            elif not flags[k - 1] & _F_MODIFIER and not (
+                c == _ING
+                and k + 1 < n
+                and kinds[k + 1] == _WORD
+                and not flags[k + 1] & _F_VERB_S
+                and (k + 2 >= n or kinds[k + 2] != _WORD)
+            ):
+                # a participle ends the phrase ("a layer deposited on", "a loader specifying the …") unless it
+                # follows a modifier ("the selected decoded stream", "the first cutting edge") or stands in a
+                # compound before a last singular noun ("the latch holding ledge", "the exception handling routine")
+                break
+            k += 1
+        if _ADV in kinds[j:k]:
+            raw = tuple(lows[m] for m in range(j, k) if kinds[m] != _ADV)
+            kept = tuple(sings[m] for m in range(j, k) if kinds[m] != _ADV)
+        else:
+            raw, kept = lows[j:k], sings[j:k]
+        nxt = lows[k] if k < n else ""
+        if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
+            close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
+            nxt = lows[close + 1] if 0 < close < n - 1 else nxt
+        if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
+            i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
+            continue
+        if not _NON_RESTRICTIVE.isdisjoint(raw):
+            kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
+        ch = _Chunk(claim, i, k, kept, raw)
+        ch.definite = cls == _DEF
+        ch.article = cls == _ART and j == i + 1
+        ch.preamble = i < first_claim or restating
+        ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
+        ch.singular = not flags[k - 1] & _F_VERB_S
+        if ch.definite:
+            ch.subject = (
+                "following" in raw
+                or raw[0] in _SET_PHRASES
+                or (dependent and i == 0)
+                or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+            )
+            head = ch.words[-1]
+            owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
+            ch.inherent = (
+                owned
+                or (nxt == "of" and (head in _PARTS or head.endswith(_ABSTRACT)))
+                or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
+                or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+            )
+        if pending is not None:  # "the first and second layers": each ordinal takes the shared head
+            if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
+                pending.words, pending.raw = pending.words + ch.words[-1:], pending.raw + raw[-1:]
+                ch.definite = ch.definite or pending.definite
+            else:  # "the first or, if present, fourth columns": too far to read, so not judged
+                pending.subject = True
+            pending = None
+        if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
+            pending = ch
+        out.append(ch)
+        i = k
+    if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
+        inside = {m for ch in out for m in range(ch.start, ch.end)}
+        actions = [a for a in actions if a[1] not in inside]
+    return out, actions
+
+
+def _positions(words: tuple[str, ...], word: str) -> list[int]:
+    """Every index of ``word`` in ``words`` (tuple.index searches in C)."""
+    out: list[int] = []
+    at = -1
+    try:
+        while True:
+            at = words.index(word, at + 1)
+            out.append(at)
+    except ValueError:
+        return out
+
+
+def _names_claim(kinds: tuple[int, ...], k: int, claim_at: list[int]) -> bool:
+    """Whether "claim(s)" follows within nine tokens without punctuation: "The method of claim 1", "the apparatus
+    as claimed in any preceding claim"."""
+    at = next((m for m in claim_at if m >= k), -1)
+    return 0 <= at - k < 9 and all(kinds[m] != _PUNCT for m in range(k, at))
+
+
+class _Ancestry:
+    """``is_ancestor(a, c)`` for claim indices in O(1): tree intervals, bit sets under multiple dependency."""
+
+    def __init__(self, forest: Forest) -> None:
+        index = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}
+        self.parents = [
+            sorted({index[p] for p in c.parents if p in index and index[p] < i}) for i, c in enumerate(forest.claims)
+        ]
+        n = len(self.parents)
+        children: list[list[int]] = [[] for _ in range(n)]
+        self.multi = [False] * n  # the claim or one of its ancestors cites several parents
+        for i, ps in enumerate(self.parents):
+            self.multi[i] = len(ps) > 1 or any(self.multi[p] for p in ps)
+            if len(ps) == 1:
+                children[ps[0]].append(i)
+        self.tin, self.tout = [0] * n, [0] * n
+        clock = 0
+        for root in range(n):
+            if len(self.parents[root]) == 1:
+                continue
+            stack = [(root, False)]
+            while stack:  # iterative: a 9,999-deep chain must not hit the recursion limit
+                node, done = stack.pop()
+                if done:
+                    self.tout[node] = clock
+                else:
+                    self.tin[node] = clock
+                    stack.append((node, True))
+                    stack.extend((child, False) for child in children[node])
+                clock += 1
+        self.bits: dict[int, int] = {}
+
+    def bits_of(self, c: int) -> int:
+        """Ancestors of a claim under a multiple dependency, as a bit set (memoised, walked without recursion)."""
+        stack = [c]
+        while stack:
+            node = stack[-1]
+            if node in self.bits:
+                stack.pop()
+                continue
+            pending = [p for p in self.parents[node] if p not in self.bits]
+            if pending:
+                stack.extend(pending)
+                continue
+            got = 0
+            for p in self.parents[node]:
+                got |= (1 << p) | self.bits[p]
+            self.bits[node] = got
+            stack.pop()
+        return self.bits[c]
+
+    def is_ancestor(self, a: int, c: int) -> bool:
+        if a >= c:
+            return False
+        if not self.multi[c]:
+            return self.tin[a] < self.tin[c] and self.tout[c] < self.tout[a]
+        return bool(self.bits_of(c) >> a & 1)
+
+
+def _contradicts(mods: tuple[str, ...], introduced: list[_Chunk]) -> bool:
+    """Whether a positional modifier of a reference excludes every introduction of its head in scope."""
+    for m in mods:
+        group = _CONTRAST.get(m)
+        if (
+            group is not None
+            and not any(m in c.words for c in introduced)
+            and any(_CONTRAST.get(w) == group for c in introduced for w in c.words[:-1])
+        ):
+            return True
+    return False
+
+
+def _ends_with(words: tuple[str, ...], head: str) -> bool:
+    """Whether a phrase ends in ``head``, or would have but for a participle after it ("a layer covering …")."""
+    last = len(words) - 1
+    return any(w == head and (j == last or words[j + 1].endswith(("ing", "ed"))) for j, w in enumerate(words))
+
+
+def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
+    """Whether ``intro`` holds ``head`` with every modifier in ``mods`` before it ("a first panel element" supports
+    "the element", "the panel" and "the first panel element", not "the second panel element")."""
+    words = intro.words
+    if not mods:
+        return head in words
+    for j in range(len(words) - 1, 0, -1):
+        if words[j] == head:
+            before = words[:j]
+            if not [m for m in mods if m not in before]:
+                return True
+    return False
+
+
+def _stem(verb: str) -> str:
+    """ "determining", "determined" → "determin": what a gerund, a participle and a nominalisation share."""
+    return verb[:-3] if verb.endswith("ing") else verb[:-2] if verb.endswith("ed") else verb
+
+
+class _Reader:
+    """One forest's state while its claims are read in order."""
+
+    def __init__(self, forest: Forest) -> None:
+        self.claims = forest.claims
+        self.ancestry = _Ancestry(forest)
+        self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
+        self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
+        self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
+
+    def span(self, ch: _Chunk) -> tuple[int, int]:
+        """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
+        spans = self.spans.get(ch.claim)
+        if spans is None:
+            spans = self.spans[ch.claim] = [m.span() for m in _TOKEN_RE.finditer(self.claims[ch.claim].text)]
+        return spans[ch.start][0], spans[ch.end - 1][1]
+
+    def quote(self, ch: _Chunk) -> str:
+        start, end = self.span(ch)
+        return f"'{self.claims[ch.claim].text[start:end]}' (claim {self.claims[ch.claim].num})"
+
+    def in_scope(self, claim: int, token: int, ref: _Chunk) -> bool:
+        return (claim == ref.claim and token < ref.start) or self.ancestry.is_ancestor(claim, ref.claim)
+
+    def introduce(self, ch: _Chunk) -> None:
+        if ch.article and ch.clean and not ch.preamble:
+            earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
+            if earlier and earlier[0].taken and earlier[0].claim != ch.claim:
+                ch.reintroduces = earlier[0]
+        index = self.index
+        for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
+            got = index.get(w)
+            if got is None:
+                index[w] = [ch]
+            else:
+                got.append(ch)
+
+    def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
+        for word, token in actions:
+            stem = _stem(word)
+            if len(stem) > 2:
+                self.acted.setdefault(stem[:3], []).append((claim, token, stem))
+
+    def matches(
+        self, ref: _Chunk, head: str, mods: tuple[str, ...], exact: bool = False, headed: bool = False
+    ) -> list[_Chunk]:
+        """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
+        only those reading exactly so, ``headed``: only those whose head is ``head``."""
+        out = []
+        claim, start, anc = ref.claim, ref.start, self.ancestry
+        # the scope test of in_scope, unrolled: it runs for every candidate of every reference
+        multi = anc.multi[claim]
+        bits = anc.bits_of(claim) if multi else 0
+        tin, tout = anc.tin, anc.tout
+        tin_c, tout_c = tin[claim], tout[claim]
+        for c in reversed(self.index.get(head, ())):
+            cc = c.claim
+            if cc == claim:
+                if c.start >= start:
+                    continue
+            elif multi:
+                if not bits >> cc & 1:
+                    continue
+            elif not (tin[cc] < tin_c and tout_c < tout[cc]):
+                continue
+            if headed and not _ends_with(c.words, head):
+                continue
+            if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
+                out.append(c)
+                if len(out) == 2:
+                    break
+        return out
+
+    def named_action(self, ref: _Chunk) -> bool:
+        """ "the determining step" after "determining …"; "the determination" after "determining …"."""
+        words = ref.words
+        head = words[-1]
+        if ref.raw[0].endswith("ing") and all(w in _ACTION_HEADS for w in words[1:]):
+            named = _stem(ref.raw[0])
+            return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
+        if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES):
+            for c, t, stem in self.acted.get(head[:3], ()):
+                common = next((m for m, (x, y) in enumerate(zip(stem, head)) if x != y), min(len(stem), len(head)))
+                if common >= max(3, len(stem) - 2) and self.in_scope(c, t, ref):
+                    return True
+        return False
+
+    def judge(self, ref: _Chunk) -> tuple[str, list[_Chunk]] | None:
+        """None when ``ref`` has basis; else ("antecedent", [closest]) or ("antecedent-ambiguous", [two])."""
+        words = ref.words
+        head, mods = words[-1], words[:-1]
+        found = self.matches(ref, head, mods)
+        if not found and any(r.endswith(("ed", "ing")) for r in ref.raw[:-1]):
+            found = self.matches(ref, head, tuple(w for w, r in zip(mods, ref.raw) if not r.endswith(("ed", "ing"))))
+        if found:
+            latest = found[0]
+            latest.taken = True
+            if latest.reintroduces is not None and latest.words == words and ref.clean and ref.singular:
+                return "antecedent-ambiguous", [latest.reintroduces, latest]
+            return None
+        same_head = [c for c in reversed(self.index.get(head, ())) if c.words[-1] == head]
+        in_scope = [c for c in same_head if self.in_scope(c.claim, c.start, ref)]
+        if ref.inherent and not _contradicts(mods, in_scope):
+            return None
+        if not ref.singular and in_scope and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods):
+            return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
+        if self.named_action(ref):
+            return None
+        raw = ref.raw
+        for cut in range(len(raw) - 1, 0, -1):
+            # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
+            verb = raw[cut]
+            if (verb.endswith("s") and not verb.endswith("ss")) or (
+                cut == len(raw) - 1 and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS
+            ):
+                short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
+                if short and self.matches(ref, short[-1], short[:-1], headed=True):
+                    return None
+        # One element of that kind in scope and modifiers that set it against nothing: the referent is clear
+        # ("the golf club shaft" when the claim has one shaft; Energizer v. ITC, MPEP 2173.05(e)). A positional
+        # or ordinal modifier the introduction lacks ("the second layer" after "a layer") is never added freely.
+        if (
+            in_scope
+            and len({c.words for c in in_scope}) == 1
+            and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods)
+        ):
+            return None
+        return "antecedent", in_scope[:1] or [c for c in same_head if not c.definite][:1]
+
+
+def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, int]:
+    """(findings when ``report``, definite references, those with basis) — one pass for both public readers."""
+    reader = _Reader(forest)
+    claims = forest.claims
+    findings: list[AntecedentFinding] = []
+    total = resolved = 0
+    for ci, claim in enumerate(claims):
+        chunks, actions = _chunks(_TOKEN_RE.findall(claim.text), ci, bool(reader.ancestry.parents[ci]))
+        reader.act(ci, actions)
+        reported: set[tuple[str, ...]] = set()
+        for ch in chunks:
+            if not ch.definite:
+                reader.introduce(ch)
+                continue
+            if ch.subject or (ch.words[-1] in _IDIOM_HEADS and (len(ch.words) == 1 or ch.words[-1] not in _NAMED)):
+                continue
+            total += 1
+            verdict = reader.judge(ch)
+            if verdict is None:
+                resolved += 1
+                continue
+            rule, related = verdict
+            if rule == "antecedent":
+                reader.introduce(ch)  # reported once: later mentions here and in dependent claims lean on it
+            if report and ch.words not in reported:
+                reported.add(ch.words)
+                findings.append(_finding(reader, ch, rule, related))
+    return findings, total, resolved
+
+
+def _finding(reader: _Reader, ref: _Chunk, rule: str, related: list[_Chunk]) -> AntecedentFinding:
+    num = reader.claims[ref.claim].num
+    start, end = reader.span(ref)
+    term = reader.claims[ref.claim].text[start:end]
+    if rule == "antecedent-ambiguous":
+        a, b = related
+        message = (
+            f"'{term}' in claim {num} could refer to {reader.quote(a)} or to {reader.quote(b)}, which introduces "
+            "it again after it was referred to"
+        )
+    else:
+        message = f"'{term}' has no antecedent basis in claim {num} or the claims it depends on"
+        if related and reader.in_scope(related[0].claim, related[0].start, ref):
+            message += f" (closest: {reader.quote(related[0])})"
+        elif related:
+            message += f" ({reader.quote(related[0])} introduces it, but claim {num} does not depend on that claim)"
+    return AntecedentFinding(num, start, end, term, rule, message)
+
+
+def check_antecedents(forest: Forest) -> list[AntecedentFinding]:
+    """Every definite reference without antecedent basis, or ambiguous between two introductions, in claim order
+    and then by position (how claims are read: the module docstring)."""
+    return _read(forest, True)[0]
+
+
+def reference_counts(forest: Forest) -> tuple[int, int]:
+    """(definite references, those with unambiguous antecedent basis), as :func:`check_antecedents` reads them."""
+    _, total, resolved = _read(forest, False)
+    return total, resolved

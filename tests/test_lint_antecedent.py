@@ -1,0 +1,189 @@
+"""Antecedent basis as the claim checker reads it (spg.lint.antecedent): one test per reading rule."""
+
+from __future__ import annotations
+
+import json
+
+from spg.forest import Forest
+from spg.lint.antecedent import AntecedentFinding, check_antecedents, reference_counts
+from spg.parse import parse_claims
+
+
+def _terms(*texts: str, parents: list[list[int]] | None = None) -> list[str]:
+    forest = Forest.from_parents(list(texts), parents or [[]] + [[1]] * (len(texts) - 1))
+    return [f.term for f in check_antecedents(forest)]
+
+
+def test_finding_names_claim_offsets_rule_and_closest_introduction():
+    forest = Forest.from_parents(["A wall comprising a first panel.", "The wall of claim 1, wherein the second panel is red."], [[], [1]])
+    [finding] = check_antecedents(forest)
+    assert finding == AntecedentFinding(
+        2, 29, 45, "the second panel", "antecedent",
+        "'the second panel' has no antecedent basis in claim 2 or the claims it depends on "
+        "(closest: 'a first panel' (claim 1))",
+    )  # fmt: skip
+    assert forest.by_num[2].text[finding.start : finding.end] == finding.term
+
+
+def test_scope_is_own_earlier_text_and_every_ancestor_not_a_sibling():
+    texts = [
+        "A door comprising a frame.",
+        "The door of claim 1, further comprising a spring.",
+        "The door of claim 2, wherein the spring and the frame are steel.",
+        "The door of claim 1, wherein the spring is red.",
+    ]
+    forest = Forest.from_parents(texts, [[], [1], [2], [1]])
+    findings = check_antecedents(forest)
+    assert [(f.claim, f.term) for f in findings] == [(4, "the spring")]
+    assert "'a spring' (claim 2) introduces it, but claim 4 does not depend on that claim" in findings[0].message
+
+
+def test_a_later_introduction_is_no_basis():
+    assert _terms("A door, wherein the spring is steel and has a spring rate.") == ["the spring"]
+
+
+def test_multiple_dependency_draws_on_every_cited_claim():
+    forest = Forest.from_parents(
+        ["A door having a frame.", "A door having a spring.", "The door of claim 1 or 2, wherein the spring and the frame are steel."],
+        [[], [], [1, 2]],
+    )
+    assert check_antecedents(forest) == []
+
+
+def test_noun_phrase_ends_at_a_participle_a_verb_and_a_relative_clause():
+    assert _terms(
+        "A system comprising a library loader specifying a path, a valve that opens, and a controller, "
+        "wherein said library loader reads the path, the valve closes and the controller detects a fault."
+    ) == []
+
+
+def test_participle_compound_before_a_singular_noun_stays_one_phrase():
+    # "the latch holding ledge" is one element: a missing "latch holding ledge" is reported, not "the latch".
+    assert _terms("A buckle comprising a latch, wherein the latch holding ledge is steel.") == ["the latch holding ledge"]
+
+
+def test_step_gerund_and_means_references_resolve_against_the_action_they_name():
+    assert _terms(
+        "A method comprising determining a value, adjusting a gain and loading a file, "
+        "wherein the determining step precedes the adjusting, and said loading is repeated; "
+        "and notifying means for notifying a user, the notifying means being a lamp."
+    ) == []
+
+
+def test_a_nominalisation_resolves_against_its_action():
+    assert _terms("A method comprising determining a value, wherein the determination is repeated.") == []
+
+
+def test_the_named_action_must_be_in_scope():
+    assert _terms("A method comprising heating a wafer, wherein the adjusting step is repeated.") == [
+        "the adjusting step"
+    ]
+
+
+def test_bare_plurals_numerals_and_quantifiers_introduce():
+    assert _terms(
+        "An imager comprising pixels, two imaging devices and at least two longitudinal paths, "
+        "wherein the pixels, the imaging devices and the longitudinal paths are aligned."
+    ) == []
+
+
+def test_inherent_parts_and_properties_need_no_introduction():
+    assert _terms(
+        "A vehicle door comprising a frame, wherein the top end of the frame faces the vehicle, "
+        "the beginning of execution is logged and the temperature is low."
+    ) == []
+
+
+def test_an_explicitly_introduced_part_must_match():
+    # "the first end of the rod" is inherent, but once the claim names its ends only "a second end" counts.
+    assert _terms("A rod having a second end, wherein the first end of the rod is round.") == ["the first end"]
+
+
+def test_the_full_modifier_sequence_is_compared():
+    assert _terms("A display having a first display panel element; the second display panel element is lit.") == [
+        "the second display panel element"
+    ]
+    assert _terms("A mould having an outlet melt channel, wherein the inlet melt channel is heated.") == [
+        "the inlet melt channel"
+    ]
+    assert _terms("A display having a first display panel element, wherein the element and the panel are lit.") == []
+
+
+def test_a_positional_modifier_is_never_added_freely_but_a_descriptive_one_is():
+    # One shaft in scope: "the golf club shaft" can only mean it; "the second shaft" implies a first one.
+    assert _terms("A golf club having a shaft, wherein the golf club shaft is steel.") == []
+    assert _terms("A golf club having a shaft, wherein the second shaft is steel.") == ["the second shaft"]
+
+
+def test_coordinated_ordinals_share_their_head():
+    assert _terms("A wall having a first layer and a second layer, the first and second layers being thin.") == []
+    assert _terms("A wall having a first layer, the first and second layers being thin.") != []
+
+
+def test_reintroduced_element_makes_later_reference_ambiguous():
+    forest = Forest.from_parents(
+        [
+            "A device comprising a widget, the widget being red.",
+            "The device of claim 1, further comprising a widget, wherein the widget is blue.",
+        ],
+        [[], [1]],
+    )
+    [finding] = check_antecedents(forest)
+    assert (finding.claim, finding.term, finding.rule) == (2, "the widget", "antecedent-ambiguous")
+    assert "'a widget' (claim 1)" in finding.message and "'a widget' (claim 2)" in finding.message
+
+
+def test_a_claim_of_another_category_restates_without_ambiguity():
+    # An apparatus claim citing a process claim restates its elements; that is not a second column.
+    forest = Forest.from_parents(
+        [
+            "A process using a column, the column being cooled.",
+            "An apparatus for carrying out the process of claim 1, comprising a column, wherein the column is steel.",
+        ],
+        [[], [1]],
+    )
+    assert check_antecedents(forest) == []
+
+
+def test_distinguished_introductions_are_not_ambiguous():
+    # "the widget" after "a first widget" and "a second widget" speaks of what both share: not reported.
+    assert _terms("A device comprising a first widget and a second widget, wherein the widget is red.") == []
+
+
+def test_claim_subjects_and_set_phrases_are_not_references():
+    assert _terms(
+        "A compound selected from the group consisting of a salt and an ester.",
+        "The compound as claimed in any one of the preceding claims, in the form of a tablet.",
+    ) == []
+
+
+def test_a_missing_antecedent_is_reported_once_per_claim_and_not_again_below():
+    assert _terms(
+        "A door, wherein the spring is steel and the spring is coiled.",
+        "The door of claim 1, wherein the spring is red.",
+    ) == ["the spring"]
+
+
+def test_a_deep_chain_reads_every_ancestor():
+    texts = ["A door comprising a frame."] + [f"The door of claim {k}, wherein the frame is red." for k in range(1, 9_999)]
+    texts.append("The door of claim 9999, wherein the spring is red.")
+    forest = Forest.from_parents(texts, [[]] + [[k] for k in range(1, 10_000)])
+    assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(10_000, "the spring")]
+
+
+def test_reference_counts_agree_with_the_findings():
+    forest = Forest.from_parents(
+        ["A door comprising a frame and a hinge.", "The door of claim 1, wherein the hinge and the spring are steel."],
+        [[], [1]],
+    )
+    assert reference_counts(forest) == (2, 1)
+
+
+def test_offsets_are_exact_on_every_real_claim_set(uspto_path):
+    for line in uspto_path.read_text(encoding="utf-8").splitlines():
+        doc = json.loads(line)
+        forest = parse_claims(doc["claims"])
+        findings = check_antecedents(forest)
+        assert findings == sorted(findings, key=lambda f: ([c.num for c in forest.claims].index(f.claim), f.start))
+        for f in findings:
+            assert forest.by_num[f.claim].text[f.start : f.end] == f.term, doc["id"]
