@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spg.forest import Forest
-from spg.lint.antecedent_interim import check_antecedents
+from spg.lint.antecedent import check_antecedents
 from spg.lint.dependency import check_multiple_dependency
 from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
 from spg.lint.means import check_means_plus_function
