@@ -139,18 +139,18 @@ def test_library_warnings_are_held_back_until_the_command_succeeded(monkeypatch,
     path = tmp_path / "c.txt"
     path.write_text("1. A chair.")
 
-    def warn_then_fail(forest):
+    def warn_then_fail(result):
         warnings.warn("some library advice", UserWarning, stacklevel=1)
         raise DataError("c.txt: bad")
 
-    monkeypatch.setattr("spg.cli.lint.lint_lines", warn_then_fail)
+    monkeypatch.setattr("spg.cli.lint.report_lines", warn_then_fail)
     assert bad_input(capsys, "lint", str(path)) == "spg lint: c.txt: bad\n"
 
-    def warn_then_succeed(forest):
+    def warn_then_succeed(result):
         warnings.warn("some library advice", UserWarning, stacklevel=1)
         return ["1 [ind] A chair."]
 
-    monkeypatch.setattr("spg.cli.lint.lint_lines", warn_then_succeed)
+    monkeypatch.setattr("spg.cli.lint.report_lines", warn_then_succeed)
     code, out, err = run(capsys, "lint", str(path))
     assert code == 0 and err == "spg lint: warning: some library advice\n"
 

@@ -153,7 +153,7 @@ def test_spg_pairs_without_a_stage1_model_exits_2_with_a_message(capsys, uspto_p
     from spg.cli import main
 
     assert main(["pairs", f"data={uspto_path}"]) == 2
-    assert "`model` (the Stage I artefact)" in capsys.readouterr().err
+    assert "model is not set: `model` is the Stage I artefact" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("reading", READINGS)

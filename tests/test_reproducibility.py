@@ -18,6 +18,8 @@ from test_stage2 import MORE_PAIRS, PAIRS, stage1_artefact
 from tiny import tiny_llama, tiny_tokenizer
 
 from spg.cli import main as spg_main
+from spg.files import write_jsonl
+from spg.train.pairs import PAIRS as PAIRS_KIND
 from spg.train.stage2 import Stage2Config
 from spg.train.stage2 import run as train_stage2
 
@@ -70,8 +72,8 @@ def test_the_same_stage1_command_twice_gives_identical_weights(tmp_path):
 
 def test_the_same_stage2_run_twice_gives_an_identical_new_adapter(tmp_path):
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("".join(json.dumps({"id": str(i), "pair_type": "gt-vs-worst", **pair}) + "\n"
-                             for i, pair in enumerate(PAIRS + MORE_PAIRS)))
+    write_jsonl(pairs, PAIRS_KIND, ({"id": str(i), "pair_type": "gt-vs-worst", **pair}
+                                    for i, pair in enumerate(PAIRS + MORE_PAIRS)))
     values = dict(model=stage1_artefact(tmp_path), pairs=str(pairs), lora_r=4, lora_alpha=8, lora_dropout=0.1,
                   per_device_train_batch_size=2, gradient_accumulation_steps=1, max_steps=2, learning_rate=1e-2,
                   warmup_ratio=0.0, logging_steps=1, save_steps=1000, bf16=False, max_length=256, seed=0)

@@ -18,9 +18,11 @@ from transformers import TrainerCallback, TrainingArguments
 
 import spg.train.pairs
 from spg.config import ConfigError
+from spg.files import write_jsonl
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.model.tokens import add_structure_tokens
 from spg.train.lpo import LPOTrainer, PreferenceCollator, completion_logps, lpo_loss
+from spg.train.pairs import PAIRS as PAIRS_KIND
 from spg.train.pairs import count_types, load_pairs, reward
 from spg.train.stage2 import Stage2Config, load_config, make_pairs, run, stage2_model, tokenize_pairs, train
 
@@ -276,8 +278,7 @@ def test_pairs_then_training_then_reload_on_real_descriptions(tmp_path, uspto_pa
 def test_stage2_artefact_names_stage1_instead_of_a_merged_copy_and_moves_with_it(tmp_path):
     runs = tmp_path / "runs"  # Stage I and Stage II side by side; the base model stays outside
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("".join(json.dumps({"id": str(i), "pair_type": "gt-vs-worst", **p}) + "\n"
-                             for i, p in enumerate(PAIRS)))
+    write_jsonl(pairs, PAIRS_KIND, ({"id": str(i), "pair_type": "gt-vs-worst", **p} for i, p in enumerate(PAIRS)))
     cfg = config(runs / "stage2", model=stage1_artefact(tmp_path, runs / "stage1"), pairs=str(pairs))
     final = run(cfg)
     assert json.loads((final / "spg_config.json").read_text())["stage1"] == "../../stage1"

@@ -32,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from spg.train.config import Stage2Config
     from spg.train.pairs import check_pairs_file
 
+    # The pairs file first: naming a user's file (a records file, say) is the mistake that would damage data.
+    check_pairs_file(load_config(Stage2Config, args.config, args.overrides).pairs)
     config = load_config(Stage2Config, args.config, args.overrides, available=True)
-    check_pairs_file(config.pairs)  # a file spg wrote (or none), never a user's file
     try:
         SPGConfig.load(Path(config.model))
     except (OSError, ValueError, TypeError) as e:
