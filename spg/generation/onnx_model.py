@@ -82,17 +82,34 @@ def onnx_model_dir(hf_dir: str | Path) -> Path:
 
 
 class OnnxCache(Cache):
-    """The ONNX model's key/value arrays between steps; transformers only asks it how many tokens it holds."""
+    """The ONNX model's key/value buffers, one per layer input, reserved once for the prompt and ``reserve`` more
+    tokens: ONNX Runtime's attention writes each step into them in place (``past_present_share_buffer``), where
+    separate past and present arrays would copy the whole cache every step. transformers only asks it its length."""
 
     is_compileable = False
 
-    def __init__(self) -> None:
+    def __init__(self, reserve: int = 0) -> None:
         super().__init__(layers=[])
-        self.arrays: dict[str, np.ndarray] = {}
+        self.reserve = reserve
+        self.buffers: dict[str, np.ndarray] = {}
         self.length = 0
 
     def get_seq_length(self, layer_idx: int = 0) -> int:
         return self.length
+
+    def room_for(self, names: list[str], shape: tuple[int, int, int], new: int) -> None:
+        """Buffers of shape (batch, kv heads, capacity, head dim) with room for ``new`` more tokens."""
+        needed = self.length + new
+        capacity = next(iter(self.buffers.values())).shape[2] if self.buffers else 0
+        if needed <= capacity:
+            return
+        batch, heads, head_dim = shape
+        grown = max(needed + self.reserve, 2 * capacity)
+        for name in names:
+            buffer = np.zeros((batch, heads, grown, head_dim), np.float32)
+            if name in self.buffers:
+                buffer[:, :, : self.length] = self.buffers[name][:, :, : self.length]
+            self.buffers[name] = buffer
 
 
 class OutputHead(nn.Module):
@@ -124,7 +141,7 @@ class OnnxCausalLM(PreTrainedModel, GenerationMixin):
         self.session = onnxruntime.InferenceSession(str(onnx_dir / "model.onnx"), options)
         inputs = {i.name: i for i in self.session.get_inputs()}
         self.past_names = [name for name in inputs if name.startswith("past_key_values.")]
-        self.outputs = ["hidden_states", "logits", *(n.replace("past_key_values", "present") for n in self.past_names)]
+        self.present_names = [name.replace("past_key_values", "present") for name in self.past_names]
         text = config.get_text_config()
         self.kv_shape = (inputs[self.past_names[0]].shape[1], text.hidden_size // text.num_attention_heads)
         logits = next(o for o in self.session.get_outputs() if o.name == "logits")
@@ -144,21 +161,29 @@ class OnnxCausalLM(PreTrainedModel, GenerationMixin):
     def generate(self, *args, **kwargs):
         # The ONNX model keeps its own key/value arrays: whatever cache the caller asked for is replaced by one.
         kwargs.pop("cache_implementation", None)
-        kwargs["past_key_values"] = OnnxCache()
+        budget = kwargs.get("max_new_tokens") or self.generation_config.max_new_tokens or 0
+        kwargs["past_key_values"] = OnnxCache(budget)
         return super().generate(*args, **kwargs)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
                 past_key_values: OnnxCache | None = None, **kwargs) -> CausalLMOutputWithPast:
         cache = past_key_values if past_key_values is not None else OnnxCache()
-        batch = input_ids.shape[0]
+        batch, new = input_ids.shape
         if attention_mask is None:
-            attention_mask = torch.ones(batch, cache.length + input_ids.shape[1], dtype=torch.long)
-        feed = {"input_ids": input_ids.numpy().astype(np.int64), "attention_mask": attention_mask.numpy().astype(np.int64)}
-        empty = np.zeros((batch, self.kv_shape[0], 0, self.kv_shape[1]), np.float32)
-        for name in self.past_names:
-            feed[name] = cache.arrays.get(name, empty)
-        hidden, logits, *presents = self.session.run(self.outputs, feed)
-        cache.arrays = dict(zip(self.past_names, presents, strict=True))
-        cache.length += input_ids.shape[1]
+            attention_mask = torch.ones(batch, cache.length + new, dtype=torch.long)
+        cache.room_for(self.past_names, (batch, *self.kv_shape), new)
+        binding = self.session.io_binding()
+        binding.bind_cpu_input("input_ids", input_ids.numpy().astype(np.int64))
+        binding.bind_cpu_input("attention_mask", attention_mask.numpy().astype(np.int64))
+        for past, present in zip(self.past_names, self.present_names, strict=True):
+            buffer = cache.buffers[past]  # the same memory in and out: attention appends in place
+            binding.bind_input(past, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+            binding.bind_output(present, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+        binding.bind_output("hidden_states")
+        binding.bind_output("logits")
+        self.session.run_with_iobinding(binding)
+        outputs = binding.get_outputs()
+        hidden, logits = outputs[-2].numpy(), outputs[-1].numpy()
+        cache.length += new
         logits = self.lm_head(torch.from_numpy(hidden), torch.from_numpy(logits))
         return CausalLMOutputWithPast(logits=logits, past_key_values=cache)
