@@ -21,7 +21,3 @@ fi
 # run on a fresh machine does not pay for it.
 HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
   "from spg.model.backbone import embedded_path; embedded_path()"
-# Export the shipped model for the CPU runtime (runtime: onnx, the default on a CPU) once now, so that the main
-# job's first run does not pay for it (a no-op when the cache has it).
-HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
-  "from spg.generation.generator import load_generator; from spg.generation.pointer_decode import DecodeSettings; load_generator('spg-smollm2', DecodeSettings(), device='cpu')"

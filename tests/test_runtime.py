@@ -9,18 +9,18 @@ from spg.generation.runtime import resolve_runtime
 CPU, CUDA = torch.device("cpu"), torch.device("cuda")
 
 
-def test_auto_is_onnx_for_float32_on_the_cpu_and_torch_on_cuda_or_in_bfloat16(monkeypatch):
+def test_auto_is_torch_everywhere_until_onnx_matches_float32_and_onnx_is_chosen_by_name(monkeypatch):
     monkeypatch.setattr(runtime, "onnx_available", lambda: True)
-    assert resolve_runtime("auto", CPU, torch.float32) == "onnx"
+    assert resolve_runtime("auto", CPU, torch.float32) == "torch"
+    assert resolve_runtime("onnx", CPU, torch.float32) == "onnx"
     assert resolve_runtime("auto", CUDA, torch.bfloat16) == "torch"
     assert resolve_runtime("auto", CUDA, torch.float32) == "torch"
     assert resolve_runtime("auto", CPU, torch.bfloat16) == "torch"
     assert resolve_runtime("torch", CPU, torch.float32) == "torch"
 
 
-def test_auto_falls_back_to_torch_without_onnx_runtime_and_onnx_then_says_how_to_install_it(monkeypatch):
+def test_onnx_without_onnx_runtime_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(runtime, "onnx_available", lambda: False)
-    assert resolve_runtime("auto", CPU, torch.float32) == "torch"
     with pytest.raises(ValueError, match=r"spg\[cpu\]"):
         resolve_runtime("onnx", CPU, torch.float32)
 

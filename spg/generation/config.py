@@ -30,7 +30,7 @@ class GenerateConfig:
     cache_implementation: str = "auto"  # auto: static where the step is compiled (CUDA), else dynamic (kv_cache)
     compile: bool = True  # on CUDA with a static cache: the decoding step compiled (CUDA graphs); False: eager
     merge_adapters: bool = True  # fold the LoRA adapter into the base weights at load (same greedy outputs)
-    runtime: str = "auto"  # auto: weight-only int8 on the CPU in float32, the model as loaded elsewhere (runtime.py)
+    runtime: str = "auto"  # auto (= torch for now) | torch | onnx: ONNX Runtime, 4-bit, on the CPU (runtime.py)
     defer_stop_check: bool = True  # on CUDA: read "all rows stopped?" one step late, so the host never waits
     batch_size: int | None = None  # None: 4 on the CPU, 16 on a GPU (decoding there is nearly free per extra row)
     # Decode the longest prompts first: each batch then holds prompts of similar length (less padding), and on CUDA

@@ -64,8 +64,8 @@ class DecodeSettings:
     # and leaves the GPU idle while Python prepares the next step; it reads the answer one step late on Apple GPUs
     # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
     defer_stop_check: bool = True
-    # How the model runs (spg.generation.runtime): auto is weight-only int8 on the CPU in float32, the model as
-    # loaded elsewhere; torch keeps the model as loaded; int8 asks for the CPU int8 kernels.
+    # How the model runs (spg.generation.runtime): torch is the transformers model as loaded; onnx is ONNX Runtime
+    # on a 4-bit export (CPU, float32 only); auto is torch until onnx's greedy outputs match float32's.
     runtime: str = "auto"
 
 
