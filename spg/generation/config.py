@@ -14,6 +14,7 @@ from spg.pretrained import SHIPPED
 
 MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
 CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
+RUNTIMES = ("auto", "torch", "onnx")  # spg.generation.runtime
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
 
@@ -45,6 +46,9 @@ class DecodeSettings:
     # and leaves the GPU idle while Python prepares the next step; it reads the answer one step late on Apple GPUs
     # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
     defer_stop_check: bool = True
+    # How the model runs (spg.generation.runtime): torch is the transformers model as loaded; onnx is ONNX Runtime
+    # on a 4-bit export (CPU, float32 only); auto is torch until onnx's greedy outputs match float32's.
+    runtime: str = "auto"
 
     def check(self) -> None:
         """What decoding would fail on, or silently misread, rejected before a model loads."""
@@ -59,6 +63,7 @@ class DecodeSettings:
         if self.boundary_temperature is not None and not self.boundary_temperature > 0:
             raise Invalid("boundary_temperature", f"must be above 0, got {self.boundary_temperature}")
         one_of("cache_implementation", self.cache_implementation, CACHE_IMPLEMENTATIONS)
+        one_of("runtime", self.runtime, RUNTIMES)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,11 @@ valid output, for tagged sequences; null for plain text), ``prompt_tokens``, ``n
 
 from __future__ import annotations
 
+import tempfile
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -32,8 +34,9 @@ from spg.generation.constrained import StructureGrammar
 from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
 from spg.generation.runner import Document
+from spg.generation.runtime import onnx_lm, resolve_runtime
 from spg.linearize import parse_tagged
-from spg.model.backbone import EMBEDDED, load_backbone, resolve_device, resolve_dtype
+from spg.model.backbone import EMBEDDED, load_backbone, resolve, resolve_device, resolve_dtype
 from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
 from spg.render import render
@@ -149,6 +152,27 @@ class ClaimGenerator:
         return results
 
 
+def on_onnx(spg: SPGModel) -> SPGModel:
+    """``spg`` with its LM merged and run by ONNX Runtime (``runtime: onnx``); the pointer reads the ONNX model's
+    hidden states through the same output-embedding hook."""
+    with tempfile.TemporaryDirectory() as folder:
+        # The export reads a saved merged model; the ready-model cache (spg.model.ready) keeps one, so that no
+        # run has to write it again.
+        merged = spg.merge_and_unload()
+        merged.save_pretrained(folder)
+        spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
+        lm = onnx_lm(merged, folder)
+    return SPGModel(lm, spg.tokenizer, spg.pointer, spg.spg_config)
+
+
+def local_folder(name_or_path: str) -> str:
+    """The local folder of a model by name or path (the ONNX export reads files); hub names from the local cache."""
+    from huggingface_hub import snapshot_download
+
+    path = resolve(name_or_path)
+    return path if Path(path).is_dir() else snapshot_download(path, local_files_only=True)
+
+
 def load_generator(
     name_or_dir: str | None,
     settings: DecodeSettings,
@@ -166,11 +190,14 @@ def load_generator(
     """
     where = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, where)
+    runtime = resolve_runtime(settings.runtime, where, torch_dtype)
     if is_artefact(name_or_dir) and not zero_shot:
         spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
         if settings.merge_adapters:
             spg.lm.merge_adapter()
         config = spg.spg_config
+        if runtime == "onnx":
+            spg = on_onnx(spg)
         mode: Mode = "spg" if config.tagged else "plain"
         if constrained is None:
             constrained = config.tagged
@@ -184,4 +211,6 @@ def load_generator(
             "a chat model prompted zero-shot writes plain numbered claims"
         )
     lm, tokenizer = load_backbone(name_or_dir or EMBEDDED, torch_dtype)
+    if runtime == "onnx":
+        lm = onnx_lm(lm, local_folder(name_or_dir or EMBEDDED))
     return ClaimGenerator(lm.to(where).eval(), tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)

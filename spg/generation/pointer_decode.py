@@ -29,6 +29,7 @@ from transformers.generation import utils as generation_utils
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.config import DecodeSettings
 from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
+from spg.generation.kv_cache import ReservedCache
 from spg.generation.repetition import GeneratedNoRepeatNGram
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
@@ -239,6 +240,16 @@ def generate_batch(
 
     ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
     """
+    rows = getattr(lm, "rows_per_call", None)  # a model that decodes fewer rows at once (spg.generation.onnx_model)
+    if rows is not None and len(prompts) > rows:
+        return [
+            out
+            for start in range(0, len(prompts), rows)
+            for out in generate_batch(
+                lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
+                row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
+            )
+        ]
     pad_id = tokenizer.pad_token_id
     ids, mask = left_pad(prompts, pad_id)
     ids, mask = ids.to(lm.device), mask.to(lm.device)
@@ -265,6 +276,9 @@ def generate_batch(
     sampling = {"do_sample": True, "temperature": temperature} if settings.do_sample else {"do_sample": False}
     if settings.repetition_penalty != 1.0:
         sampling["repetition_penalty"] = settings.repetition_penalty
+    cache = kv_cache(settings, ids.device.type)
+    # A dynamic cache reserved once for the whole run: transformers' own copies itself at every step (kv_cache.py).
+    cached = {"cache_implementation": cache} if cache == "static" else {"past_key_values": ReservedCache(settings.max_new_tokens)}
     kwargs = dict(
         input_ids=ids,
         attention_mask=mask,
@@ -273,8 +287,8 @@ def generate_batch(
         logits_processor=processors,
         eos_token_id=stops,
         pad_token_id=pad_id,
-        cache_implementation=kv_cache(settings, ids.device.type),
         disable_compile=not settings.compile,
+        **cached,
         **sampling,
     )
     if spg is not None:

@@ -1,0 +1,189 @@
+"""The ``onnx`` runtime: a causal LM exported once to ONNX with 4-bit weights, run by ONNX Runtime on the CPU, behind
+the transformers model interface so that ``generate``, spg's logits processors and the pointer work unchanged.
+
+Why (measured on the 2-core CPU, issue 23 and docs/generation.md "CPU decoding"): a decoding step of the float32
+PyTorch model reads 0.54 GB of weights and spends about half its time in per-operator framework work. ONNX Runtime
+runs the whole step in C++ with fused attention, and its ``MatMulNBits`` kernels read 4-bit weights; the export
+quantises with k-quant (``algo_config=k_quant``, 32-weight blocks) and keeps activations in float32
+(``accuracy_level=1``), which kept greedy outputs identical to float32 where round-to-nearest int4 did not.
+
+The export is onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once per
+model into ``$SPG_CACHE/onnx`` and keyed by the model's files. Its graph also returns the last layer's hidden
+states (``include_hidden_states``): :class:`OnnxCausalLM` hands them to its output-embedding module, so a hook on
+``get_output_embeddings()`` (the SPG model's ``last_hidden_state``) sees the states the logits come from.
+
+The exported attention (``GroupQueryAttention``) derives positions from the attention mask as if padding were on
+the right; transformers pads on the left, so this model decodes one row at a time (``rows_per_call = 1``).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
+from transformers.cache_utils import Cache
+from transformers.modeling_outputs import CausalLMOutputWithPast
+
+# Builder options: 4-bit weights, k-quant, float32 activations, hidden states as an extra output.
+EXPORT = ["-p", "int4", "-e", "cpu", "--extra_options", "accuracy_level=1", "algo_config=k_quant",
+          "include_hidden_states=true", "hf_token=false"]
+EXPORT_FORMAT = 1  # bump when EXPORT or the build below changes: every exported model is then rebuilt
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg"))
+
+
+def export_key(hf_dir: Path) -> str:
+    """What an export is built from: the model folder's files, the options and the builder's version."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in hf_dir.iterdir() if p.is_file()):
+        digest.update(path.name.encode())
+        with path.open("rb") as f:
+            digest.update(hashlib.file_digest(f, "sha256").digest())
+    built_from = [EXPORT_FORMAT, EXPORT, version("onnxruntime-genai"), digest.hexdigest()]
+    return hashlib.sha256(json.dumps(built_from).encode()).hexdigest()
+
+
+def onnx_model_dir(hf_dir: str | Path) -> Path:
+    """The ONNX export of the transformers model folder ``hf_dir`` (built now unless the cache has it)."""
+    hf_dir = Path(hf_dir)
+    target = _cache_root() / "onnx" / export_key(hf_dir)[:24]  # by content only: the folder may be a temporary one
+    if (target / "model.onnx").is_file():
+        return target
+    # Per process, then an atomic rename: a killed export never leaves a half-written model behind.
+    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+    command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-m", str(hf_dir), "-i", str(hf_dir),
+               "-o", str(partial), "-c", str(partial / "build"), *EXPORT]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    if done.returncode != 0:
+        shutil.rmtree(partial, ignore_errors=True)
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+        raise RuntimeError(f"exporting {hf_dir} to ONNX failed: {' '.join(tail)}")
+    shutil.rmtree(partial / "build", ignore_errors=True)
+    try:
+        partial.rename(target)
+    except OSError:
+        if not (target / "model.onnx").is_file():
+            raise
+        shutil.rmtree(partial)
+    return target
+
+
+class OnnxCache(Cache):
+    """The ONNX model's key/value buffers, one per layer input, reserved once for the prompt and ``reserve`` more
+    tokens: ONNX Runtime's attention writes each step into them in place (``past_present_share_buffer``), where
+    separate past and present arrays would copy the whole cache every step. transformers only asks it its length."""
+
+    is_compileable = False
+
+    def __init__(self, reserve: int = 0) -> None:
+        super().__init__(layers=[])
+        self.reserve = reserve
+        self.buffers: dict[str, np.ndarray] = {}
+        self.length = 0
+
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        return self.length
+
+    def room_for(self, names: list[str], shape: tuple[int, int, int], new: int) -> None:
+        """Buffers of shape (batch, kv heads, capacity, head dim) with room for ``new`` more tokens."""
+        needed = self.length + new
+        capacity = next(iter(self.buffers.values())).shape[2] if self.buffers else 0
+        if needed <= capacity:
+            return
+        batch, heads, head_dim = shape
+        grown = max(needed + self.reserve, 2 * capacity)
+        for name in names:
+            buffer = np.zeros((batch, heads, grown, head_dim), np.float32)
+            if name in self.buffers:
+                buffer[:, :, : self.length] = self.buffers[name][:, :, : self.length]
+            self.buffers[name] = buffer
+
+
+class OutputHead(nn.Module):
+    """Stands where the output embedding is: called with the final hidden states and the logits ONNX Runtime
+    computed from them, it returns the logits, so forward hooks on it see what they see on a real ``lm_head``."""
+
+    def __init__(self, vocab: int, hidden: int):
+        super().__init__()
+        self.weight = torch.empty(vocab, hidden, device="meta")  # the shape only, for code that asks for it
+
+    def forward(self, hidden: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+        return logits
+
+
+class OnnxCausalLM(PreTrainedModel, GenerationMixin):
+    """A causal LM run by ONNX Runtime from :func:`onnx_model_dir`, usable with ``generate`` like the original."""
+
+    rows_per_call = 1  # see the module docstring: left padding is not supported by the exported attention
+    _supports_cache_class = True
+
+    def __init__(self, config: PretrainedConfig, onnx_dir: Path, threads: int | None = None):
+        config = copy.deepcopy(config)
+        config._attn_implementation = "eager"  # attention runs inside ONNX Runtime; transformers picks none
+        super().__init__(config)
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or torch.get_num_threads()
+        self.session = onnxruntime.InferenceSession(str(onnx_dir / "model.onnx"), options)
+        inputs = {i.name: i for i in self.session.get_inputs()}
+        self.past_names = [name for name in inputs if name.startswith("past_key_values.")]
+        self.present_names = [name.replace("past_key_values", "present") for name in self.past_names]
+        text = config.get_text_config()
+        self.kv_shape = (inputs[self.past_names[0]].shape[1], text.hidden_size // text.num_attention_heads)
+        logits = next(o for o in self.session.get_outputs() if o.name == "logits")
+        self.lm_head = OutputHead(logits.shape[-1], text.hidden_size)
+
+    @property
+    def device(self) -> torch.device:
+        return torch.device("cpu")
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return torch.float32
+
+    def get_output_embeddings(self) -> nn.Module:
+        return self.lm_head
+
+    def generate(self, *args, **kwargs):
+        # The ONNX model keeps its own key/value arrays: whatever cache the caller asked for is replaced by one.
+        kwargs.pop("cache_implementation", None)
+        budget = kwargs.get("max_new_tokens") or self.generation_config.max_new_tokens or 0
+        kwargs["past_key_values"] = OnnxCache(budget)
+        return super().generate(*args, **kwargs)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                past_key_values: OnnxCache | None = None, **kwargs) -> CausalLMOutputWithPast:
+        cache = past_key_values if past_key_values is not None else OnnxCache()
+        batch, new = input_ids.shape
+        if attention_mask is None:
+            attention_mask = torch.ones(batch, cache.length + new, dtype=torch.long)
+        cache.room_for(self.past_names, (batch, *self.kv_shape), new)
+        binding = self.session.io_binding()
+        binding.bind_cpu_input("input_ids", input_ids.numpy().astype(np.int64))
+        binding.bind_cpu_input("attention_mask", attention_mask.numpy().astype(np.int64))
+        for past, present in zip(self.past_names, self.present_names, strict=True):
+            buffer = cache.buffers[past]  # the same memory in and out: attention appends in place
+            binding.bind_input(past, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+            binding.bind_output(present, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+        binding.bind_output("hidden_states")
+        binding.bind_output("logits")
+        self.session.run_with_iobinding(binding)
+        outputs = binding.get_outputs()
+        hidden, logits = outputs[-2].numpy(), outputs[-1].numpy()
+        cache.length += new
+        logits = self.lm_head(torch.from_numpy(hidden), torch.from_numpy(logits))
+        return CausalLMOutputWithPast(logits=logits, past_key_values=cache)

@@ -1,0 +1,49 @@
+"""How the decoding model runs: the ``runtime`` setting of ``spg generate`` (docs/generation.md, "CPU decoding").
+
+* ``torch`` — the transformers model as loaded (on CUDA: bfloat16 and the compiled step).
+* ``onnx`` — the same model exported once to ONNX with 4-bit weights and run by ONNX Runtime on the CPU
+  (:mod:`spg.generation.onnx_model`); any transformers causal LM that onnxruntime-genai's model builder exports
+  (Llama, Mistral, Qwen, Phi, Gemma, ...). Needs the ``cpu`` extra (``pip install 'spg[cpu]'``).
+* ``auto`` — ``torch`` for now, everywhere. ONNX Runtime's 4-bit model is not yet the CPU default because its greedy
+  outputs are not float32's: on the 2-core CPU they agreed with float32 for 65 tokens on the main job's document but
+  differed from the first token on a USPTO document (benchmarks/cpu_decoding.py; docs/generation.md, "CPU
+  decoding"), and its speed-up was not measured cleanly on the shared machine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import torch
+from transformers import PreTrainedModel
+
+from spg.generation.config import RUNTIMES
+
+
+def onnx_available() -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnxruntime_genai"))
+
+
+def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype) -> str:
+    """The runtime ``setting`` means on ``device`` in ``dtype``: ``auto`` is ``torch`` (see the module docstring);
+    ``onnx`` off a float32 CPU, or without ONNX Runtime, is a ValueError saying why."""
+    if setting not in RUNTIMES:
+        raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {setting!r}")
+    if setting == "auto":
+        return "torch"
+    cpu_fp32 = device.type == "cpu" and dtype == torch.float32
+    if setting == "onnx" and not cpu_fp32:
+        raise ValueError(f"runtime onnx runs float32 models on the CPU, not {dtype} on {device}")
+    if setting == "onnx" and not onnx_available():
+        raise ValueError("runtime onnx needs onnxruntime and onnxruntime-genai: pip install 'spg[cpu]'")
+    return setting
+
+
+def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
+    """``lm`` (whose weights are those saved in ``hf_dir``) as an ONNX Runtime model, exported once."""
+    from spg.generation.onnx_model import OnnxCausalLM, onnx_model_dir
+
+    fast = OnnxCausalLM(lm.config, onnx_model_dir(hf_dir))
+    fast.generation_config = lm.generation_config
+    return fast

@@ -1,0 +1,74 @@
+"""The onnx runtime on a tiny SPG model exported with onnxruntime-genai's builder: transformers' generate, the
+grammar and the pointer's hidden states work on it as on the PyTorch model."""
+
+import pytest
+import torch
+from tiny import tiny_llama, tiny_tokenizer
+
+pytest.importorskip("onnxruntime_genai")
+
+from spg.generation.generator import ClaimGenerator  # noqa: E402
+from spg.generation.onnx_model import onnx_model_dir  # noqa: E402
+from spg.generation.pointer_decode import DecodeSettings, StateRecorder, generate_batch  # noqa: E402
+from spg.generation.runner import Document  # noqa: E402
+from spg.generation.runtime import onnx_lm  # noqa: E402
+from spg.model.batch import INSTRUCTION  # noqa: E402
+from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """(merged model folder, SPG model on its ONNX export), the export cached in a temporary $SPG_CACHE."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPG_CACHE", str(tmp_path_factory.mktemp("cache")))
+        torch_spg = SPGModel.from_base(SPGConfig(lora_r=4), base=tiny_llama(hidden_size=64), tokenizer=tiny_tokenizer())
+        folder = tmp_path_factory.mktemp("merged")
+        merged = torch_spg.merge_and_unload()
+        merged.save_pretrained(folder)
+        torch_spg.tokenizer.save_pretrained(folder)
+        spg = SPGModel(onnx_lm(merged, folder), torch_spg.tokenizer, torch_spg.pointer, torch_spg.spg_config)
+        tag_ids = torch.tensor(list(spg.structure_ids.values()))
+
+        def favour_tags(module, args, logits):  # short runs then hold several claims, so the pointer is exercised
+            logits[..., tag_ids] += 4.0
+            return logits
+
+        spg.lm.get_output_embeddings().register_forward_hook(favour_tags)
+        yield folder, spg
+
+
+def test_step_states_the_pointer_reads_are_the_onnx_models_teacher_forced_states(exported):
+    _, spg = exported
+    ids = torch.tensor([spg.tokenizer.encode("a step stool")])
+    recorder = StateRecorder(spg, 10)
+    out = spg.lm.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=10, min_new_tokens=10,
+                          do_sample=False, logits_processor=[recorder], pad_token_id=0)
+    spg.lm(input_ids=out, attention_mask=torch.ones_like(out))  # one forward over the finished sequence
+    forced = spg.last_hidden_state[0, ids.shape[1] : out.shape[1] - 1]
+    torch.testing.assert_close(recorder.states()[0], forced, atol=1e-4, rtol=1e-4)
+
+
+def test_constrained_decoding_on_onnx_gives_valid_forests_with_pointer_parents(exported):
+    _, spg = exported
+    gen = ClaimGenerator(spg.lm, spg.tokenizer, "spg", DecodeSettings(max_new_tokens=40, temperature=1.0),
+                         INSTRUCTION, 512, spg, True)
+    torch.manual_seed(0)
+    results = gen([Document("d1", "A chair with four legs."), Document("d2", "A lamp.")])
+    assert all(r["valid"] for r in results), [r["reasons"] for r in results]
+    assert any(p is not None for r in results for p in r["pointer_parents"])
+
+
+def test_a_batch_is_decoded_row_by_row_as_each_row_alone(exported):
+    _, spg = exported
+    prompts = [spg.tokenizer.encode("a longer prompt here"), spg.tokenizer.encode("x")]  # lengths differ
+    greedy = DecodeSettings(max_new_tokens=8, min_new_tokens=8, do_sample=False)
+    together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
+    alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+    assert [o.ids for o in together] == [o.ids for o in alone]
+
+
+def test_an_export_is_found_again_by_the_models_content(exported):
+    folder, _ = exported
+    first = onnx_model_dir(folder)
+    stamp = (first / "model.onnx").stat().st_mtime_ns
+    assert onnx_model_dir(folder) == first and (first / "model.onnx").stat().st_mtime_ns == stamp

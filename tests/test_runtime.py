@@ -1,0 +1,33 @@
+"""Which runtime a generation uses: selection logic only (the ONNX model itself: test_onnx_model.py)."""
+
+import pytest
+import torch
+
+from spg.generation import runtime
+from spg.generation.runtime import resolve_runtime
+
+CPU, CUDA = torch.device("cpu"), torch.device("cuda")
+
+
+def test_auto_is_torch_everywhere_until_onnx_matches_float32_and_onnx_is_chosen_by_name(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: True)
+    assert resolve_runtime("auto", CPU, torch.float32) == "torch"
+    assert resolve_runtime("onnx", CPU, torch.float32) == "onnx"
+    assert resolve_runtime("auto", CUDA, torch.bfloat16) == "torch"
+    assert resolve_runtime("auto", CUDA, torch.float32) == "torch"
+    assert resolve_runtime("auto", CPU, torch.bfloat16) == "torch"
+    assert resolve_runtime("torch", CPU, torch.float32) == "torch"
+
+
+def test_onnx_without_onnx_runtime_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: False)
+    with pytest.raises(ValueError, match=r"spg\[cpu\]"):
+        resolve_runtime("onnx", CPU, torch.float32)
+
+
+def test_onnx_off_a_float32_cpu_and_unknown_runtimes_are_refused(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: True)
+    with pytest.raises(ValueError, match="CPU"):
+        resolve_runtime("onnx", CUDA, torch.bfloat16)
+    with pytest.raises(ValueError, match="auto, torch, onnx"):
+        resolve_runtime("llama.cpp", CPU, torch.float32)
