@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from spg.data import DataError, load_records
     from spg.model.backbone import resolve_device
     from spg.model.spg_model import SPGConfig, SPGModel
-    from spg.pointer_eval import markdown_table, teacher_forced_dea
+    from spg.pointer_eval import teacher_forced_dea
 
     try:
         config = SPGConfig.load(Path(args.model))
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     except RecursionError:
         raise nested_too_deeply(" ".join(args.references)) from None
     report = {"model": args.model, "references": args.references, **result.as_dict()}
-    table = markdown_table(result)
+    table = result.markdown()
     print(json.dumps(report, indent=2) if args.json else table, end="\n" if args.json else "")
     if args.out:
         out = Path(args.out)

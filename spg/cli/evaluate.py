@@ -92,7 +92,7 @@ def check_bertscore_model(name: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spg.evaluate import evaluate, markdown_table, read_prediction_file, systems_from_fields, write_report
+    from spg.evaluate import evaluate, read_prediction_file, systems_from_fields, write_report
 
     if not args.predictions and not args.field and not args.all_fields:
         raise InputError("give predictions files, --field NAME or --all-fields")
@@ -120,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
         patentscore=args.patentscore,
     )
     if args.json:
-        print(json.dumps({key: report[key] for key in ("rows", "always_root", "settings")}, indent=2))
+        print(json.dumps(report.table_json(), indent=2))
     else:
-        print(markdown_table(report), end="")
+        print(report.markdown(), end="")
     if args.out:
         for path in write_report(report, args.out):
             print(f"wrote {path}", file=sys.stderr)
