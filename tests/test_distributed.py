@@ -182,6 +182,7 @@ def test_stage2_matched_on_two_processes_is_one_model_trained_as_one_process_wou
     assert_same_weights(artefact(two / "final"), artefact(one), atol=1e-4)
 
 
+@pytest.mark.slow
 def test_generate_on_two_processes_merges_into_what_one_process_writes(tmp_path):
     """docs/generation.md's multi-GPU generate command, on two CPU processes with a tiny SPG artefact."""
     from test_generate_cli import write_docs
