@@ -40,7 +40,8 @@ def main() -> None:
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--lora-r", type=int, default=SPGConfig.lora_r, help="LoRA rank (paper: 96)")
     parser.add_argument("--cache", default=DecodeSettings.cache_implementation, choices=["auto", "static", "dynamic"],
-                        help="transformers' KV cache, the same for both paths (auto: static; compiled on CUDA)")
+                        help="transformers' KV cache, the same for both paths (auto, spg's default: static where the step is "
+                             "compiled, i.e. on CUDA, dynamic elsewhere)")
     args = parser.parse_args()
 
     spg = SPGModel.from_base(SPGConfig(base_model=args.model, lora_r=args.lora_r), dtype=getattr(torch, args.dtype)).to(args.device).eval()

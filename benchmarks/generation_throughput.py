@@ -5,8 +5,10 @@ prompts, exactly ``--new-tokens`` new tokens per row (greedy, min = max), under 
 
 * ``before``: what spg ran until the throughput work: dynamic KV cache, eager step, adapter kept apart;
 * ``merged``: the adapter folded into the base weights, still dynamic and eager;
-* ``after``: spg's defaults now: adapter merged, static KV cache, and on CUDA the step compiled by transformers
-  (torch.compile, CUDA graphs). The first call of a compiled configuration pays the compilation; it is warm-up.
+* ``after``: spg's defaults on CUDA: adapter merged, static KV cache, the step compiled by transformers (torch.compile,
+  CUDA graphs). The first call of a compiled configuration pays the compilation; it is warm-up. On the CPU this row
+  still forces the static cache, uncompiled; spg's CPU default has a dynamic one (``cache_implementation: auto``:
+  static only where the step is compiled), i.e. the ``merged`` row with the stop flag read one step late.
 
 For each configuration both paths run alternately, ``--repeats`` times; medians are printed as tokens/s and ms per
 decoding step, with each configuration's greedy outputs compared to the first one's (bf16 merging rounds the

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Set up (idempotent) and run the whole test suite, real-model tests included, offline.
+# Set up (idempotent) and run the whole test suite, real-model tests included, offline: ruff, then both groups
+# (the fast default group and the `slow` one: real-model, multi-process and long end-to-end tests; README, "Tests").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 .venv/bin/ruff check .
-.venv/bin/pytest -q "$@"
+# pyproject's addopts deselect the slow group; this marker expression selects both groups in one run.
+.venv/bin/pytest -q -m "slow or not slow" "$@"

@@ -352,26 +352,3 @@ def load_records(
                         skipped.append(item)
 
     return stream()
-
-
-def _split_key(seed: int, record: Record) -> tuple[str, str, str]:
-    digest = hashlib.sha256(f"{seed}\x00{record.id}".encode()).hexdigest()
-    return digest, record.id, record.source
-
-
-def split_records(
-    records: Iterable[Record], fractions: Sequence[float] = (0.8, 0.1, 0.1), seed: int = 0
-) -> dict[str, list[Record]]:
-    """Deterministic train/validation/test split.
-
-    Records are ranked by a SHA-256 hash of (seed, id) and cut at the cumulative fractions, so the
-    split depends only on the ids and the seed (not on input order or Python's hash seed) and the
-    sizes match the fractions to within one record.
-    """
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-6:
-        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {tuple(fractions)}")
-    ranked = sorted(records, key=lambda r: _split_key(seed, r))
-    n = len(ranked)
-    a = round(fractions[0] * n)
-    b = round((fractions[0] + fractions[1]) * n)
-    return {"train": ranked[:a], "validation": ranked[a:b], "test": ranked[b:]}

@@ -34,7 +34,6 @@ from spg.metrics import text as text_metrics
 from spg.metrics.patentscore import DEFAULT_READING, PreparedText, check_reading, patent_score, prepare_text
 from spg.metrics.structure import (
     DEA,
-    DEPTH_BUCKETS,
     Ratio,
     Validity,
     aligned_parents,
@@ -45,10 +44,10 @@ from spg.metrics.structure import (
     read_output,
     root_parents,
 )
+from spg.results import UNMATCHED_SHOWN, DocumentScores, Evaluation, Settings, SystemScores
 
 CLAIM_FIELD_SUFFIX = "-claim"
 TEXT_KEYS = ("prediction", "claims_text", "raw")
-COLUMNS = ("BLEU", "BLEU-hf", "R-1", "BS", "SP", "AC", "CC", "PS", "DEA", "valid")
 
 
 class EvaluateError(InputError):
@@ -257,12 +256,6 @@ def always_root(references: Sequence[Record]) -> DEA:
     return sum((dependency_edge_accuracy(r.claims, root_parents(r.claims)) for r in references), DEA())
 
 
-@dataclass
-class SystemResult:
-    row: dict[str, Any]
-    documents: list[dict[str, Any]]
-
-
 def score_system(
     system: System,
     references: Sequence[Record],
@@ -273,8 +266,9 @@ def score_system(
     progress: bool = True,
     prepared_refs: dict[str, PreparedText] | None = None,
     patentscore: str = DEFAULT_READING,
-) -> SystemResult:
-    """Every metric for one system over every reference record (see the module docstring for missing ones).
+) -> tuple[SystemScores, list[DocumentScores]]:
+    """Every metric for one system over every reference record (see the module docstring for missing ones): its
+    row and its per-document scores.
 
     ``patentscore`` is the PatentScore_rule reading of SP, AC, CC and PS ("calibrated" or "appendix",
     :mod:`spg.metrics.patentscore`).
@@ -287,8 +281,7 @@ def score_system(
     prepared_refs = {} if prepared_refs is None else prepared_refs
 
     unmatched = sorted(set(system.predictions) - {r.id for r in references})
-    preds, refs, docs = [], [], []
-    dea_total, positional_total, aligned_total, agreement_total, valid_total = DEA(), DEA(), Ratio(), Ratio(), Ratio()
+    preds, refs, docs, structures = [], [], [], []
     for record in tqdm(references, desc=system.name, unit="doc", disable=not progress, leave=False):
         prediction = system.predictions.get(record.id)
         prediction = prediction or Prediction("")
@@ -299,73 +292,46 @@ def score_system(
             prepared_refs[ref] = prepare_text(ref)
         ps = patent_score(cand, prepared_refs[ref], patentscore)
         structure = structure_of(record.claims, prediction)
-        dea_total += structure.dea
-        positional_total += structure.dea_positional
-        aligned_total += structure.aligned
-        agreement_total += structure.agreement
-        valid_total += Ratio(int(structure.validity.valid), 1)
+        structures.append(structure)
         preds.append(cand)
         refs.append(ref)
-        docs.append(
-            {
-                "system": system.name,
-                "id": record.id,
-                "status": status,
-                "sentence_BLEU": text_metrics.sentence_bleu(cand, ref),
-                "SP": ps.struct,
-                "AC": ps.ante,
-                "CC": ps.count,
-                "PS": ps.normalized,
-                "PS_total": ps.total,
-                "DEA": structure.dea.overall,
-                "DEA_counts": structure.dea.counts,
-                "DEA-pos": structure.dea_positional.overall,
-                "DEA-pos_counts": structure.dea_positional.counts,
-                "aligned": structure.aligned.value,
-                "agreement": structure.agreement.value,
-                "valid": structure.validity.valid,
-                "reasons": structure.validity.reasons,
-            }
-        )
+        docs.append(DocumentScores(
+            system=system.name, id=record.id, status=status, sentence_bleu=text_metrics.sentence_bleu(cand, ref),
+            sp=ps.struct, ac=ps.ante, cc=ps.count, ps=ps.normalized, ps_total=ps.total,
+            dea=structure.dea.overall, dea_counts=structure.dea.counts,
+            dea_pos=structure.dea_positional.overall, dea_pos_counts=structure.dea_positional.counts,
+            aligned=structure.aligned.value, agreement=structure.agreement.value, valid=structure.validity.valid,
+            reasons=structure.validity.reasons, r1=None,
+        ))
     for doc, r1 in zip(docs, text_metrics.rouge1_per_doc(preds, refs), strict=True):
-        doc["R-1"] = r1
+        doc.r1 = r1
     bs_mean = None
     if bertscore:
         scores = text_metrics.bertscore_f1(preds, refs, model=bertscore_model, per_claim=per_claim)
-        for doc, s in zip(docs, scores, strict=True):
-            doc["BS"] = 100 * s
+        for doc, score in zip(docs, scores, strict=True):
+            doc.bs = 100 * score
         bs_mean = 100 * sum(scores) / len(scores) if scores else None
 
-    def mean(key: str) -> float | None:
-        return sum(d[key] for d in docs) / len(docs) if docs else None
+    def mean(values: Iterable[float]) -> float | None:
+        values = list(values)
+        return sum(values) / len(values) if values else None
 
-    statuses = [d["status"] for d in docs]
-    row = {
-        "system": system.name,
-        "source": system.source,
-        "n": len(docs),
-        "missing": statuses.count("missing"),
-        "empty": statuses.count("empty"),
-        "unmatched": len(unmatched),
-        "unmatched_ids": unmatched[:20],
-        "BLEU": text_metrics.sacrebleu_corpus(preds, refs) if docs else None,
-        "BLEU-hf": text_metrics.hf_bleu(preds, refs) if docs else None,
-        "R-1": mean("R-1"),
-        "BS": bs_mean,
-        "SP": mean("SP"),
-        "AC": mean("AC"),
-        "CC": mean("CC"),
-        "PS": mean("PS"),
-        "DEA": dea_total.overall,
-        "DEA-pos": positional_total.overall,
-        "aligned": aligned_total.value,
-        "valid": valid_total.value,
-        "DEA_detail": dea_total.as_dict(),
-        "DEA-pos_detail": positional_total.as_dict(),
-        "aligned_detail": {"value": aligned_total.value, "aligned": aligned_total.hits, "total": aligned_total.total},
-        "agreement": {"value": agreement_total.value, "agree": agreement_total.hits, "total": agreement_total.total},
-    }
-    return SystemResult(row, docs)
+    dea, positional = sum((s.dea for s in structures), DEA()), sum((s.dea_positional for s in structures), DEA())
+    aligned, agreement = sum((s.aligned for s in structures), Ratio()), sum((s.agreement for s in structures), Ratio())
+    valid = sum((Ratio(int(s.validity.valid), 1) for s in structures), Ratio())
+    statuses = [d.status for d in docs]
+    row = SystemScores(
+        system=system.name, source=system.source, n=len(docs), missing=statuses.count("missing"),
+        empty=statuses.count("empty"), unmatched=len(unmatched), unmatched_ids=unmatched[:UNMATCHED_SHOWN],
+        bleu=text_metrics.sacrebleu_corpus(preds, refs) if docs else None,
+        bleu_hf=text_metrics.hf_bleu(preds, refs) if docs else None,
+        r1=mean(d.r1 for d in docs), bs=bs_mean, sp=mean(d.sp for d in docs), ac=mean(d.ac for d in docs),
+        cc=mean(d.cc for d in docs), ps=mean(d.ps for d in docs), dea=dea.overall, dea_pos=positional.overall,
+        aligned=aligned.value, valid=valid.value, dea_detail=dea.as_dict(), dea_pos_detail=positional.as_dict(),
+        aligned_detail={"value": aligned.value, "aligned": aligned.hits, "total": aligned.total},
+        agreement={"value": agreement.value, "agree": agreement.hits, "total": agreement.total},
+    )
+    return row, docs
 
 
 def evaluate(
@@ -377,7 +343,7 @@ def evaluate(
     per_claim: bool = False,
     progress: bool = True,
     patentscore: str = DEFAULT_READING,
-) -> dict[str, Any]:
+) -> Evaluation:
     """The full report: one row per system, the per-document scores, and how the numbers were made."""
     if not references:
         raise EvaluateError("no reference records to evaluate against")
@@ -397,77 +363,18 @@ def evaluate(
         )
         for s in systems
     ]
-    return {
-        "rows": [r.row for r in results],
-        "documents": [d for r in results for d in r.documents],
-        "always_root": always_root(references).as_dict(),
-        "settings": {
-            "references": len(references),
-            "patentscore": patentscore,
-            "sacrebleu_signature": text_metrics.sacrebleu_signature(),
-            "bertscore_model": text_metrics.bertscore_label(bertscore_model) if bertscore else None,
-            "bertscore_per_claim": per_claim if bertscore else None,
-        },
-    }
-
-
-# ---------------------------------------------------------------- tables
-
-_FORMATS = {"BLEU": 2, "BLEU-hf": 2, "R-1": 2, "BS": 2, "SP": 3, "AC": 3, "CC": 3, "PS": 2, "DEA": 3, "valid": 3}
-
-
-def _fmt(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _dea_cells(detail: dict[str, Any]) -> list[str]:
-    """'value (hits/total)' overall and per depth bucket, from :meth:`DEA.as_dict`."""
-    return [
-        f"{_fmt(detail[key], 3)} ({detail['counts'][count][0]}/{detail['counts'][count][1]})"
-        for key, count in (("overall", "all"), *((b, b) for b in DEPTH_BUCKETS))
-    ]
-
-
-def markdown_table(report: dict[str, Any]) -> str:
-    """The paper-style table, then DEA (aligned) by depth with its counts, the fraction of gold claims aligned,
-    positional DEA, the pointer/back-reference agreement, and the always-root reference row."""
-    head = ["System", "n", "missing", "empty", *COLUMNS]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
-    for row in report["rows"]:
-        cells = [row["system"], str(row["n"]), str(row["missing"]), str(row["empty"])]
-        cells += [_fmt(row[c], _FORMATS[c]) for c in COLUMNS]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "| System | DEA | d2 | d3 | d4 | d5 | d6+ | aligned | DEA-pos | ptr/text agreement |",
-        "|---|" + "---:|" * 9,
-    ]
-    for row in report["rows"]:
-        aligned, agreement = row["aligned_detail"], row["agreement"]
-        cells = [row["system"], *_dea_cells(row["DEA_detail"])]
-        cells.append(f"{_fmt(aligned['value'], 3)} ({aligned['aligned']}/{aligned['total']})")
-        cells.append(_dea_cells(row["DEA-pos_detail"])[0])
-        cells.append(f"{_fmt(agreement['value'], 3)} ({agreement['agree']}/{agreement['total']})")
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append("| always root (reference) | " + " | ".join(_dea_cells(report["always_root"])) + " | – | – | – |")
-    settings = report["settings"]
-    notes = [
-        f"BLEU: sacrebleu corpus BLEU, {settings['sacrebleu_signature']}; BLEU-hf: HF evaluate 'bleu'.",
-        f"SP, AC, CC, PS: PatentScore_rule, {settings['patentscore']} reading.",
-    ]
-    if settings["bertscore_model"]:
-        notes.append(
-            f"BS: BERTScore F1 ×100 with {settings['bertscore_model']}"
-            + (" (per claim)." if settings["bertscore_per_claim"] else " (inputs truncated to 510 tokens).")
-        )
-    unmatched = [
-        f"{r['system']}: {r['unmatched']} ({', '.join(r['unmatched_ids'])}{' …' if r['unmatched'] > 20 else ''})"
-        for r in report["rows"]
-        if r["unmatched"]
-    ]
-    if unmatched:
-        notes.append("Predictions with no matching reference id: " + "; ".join(unmatched) + ".")
-    return "\n".join(lines + [""] + notes) + "\n"
+    return Evaluation(
+        rows=[row for row, _ in results],
+        documents=[doc for _, docs in results for doc in docs],
+        always_root=always_root(references).as_dict(),
+        settings=Settings(
+            references=len(references),
+            patentscore=patentscore,
+            sacrebleu_signature=text_metrics.sacrebleu_signature(),
+            bertscore_model=text_metrics.bertscore_label(bertscore_model) if bertscore else None,
+            bertscore_per_claim=per_claim if bertscore else None,
+        ),
+    )
 
 
 REPORT = "evaluation"  # the kind of spg.files output the --out files are
@@ -480,14 +387,13 @@ def check_report_folder(out_dir: str | Path) -> None:
         check_destination(Path(out_dir) / name, REPORT)
 
 
-def write_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
+def write_report(report: Evaluation, out_dir: str | Path) -> list[Path]:
     """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document),
     each written whole or not at all (spg.files)."""
     out = Path(out_dir)
     check_report_folder(out)
-    table = {key: report[key] for key in ("rows", "always_root", "settings")}
     return [
-        write_text(out / "table.md", REPORT, markdown_table(report)),
-        write_json(out / "table.json", REPORT, table),
-        write_jsonl(out / "documents.jsonl", REPORT, report["documents"]),
+        write_text(out / "table.md", REPORT, report.markdown()),
+        write_json(out / "table.json", REPORT, report.table_json()),
+        write_jsonl(out / "documents.jsonl", REPORT, (doc.to_json() for doc in report.documents)),
     ]

@@ -21,19 +21,20 @@ Only the positions the pointer reads are projected onto the vocabulary (``logits
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 
 import torch
 
 from spg.data import Record
 from spg.forest import Claim, Forest
+from spg.generation.runner import batches
 from spg.linearize import linearize
-from spg.metrics.structure import DEA, dependency_edge_accuracy
+from spg.metrics.structure import DEA, DEPTH_BUCKETS, dependency_edge_accuracy
 from spg.model.batch import Collator
 from spg.model.pointer import candidate_mask, greedy_parents, pointer_logits
 from spg.model.spg_model import SPGModel
+from spg.results import markdown, ratio_cell
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,29 @@ class PointerEval:
             "max_target_tokens": self.max_target_tokens,
         }
 
+    def markdown(self) -> str:
+        """Table 2 of the paper (DEA overall and d2–d5, plus d6+) with correct/total counts, then what was cut."""
+        buckets = ("all", *DEPTH_BUCKETS)
+        lines = markdown(["", "Overall", "d2", "d3", "d4", "d5", "d6+"], [
+            [name, *(ratio_cell(*dea.counts[b]) for b in buckets)]
+            for name, dea in (("DEA", self.dea), ("DEA, cut claims wrong", self.dea_all))
+        ])
+        all_claims = self.dea_all
+        notes = [
+            f"Teacher-forced over {len(self.documents)} documents (max_length {self.max_length}, "
+            f"max_target_tokens {self.max_target_tokens}); cells are DEA (correct/total) by gold depth.",
+            f"{len(self.truncated)} documents truncated: {all_claims.correct.total - self.dea.correct.total} of "
+            f"{all_claims.correct.total} gold dependent claims were beyond the cut (first row leaves them out).",
+        ]
+        depth_two, scored = self.dea.counts["d2"][1], self.dea.correct.total
+        if scored:
+            notes.append(f"Reference: always pointing at the tree's root scores {depth_two / scored:.3f} "
+                         f"({depth_two}/{scored}, the depth-2 claims).")
+        if self.no_claims:
+            notes.append(f"{len(self.no_claims)} records without claims skipped: {', '.join(self.no_claims[:20])}"
+                         + (" …" if len(self.no_claims) > 20 else ""))
+        return "\n".join(lines + [""] + notes) + "\n"
+
 
 def kept_forest(gold: Forest, order: Sequence[int]) -> Forest:
     """The gold claims ``order`` (a serialisation prefix) with their single parents, depths unchanged."""
@@ -116,12 +140,6 @@ def predict_parents(model: SPGModel, batch: dict[str, torch.Tensor]) -> torch.Te
     return greedy_parents(pointer_logits(model.pointer, hidden, index, index + count, mask))
 
 
-def _batches(items: Iterable, size: int) -> Iterator[list]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
-
 def teacher_forced_dea(
     model: SPGModel,
     records: Iterable[Record],
@@ -146,7 +164,7 @@ def teacher_forced_dea(
     model.eval()
     total = len(records) if isinstance(records, Sequence) else None
     bar = tqdm(total=total, unit="doc", disable=not progress, desc="teacher-forced DEA")
-    for chunk in _batches(records, batch_size):
+    for chunk in batches(records, batch_size):
         with_claims = [r for r in chunk if r.claims.roots]
         result.no_claims += [r.id for r in chunk if not r.claims.roots]
         examples = [model.example(r.description, r.claims, result.max_length, result.max_target_tokens) for r in with_claims]
@@ -167,32 +185,3 @@ def teacher_forced_dea(
         bar.set_postfix(dependents=sum(d.dea.correct.total for d in result.documents))
     bar.close()
     return result
-
-
-def _cell(hits: int, total: int) -> str:
-    return f"{hits / total:.3f} ({hits}/{total})" if total else f"– (0/{total})"
-
-
-def markdown_table(result: PointerEval) -> str:
-    """Table 2 of the paper (DEA overall and d2–d5, plus d6+) with correct/total counts, then what was cut."""
-    buckets = ("all", "d2", "d3", "d4", "d5", "d6+")
-    head = "| | Overall | d2 | d3 | d4 | d5 | d6+ |"
-    lines = [head, "|---|" + "---:|" * 6]
-    for name, dea in (("DEA", result.dea), ("DEA, cut claims wrong", result.dea_all)):
-        counts = dea.counts
-        lines.append(f"| {name} | " + " | ".join(_cell(*counts[b]) for b in buckets) + " |")
-    all_claims = result.dea_all
-    notes = [
-        f"Teacher-forced over {len(result.documents)} documents (max_length {result.max_length}, "
-        f"max_target_tokens {result.max_target_tokens}); cells are DEA (correct/total) by gold depth.",
-        f"{len(result.truncated)} documents truncated: {all_claims.correct.total - result.dea.correct.total} of "
-        f"{all_claims.correct.total} gold dependent claims were beyond the cut (first row leaves them out).",
-    ]
-    depth_two, scored = result.dea.counts["d2"][1], result.dea.correct.total
-    if scored:
-        notes.append(f"Reference: always pointing at the tree's root scores {depth_two / scored:.3f} "
-                     f"({depth_two}/{scored}, the depth-2 claims).")
-    if result.no_claims:
-        notes.append(f"{len(result.no_claims)} records without claims skipped: {', '.join(result.no_claims[:20])}"
-                     + (" …" if len(result.no_claims) > 20 else ""))
-    return "\n".join(lines + [""] + notes) + "\n"

@@ -15,21 +15,13 @@ from typing import Any
 import yaml
 
 from spg.linearize import EOT
+from spg.results import Evaluation, SystemScores, dea_cells, fmt, markdown
 
-TEXT_COLUMNS = (("BLEU", 2), ("R-1", 2), ("BS", 2), ("SP", 3), ("AC", 3), ("CC", 3), ("PS", 2))
+TEXT_COLUMNS = ("BLEU", "R-1", "BS", "SP", "AC", "CC", "PS")
 
 
 def _read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def _fmt(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _table(head: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
 def training_summary(final: Path) -> dict[str, Any]:
@@ -62,14 +54,6 @@ def always_root(dea: dict) -> float | None:
     return dea["counts"]["d2"][1] / total if total else None
 
 
-def _dea_cells(dea: dict) -> list[str]:
-    cells = []
-    for bucket in ("all", "d2", "d3", "d4", "d5", "d6+"):
-        hits, total = dea["counts"][bucket]
-        cells.append(f"{hits / total:.3f} ({hits}/{total})" if total else "–")
-    return cells
-
-
 def reproduction_report(pipeline) -> str:
     """The whole report of a :class:`spg.reproduce.Pipeline` whose jobs have run."""
     config, out = pipeline.config, pipeline.out
@@ -83,9 +67,10 @@ def reproduction_report(pipeline) -> str:
     lines += _systems(pipeline)
     tables = {}
     for decoding in config.decoding:
-        evaluation = _read_json(pipeline.evaluation_file(decoding))
-        if evaluation:
-            tables[decoding] = {row["system"]: row for row in evaluation["rows"]}
+        values = _read_json(pipeline.evaluation_file(decoding))
+        if values:
+            evaluation = Evaluation.from_json(values)
+            tables[decoding] = {row.system: row for row in evaluation.rows}
             lines += _text_table(pipeline, decoding, evaluation)
     lines += _dea_table(pipeline)
     lines += _checks(pipeline, tables)
@@ -119,44 +104,41 @@ def _systems(pipeline) -> list[str]:
             + (": " + " ".join(system.overrides) if system.overrides else ""))
         summary = training_summary(pipeline.model_dir(system)) if system.kind != "zero-shot" else {}
         rows.append([
-            system.name, what, str(summary.get("steps") or "–"), _fmt(summary.get("minutes"), 1),
-            _fmt(summary.get("loss_lm") if system.kind == "stage1" else summary.get("loss"), 3),
-            _fmt(summary.get("loss_struct"), 3), _fmt(summary.get("pointer_acc"), 3),
-            _fmt(summary.get("rewards/accuracies"), 3),
+            system.name, what, str(summary.get("steps") or "–"), fmt(summary.get("minutes"), 1),
+            fmt(summary.get("loss_lm") if system.kind == "stage1" else summary.get("loss"), 3),
+            fmt(summary.get("loss_struct"), 3), fmt(summary.get("pointer_acc"), 3),
+            fmt(summary.get("rewards/accuracies"), 3),
         ])
     head = ["System", "what", "steps", "minutes", "last L_LM (Stage II: loss)", "last L_struct",
             "pointer acc (train)", "reward acc (Stage II)"]
-    return ["## Systems", "", *_table(head, rows), "",
+    return ["## Systems", "", *markdown(head, rows), "",
             "Last logged values of each run (`log_history.json` beside the model); pointer accuracy is teacher-forced "
             "on the training batches of the last logging interval.", ""]
 
 
-def _text_table(pipeline, decoding: str, evaluation: dict) -> list[str]:
+def _text_table(pipeline, decoding: str, evaluation: Evaluation) -> list[str]:
     settings = (pipeline.config.decoding[decoding] or {}).get("overrides") or {}
     values = yaml.safe_load(pipeline.decoding_file(decoding).read_text(encoding="utf-8")) or {}
     budget = int(values.get("max_new_tokens", 1024))
     rows = []
-    for row in evaluation["rows"]:
-        system = pipeline.by_name(row["system"])
-        stops = stop_statistics(pipeline.generations(decoding, system), budget) or {}
-        rows.append([
-            row["system"], *[_fmt(row[c], d) for c, d in TEXT_COLUMNS], _fmt(row["DEA"], 3), _fmt(row["valid"], 2),
-            _fmt(stops.get("stopped"), 2), _fmt(stops.get("new_tokens"), 0),
-        ])
+    for row in evaluation.rows:
+        stops = stop_statistics(pipeline.generations(decoding, pipeline.by_name(row.system)), budget) or {}
+        rows.append([row.system, *row.cells((*TEXT_COLUMNS, "DEA", "valid")), fmt(stops.get("stopped"), 2),
+                     fmt(stops.get("new_tokens"), 0)])
     described = ", ".join(f"{k}={v}" for k, v in values.items() if k not in ("model",))
-    n = evaluation["settings"]["references"]
+    n = evaluation.settings.references
     lines = [f"## Table 1 — dev split, decoding `{decoding}`", ""]
     lines += [f"{n} dev documents; generation settings: {described}"
               + (f" (this setting changes: {settings})" if settings else "") + ".", ""]
-    lines += _table(["System", *[c for c, _ in TEXT_COLUMNS], "DEA (gen.)", "valid", "stopped", "new tokens"], rows)
-    if evaluation.get("not_generated"):
+    lines += markdown(["System", *TEXT_COLUMNS, "DEA (gen.)", "valid", "stopped", "new tokens"], rows)
+    if evaluation.not_generated:
         lines += ["", f"Not generated under this setting (the job failed or never ran; see `logs/`): "
-                      f"{', '.join(evaluation['not_generated'])}."]
-    lines += ["", f"BERTScore model: {evaluation['settings']['bertscore_model']}. `stopped`: share of outputs that "
+                      f"{', '.join(evaluation.not_generated)}."]
+    lines += ["", f"BERTScore model: {evaluation.settings.bertscore_model}. `stopped`: share of outputs that "
               "ended on their own (`<eot>`, or eos within the budget); `valid`: the paper's valid output; "
               "DEA (gen.): the parents of the generated forest (the pointer's for SPG systems) against the gold "
               "forest.", ""]
-    agreement = [(r["system"], r["agreement"]) for r in evaluation["rows"] if r["agreement"]["total"]]
+    agreement = [(r.system, r.agreement) for r in evaluation.rows if r.agreement["total"]]
     if agreement:
         lines += ["Pointer / back-reference agreement (generated dependent claims whose text cites the claim the "
                   "pointer chose; the paper reports 78.7%): "
@@ -170,21 +152,21 @@ def _dea_table(pipeline) -> list[str]:
         report = _read_json(pipeline.dea_dir(system) / "dea.json")
         if report is None:
             continue
-        rows.append([system.name, *_dea_cells(report["dea"])])
+        rows.append([system.name, *dea_cells(report["dea"])])
         reference = report
     if not rows:
         return []
     root = always_root(reference["dea"])
     counts = reference["dea"]["counts"]
-    rows.append(["always the root (reference)", _fmt(root, 3), "1.000", "0.000", "0.000", "0.000", "0.000"])
+    rows.append(["always the root (reference)", fmt(root, 3), "1.000", "0.000", "0.000", "0.000", "0.000"])
     return ["## Table 2 — teacher-forced DEA on the dev split", "",
             f"Gold forests fed as in training ({reference['documents']} documents, {counts['all'][1]} dependent "
             "claims the model saw; parents are the annotated links where a document has them, else the claim "
             "parser's, which reproduces every annotated link of the USPTO set). Cells: DEA (correct/total) by "
-            "gold depth.", "", *_table(["System", "Overall", "d2", "d3", "d4", "d5", "d6+"], rows), ""]
+            "gold depth.", "", *markdown(["System", "Overall", "d2", "d3", "d4", "d5", "d6+"], rows), ""]
 
 
-def _checks(pipeline, tables: dict[str, dict]) -> list[str]:
+def _checks(pipeline, tables: dict[str, dict[str, SystemScores]]) -> list[str]:
     compare = pipeline.config.compare or {}
     spg_name, baseline_name = compare.get("spg"), compare.get("baseline")
     spg_system = pipeline.by_name(spg_name) if spg_name else None
@@ -194,7 +176,7 @@ def _checks(pipeline, tables: dict[str, dict]) -> list[str]:
 
     def check(name: str, decoding: str, value: float | None, target: float | None, ok: bool | None) -> None:
         verdict = "–" if ok is None else ("yes" if ok else "**no**")
-        lines.append(f"| {name} | {decoding} | {_fmt(value, 3)} | {_fmt(target, 3)} | {verdict} |")
+        lines.append(f"| {name} | {decoding} | {fmt(value, 3)} | {fmt(target, 3)} | {verdict} |")
 
     for decoding, rows in tables.items():
         spg, baseline = rows.get(spg_name), rows.get(baseline_name)
@@ -202,13 +184,13 @@ def _checks(pipeline, tables: dict[str, dict]) -> list[str]:
             continue
         constrained = (pipeline.config.decoding[decoding] or {}).get("overrides", {}).get("constrained")
         target = 1.0 if constrained else 0.9
-        check(f"{spg_name}: valid rate", decoding, spg["valid"], target, spg["valid"] >= target)
+        check(f"{spg_name}: valid rate", decoding, spg.valid, target, spg.valid >= target)
         if baseline is not None:
             for column in ("BLEU", "R-1", "BS"):
-                floor = baseline[column] - 1 if baseline[column] is not None else None
-                ok = None if floor is None or spg[column] is None else spg[column] >= floor
-                check(f"{spg_name} {column} ≥ {baseline_name} − 1", decoding, spg[column], floor, ok)
-            check(f"{spg_name} AC > {baseline_name}", decoding, spg["AC"], baseline["AC"], spg["AC"] > baseline["AC"])
+                floor = baseline.column(column) - 1 if baseline.column(column) is not None else None
+                ok = None if floor is None or spg.column(column) is None else spg.column(column) >= floor
+                check(f"{spg_name} {column} ≥ {baseline_name} − 1", decoding, spg.column(column), floor, ok)
+            check(f"{spg_name} AC > {baseline_name}", decoding, spg.ac, baseline.ac, spg.ac > baseline.ac)
     dea = _read_json(pipeline.dea_dir(spg_system) / "dea.json")
     if dea and dea["dea"]["overall"] is not None:
         overall, root = dea["dea"]["overall"], always_root(dea["dea"])

@@ -108,7 +108,7 @@ def systems_of(config: ReproduceConfig) -> list[System]:
     return systems
 
 
-def is_tagged(system: System, config: ReproduceConfig) -> bool:
+def writes_tags(system: System, config: ReproduceConfig) -> bool:
     """Whether a system writes the tagged forest (and so has a pointer to score)."""
     if system.kind == "zero-shot":
         return False
@@ -182,7 +182,7 @@ class Pipeline:
                 jobs.append(Job(f"train/{system.key}", [pairs], [
                     "train", "stage2", "--config", c.stage2, f"model={self.model_dir(parent)}",
                     f"pairs={self.pairs_file(parent)}", f"output_dir={self.out / system.key}", *system.overrides]))
-            if system.kind != "zero-shot" and is_tagged(system, c):
+            if system.kind != "zero-shot" and writes_tags(system, c):
                 jobs.append(Job(f"dea/{system.key}", [f"train/{system.key}"], [
                     "dea", "--model", str(self.model_dir(system)), *self.sources, *dev, "--out",
                     str(self.dea_dir(system)), "--no-progress", "--json"]))
@@ -255,8 +255,8 @@ class Pipeline:
         predictions = [read_prediction_file(self.generations(decoding, s), name=s.name) for s in finished]
         report = evaluate(predictions, self.dev_records(), bertscore_model=self.config.bertscore_model,
                           progress=False)
-        report["not_generated"] = [s.name for s in systems if s not in finished]
-        write_json(self.evaluation_file(decoding), REPRODUCE, report, indent=1)
+        report.not_generated = [s.name for s in systems if s not in finished]
+        write_json(self.evaluation_file(decoding), REPRODUCE, report.to_json(), indent=1)
 
     def write_report(self) -> None:
         from spg.report import reproduction_report

@@ -1,7 +1,13 @@
-"""Shared fixtures: where the real data lives.
+"""Shared fixtures: where the real data lives; how many threads the tests' models use.
 
 The shared corpus is read in place (``../shared/data`` beside the repo, or ``$SPG_DATA_DIR``).
 A missing file is a test failure, never a skip: CI must not go green without the data.
+
+Tiny random models (tests/tiny.py: 32-wide matrices) run on one thread: a second OpenMP thread only adds
+synchronisation, and on a busy machine its spin-waits dominate (a 30-token tiny ``generate`` took 13 s on two
+threads while other jobs shared the two cores, 0.36 s on one). Set here, before torch is imported, so launched
+processes inherit it. The real-model tests (marked ``slow``) get every core back, unless ``OMP_NUM_THREADS`` was set
+by whoever ran pytest.
 """
 
 from __future__ import annotations
@@ -12,6 +18,25 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+_THREADS_GIVEN = "OMP_NUM_THREADS" in os.environ
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+@pytest.fixture(autouse=True)
+def _every_core_for_real_models(request):
+    if _THREADS_GIVEN or request.node.get_closest_marker("slow") is None:
+        yield
+        return
+    import torch
+
+    cores = os.cpu_count() or 1
+    os.environ["OMP_NUM_THREADS"] = str(cores)
+    torch.set_num_threads(cores)
+    try:
+        yield
+    finally:
+        os.environ["OMP_NUM_THREADS"] = "1"
+        torch.set_num_threads(1)
 
 
 def shared_data_dir() -> Path:

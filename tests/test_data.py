@@ -1,11 +1,10 @@
 import gzip
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from spg.data import DEV_PERCENT, DataError, Record, document_split, forest_from_json, load_records, split_records
+from spg.data import DEV_PERCENT, DataError, Record, document_split, forest_from_json, load_records
 from spg.forest import Forest
 
 CHAIR_FLAT = "1. A chair comprising a seat. 2. The chair of claim 1, wherein the seat is round. 3. A table."
@@ -231,36 +230,6 @@ def test_real_hupd_dcg_record_keeps_model_outputs(hupd_dcg_path):
     assert len(r.claims) == 6 and r.claims.num_independent == 1
     outputs = [k for k in r.fields if k.endswith("-claim")]
     assert len(outputs) == 8 and r.fields["Llama-3-8B-claim"] == raw["Llama-3-8B-claim"]
-
-
-def toy_records(n: int) -> list[Record]:
-    return [Record(id=f"D{i}", description="", claims=Forest()) for i in range(n)]
-
-
-def test_split_is_deterministic_and_independent_of_input_order():
-    records = toy_records(200)
-    first = split_records(records, seed=3)
-    shuffled = records[:]
-    random.Random(1).shuffle(shuffled)
-    again = split_records(shuffled, seed=3)
-    assert {k: [r.id for r in v] for k, v in first.items()} == {k: [r.id for r in v] for k, v in again.items()}
-
-
-def test_split_partitions_by_the_fractions():
-    parts = split_records(toy_records(397), (0.8, 0.1, 0.1))
-    assert [len(parts[k]) for k in ("train", "validation", "test")] == [318, 39, 40]
-    ids = [r.id for part in parts.values() for r in part]
-    assert sorted(ids) == sorted(f"D{i}" for i in range(397))
-
-
-def test_split_changes_with_the_seed():
-    a, b = split_records(toy_records(100), seed=0), split_records(toy_records(100), seed=1)
-    assert {r.id for r in a["test"]} != {r.id for r in b["test"]}
-
-
-def test_split_rejects_fractions_that_do_not_sum_to_one():
-    with pytest.raises(ValueError, match="summing to 1"):
-        split_records(toy_records(3), (0.5, 0.1, 0.1))
 
 
 def test_gzipped_jsonl_reads_like_the_plain_file(tmp_path):

@@ -4,12 +4,12 @@ from itertools import islice
 
 import pytest
 import torch
+from gradient_norms import term_gradient_norms
 
 from spg.config import load_config
 from spg.data import load_records
 from spg.model.batch import Collator
 from spg.model.spg_model import SPGModel
-from spg.train.diagnostics import term_gradient_norms
 from spg.train.stage1 import Stage1Config
 
 PAPER_RECIPE = ["aux_state_norm=none", "aux_reduction=claim", "aux_warmup_ratio=0", "pointer_lr=null"]

@@ -9,7 +9,6 @@ from spg.evaluate import (
     Prediction,
     System,
     evaluate,
-    markdown_table,
     numbered_text,
     read_prediction_file,
     scored_text,
@@ -70,9 +69,9 @@ def test_hupd_dcg_sample_scores_all_eight_real_systems_in_one_table(hupd_dcg_pat
 def test_reference_scored_against_itself_is_perfect(hupd_dcg_path):
     records = list(load_records(hupd_dcg_path))
     gold = System("gold", {r.id: Prediction(numbered_text(r.claims)) for r in records}, "test")
-    row = evaluate([gold], records, bertscore=False, progress=False)["rows"][0]
-    assert row["BLEU"] == pytest.approx(100.0) and row["R-1"] == pytest.approx(100.0)
-    assert row["DEA"] == 1.0 and row["valid"] == 1.0 and row["CC"] == pytest.approx(1.5)
+    row = evaluate([gold], records, bertscore=False, progress=False).rows[0]
+    assert row.bleu == pytest.approx(100.0) and row.r1 == pytest.approx(100.0)
+    assert row.dea == 1.0 and row.valid == 1.0 and row.cc == pytest.approx(1.5)
 
 
 def test_missing_empty_and_unmatched_predictions_are_counted_not_dropped(references, tmp_path):
@@ -85,12 +84,12 @@ def test_missing_empty_and_unmatched_predictions_are_counted_not_dropped(referen
         ],
     )
     report = evaluate([read_prediction_file(preds)], list(load_records(references)), bertscore=False, progress=False)
-    row = report["rows"][0]
-    assert (row["n"], row["missing"], row["empty"], row["unmatched"]) == (3, 1, 1, 1)
-    assert row["valid"] == pytest.approx(1 / 3)  # missing and empty predictions are invalid, not skipped
-    assert row["DEA_detail"]["counts"]["all"] == (2, 6)
-    assert [d["status"] for d in report["documents"]] == ["ok", "empty", "missing"]
-    assert "other" in markdown_table(report)
+    row = report.rows[0]
+    assert (row.n, row.missing, row.empty, row.unmatched) == (3, 1, 1, 1)
+    assert row.valid == pytest.approx(1 / 3)  # missing and empty predictions are invalid, not skipped
+    assert row.dea_detail["counts"]["all"] == (2, 6)
+    assert [d.status for d in report.documents] == ["ok", "empty", "missing"]
+    assert "other" in report.markdown()
 
 
 def test_generation_output_schema_uses_pointer_parents_for_dea(references, tmp_path):
@@ -115,8 +114,8 @@ def test_tagged_prediction_text_is_scored_as_numbered_claims(references):
     tagged = "<ind>A chair comprising: a seat; and a leg.</ind><eot>"
     records = list(load_records(references))[:1]
     system = System("tagged", {"doc0": Prediction(tagged)}, "test")
-    doc = evaluate([system], records, bertscore=False, progress=False)["documents"][0]
-    assert doc["valid"] and doc["CC"] == pytest.approx(1.5 * 1 / 4)
+    doc = evaluate([system], records, bertscore=False, progress=False).documents[0]
+    assert doc.valid and doc.cc == pytest.approx(1.5 * 1 / 4)
 
 
 def test_bad_prediction_line_names_file_line_and_expectation(tmp_path):
@@ -195,15 +194,15 @@ def test_text_metrics_score_the_generated_text_not_the_pointer_rendering(referen
     row = {"id": "doc0", "raw": UNREFERENCED, "claims_text": rendered, "pointer_parents": UNREFERENCED_POINTER}
     system = read_prediction_file(write_jsonl(tmp_path / "spg.jsonl", [row]))
     report = evaluate([system], list(load_records(references))[:1], bertscore=False, progress=False)
-    doc = report["documents"][0]
+    doc = report.documents[0]
     as_written = patent_score(scored_text(UNREFERENCED), GOLD_TEXT)
     as_rendered = patent_score(rendered, GOLD_TEXT)
-    assert (doc["SP"], doc["PS"]) == (as_written.struct, as_written.normalized)
+    assert (doc.sp, doc.ps) == (as_written.struct, as_written.normalized)
     # the figures docs/evaluation.md quotes: the rewritten references would add α_dep and resolve "The chair"
     assert (as_written.struct, as_written.normalized) == pytest.approx((0.7, 67.51), abs=0.005)
     assert (as_rendered.struct, as_rendered.normalized) == pytest.approx((0.9, 85.65), abs=0.005)
-    assert doc["sentence_BLEU"] == text_metrics.sentence_bleu(scored_text(UNREFERENCED), GOLD_TEXT)
-    assert doc["DEA"] == 1.0  # the pointer's parents still decide DEA
+    assert doc.sentence_bleu == text_metrics.sentence_bleu(scored_text(UNREFERENCED), GOLD_TEXT)
+    assert doc.dea == 1.0  # the pointer's parents still decide DEA
 
 
 def test_report_gives_aligned_and_positional_dea_the_aligned_fraction_and_the_always_root_row(references, tmp_path):
@@ -215,12 +214,12 @@ def test_report_gives_aligned_and_positional_dea_the_aligned_fraction_and_the_al
     )
     system = System("extra", {"doc0": Prediction(extra)}, "test")
     report = evaluate([system], list(load_records(references))[:1], bertscore=False, progress=False)
-    row, doc = report["rows"][0], report["documents"][0]
-    assert row["DEA_detail"]["counts"]["all"] == (2, 2) and row["DEA"] == doc["DEA"] == 1.0
-    assert row["DEA-pos_detail"]["counts"]["all"] == (0, 2) and row["DEA-pos"] == doc["DEA-pos"] == 0.0
-    assert row["aligned_detail"] == {"value": 1.0, "aligned": 4, "total": 4} and doc["aligned"] == 1.0
-    assert report["always_root"]["counts"]["all"] == (1, 2)  # claim 4 depends on claim 2, not on the root
-    table = markdown_table(report)
+    row, doc = report.rows[0], report.documents[0]
+    assert row.dea_detail["counts"]["all"] == (2, 2) and row.dea == doc.dea == 1.0
+    assert row.dea_pos_detail["counts"]["all"] == (0, 2) and row.dea_pos == doc.dea_pos == 0.0
+    assert row.aligned_detail == {"value": 1.0, "aligned": 4, "total": 4} and doc.aligned == 1.0
+    assert report.always_root["counts"]["all"] == (1, 2)  # claim 4 depends on claim 2, not on the root
+    table = report.markdown()
     assert "| extra | 1.000 (2/2) |" in table and "| always root (reference) | 0.500 (1/2) |" in table
 
 

@@ -103,6 +103,7 @@ def test_missing_input_is_reported(tmp_path, capsys):
     assert "nope.jsonl" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a launched process, killed mid-run
 def test_killed_run_resumes_to_exactly_one_output_per_document(models, tmp_path, capsys):
     docs = write_docs(tmp_path / "docs.jsonl", 24)
     out = tmp_path / "out.jsonl"

@@ -227,10 +227,10 @@ def test_generate_then_evaluate_end_to_end(spg, tmp_path):
     gold = Forest.from_claims([Claim(1, "A chair comprising a seat."), Claim(2, "The chair of claim 1, wherein x.", (1,))])
     references = [Record(d.id, d.description, gold, gold_links=True) for d in DOCS]
     report = evaluate([read_prediction_file(out)], references, bertscore=False, progress=False)
-    (row,) = report["rows"]
-    assert row["n"] == 3 and row["missing"] == 0
-    assert row["valid"] == 1.0
-    assert row["DEA"] is not None
+    (row,) = report.rows
+    assert row.n == 3 and row.missing == 0
+    assert row.valid == 1.0
+    assert row.dea is not None
 
 
 def test_an_output_the_forest_code_cannot_read_is_kept_raw_and_the_run_goes_on(spg, monkeypatch):

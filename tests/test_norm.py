@@ -11,10 +11,13 @@ from spg.model.spg_model import SPGConfig, SPGModel
 
 
 def test_unit_rms_gives_every_state_unit_root_mean_square_whatever_its_scale():
+    torch.manual_seed(0)
     states = torch.randn(3, 5, 16) * torch.tensor([0.1, 7.0, 300.0]).view(3, 1, 1)
     out = unit_rms(states)
     assert torch.allclose(out.pow(2).mean(-1), torch.ones(3, 5), atol=1e-3)
-    assert torch.allclose(unit_rms(states * 42.0), out, rtol=1e-4, atol=1e-5)
+    # eps (1e-6 against a mean square of ~0.01 at scale 0.1) moves the smallest states by up to ~1e-4 relative:
+    # at rtol 1e-4, 206 of 1,000 unseeded draws failed.
+    assert torch.allclose(unit_rms(states * 42.0), out, rtol=1e-3, atol=1e-5)
 
 
 def test_aux_states_reads_states_as_they_are_under_the_papers_setting():

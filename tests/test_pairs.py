@@ -164,5 +164,5 @@ def test_reward_is_the_patentscore_spg_evaluate_reports_for_the_same_output(read
     candidate = "<ind>A chair comprising: a seat.</ind><dep>The chair, wherein the seat is red.</dep><eot>"
     record = Record(id="d", description="", claims=gold)
     system = System("spg", {"d": Prediction("unused rendering", raw=candidate, pointer=[None, 0])}, "test")
-    doc = evaluate([system], [record], bertscore=False, progress=False, patentscore=reading)["documents"][0]
-    assert reward(candidate, reference, reading) == doc["PS_total"]
+    doc = evaluate([system], [record], bertscore=False, progress=False, patentscore=reading).documents[0]
+    assert reward(candidate, reference, reading) == doc.ps_total

@@ -54,8 +54,8 @@ def test_any_preceding_claim_in_the_first_claim_renders_with_its_other_citation_
 def test_evaluate_scores_a_reference_with_a_duplicate_number_and_a_cycle():
     record = Record("d", "A widget.", DUPLICATE_AND_CYCLE, gold_links=True)
     system = System("s", {"d": Prediction("<ind>A widget.</ind><dep>The widget of claim 1.</dep><eot>")}, "test")
-    (row,) = evaluate([system], [record], bertscore=False, progress=False)["rows"]
-    assert row["n"] == 1 and row["valid"] == 1.0
+    (row,) = evaluate([system], [record], bertscore=False, progress=False).rows
+    assert row.n == 1 and row.valid == 1.0
 
 
 def test_plain_generation_result_of_a_claim_set_with_a_duplicate_and_a_cycle():

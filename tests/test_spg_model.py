@@ -174,6 +174,20 @@ def test_structure_flag_skips_pointer_and_scope(structure):
     assert (out.struct_loss is not None) == structure and (out.scope_loss is not None) == structure
 
 
+def test_a_batch_without_claims_gives_zero_structure_terms_and_a_zero_pointer_gradient():
+    """What DDP needs (spg.model.spg_model.SPGModel.forward): the pointer head is in every step's graph, even when a
+    process's share of the batch holds no complete claim (a target cut before its first claim ends)."""
+    model = tiny_spg()
+    example = build_example(model.tokenizer, "a description", FOREST, 1000, 10)  # 10 tokens: no claim fits
+    batch = Collator(model.tokenizer.pad_token_id)([example])
+    assert batch["claim_mask"].shape[-1] == 0
+    out = model(**batch)
+    assert out.struct_loss.tolist() == [0.0] and out.scope_loss.tolist() == [0.0]
+    assert out.pointer_total.tolist() == [0]
+    (out.lm_loss + out.struct_loss + out.scope_loss).sum().backward()
+    assert model.pointer.weight.grad is not None and not model.pointer.weight.grad.any()
+
+
 def test_close_query_model_scores_closing_states_and_keeps_the_setting_across_a_reload(tmp_path):
     torch.manual_seed(0)
     model = tiny_spg(pointer_query="close").eval()

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from spg.data import DataError, load_records
     from spg.model.backbone import resolve_device
     from spg.model.spg_model import SPGModel
-    from spg.pointer_eval import markdown_table, teacher_forced_dea
+    from spg.pointer_eval import teacher_forced_dea
 
     try:
         device = resolve_device(args.device)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     except RecursionError:
         raise nested_too_deeply(" ".join(args.references)) from None
     report = {"model": args.model, "references": args.references, **result.as_dict()}
-    table = markdown_table(result)
+    table = result.markdown()
     print(json.dumps(report, indent=2) if args.json else table, end="\n" if args.json else "")
     if args.out:
         out = Path(args.out)

@@ -93,14 +93,7 @@ def check_bertscore_model(name: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spg.evaluate import (
-        check_report_folder,
-        evaluate,
-        markdown_table,
-        read_prediction_file,
-        systems_from_fields,
-        write_report,
-    )
+    from spg.evaluate import check_report_folder, evaluate, read_prediction_file, systems_from_fields, write_report
 
     if args.out:
         check_report_folder(args.out)
@@ -130,9 +123,9 @@ def run(args: argparse.Namespace) -> int:
         patentscore=args.patentscore,
     )
     if args.json:
-        print(json.dumps({key: report[key] for key in ("rows", "always_root", "settings")}, indent=2))
+        print(json.dumps(report.table_json(), indent=2))
     else:
-        print(markdown_table(report), end="")
+        print(report.markdown(), end="")
     if args.out:
         for path in write_report(report, args.out):
             print(f"wrote {path}", file=sys.stderr)

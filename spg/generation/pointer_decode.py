@@ -184,7 +184,7 @@ def kv_cache(settings: DecodeSettings, device_type: str) -> str:
     A static cache without compilation gains nothing (measured on the CPU) and can cost: transformers sizes each
     call's static cache to the longest prompt of any earlier call (so that a compiled step is never re-traced), so a
     short batch after a long one attends over thousands of empty slots (about 1.5x the time on the CPU:
-    benchmarks/static_cache_sizing.py).
+    benchmarks/investigations/static_cache_sizing.py).
     """
     setting = settings.cache_implementation
     if setting == "auto":

@@ -32,10 +32,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tqdm import tqdm
 
 from spg.files import Appender, read_lines, rows_of
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,11 @@ def _generate(generate: Generate, batch: list[Document], summary: RunSummary) ->
     return [result for doc in batch for result in _generate(generate, [doc], summary)]
 
 
-def _batches(documents: Iterable[Document], size: int) -> Iterator[list[Document]]:
-    batch: list[Document] = []
-    for doc in documents:
-        batch.append(doc)
+def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size``, the last one shorter (itertools.batched, which needs Python 3.12)."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
         if len(batch) == size:
             yield batch
             batch = []
@@ -166,7 +170,7 @@ def run(
         if length is not None:
             bar.set_postfix_str("measuring prompts to decode the longest first")
             pending = sorted(pending, key=_or_shortest(length), reverse=True)  # stable: input order among equals
-        for batch in _batches(pending, batch_size):
+        for batch in batches(pending, batch_size):
             for result in _generate(generate, batch, summary):
                 if sink:
                     sink.add([result])

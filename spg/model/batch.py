@@ -69,11 +69,6 @@ def prompt_frame(tokenizer: PreTrainedTokenizerBase, instruction: str = INSTRUCT
     return len(build_prompt(tokenizer, "", 1 << 30, instruction))
 
 
-def target_text(forest: Forest, tagged: bool = True) -> str:
-    """The training target: the Eq. 1 sequence, or numbered plain claims (the "Baseline" ablation)."""
-    return linearize(forest).text if tagged else render(forest)
-
-
 def _target_ids(tokenizer: PreTrainedTokenizerBase, forest: Forest, tagged: bool) -> list[int]:
     if tagged:
         return tokenizer.encode(linearize(forest).text, add_special_tokens=False)

@@ -83,6 +83,8 @@ def structure_loss(logits: torch.Tensor, parents: torch.Tensor) -> torch.Tensor:
 
 def greedy_parents(logits: torch.Tensor) -> torch.Tensor:
     """Argmax parent per claim [B, C]; −1 where a claim has no candidate (roots, padding)."""
+    if logits.shape[-1] == 0:  # no claims at all: argmax has nothing to reduce over
+        return logits.new_full(logits.shape[:-1], -1, dtype=torch.long)
     has_candidate = torch.isfinite(logits).any(-1)
     return logits.argmax(-1).masked_fill(~has_candidate, -1)
 

@@ -225,13 +225,19 @@ class SPGModel(nn.Module):
         claim_tree: torch.Tensor | None = None,
         structure: bool = True,
     ) -> SPGOutput:
-        """One forward; ``structure=False`` (or no claims) skips the pointer and scope terms entirely."""
+        """One forward; ``structure=False`` skips the pointer and scope terms entirely.
+
+        With ``structure`` on, a batch whose targets hold no complete claim (or no dependent one) still runs the
+        pointer and scope terms, over zero claims: they are 0 and W_dep's gradient is 0, not absent. Under DDP every
+        process must give every trainable parameter a gradient in every step, and a process whose share of the
+        batch had no claim would otherwise leave the pointer head out of its graph and stop the run.
+        """
         out = self.lm(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
         hidden, self.last_hidden_state = self.last_hidden_state, None  # don't keep the graph alive between calls
         result = SPGOutput(logits=out.logits, hidden=hidden)
         if labels is not None:
             result.lm_loss = lm_loss(out.logits, labels)
-        if structure and claim_mask is not None and claim_mask.shape[-1] > 0:
+        if structure and claim_mask is not None:
             mask = candidate_mask(claim_tree, claim_mask)
             logits = pointer_logits(self.pointer, hidden, claim_open, claim_close, mask)
             z = claim_means(aux_states(hidden, self.spg_config.aux_state_norm), claim_start, claim_end)

@@ -3,7 +3,8 @@ documented one, unchanged.
 
 Python imports ``sitecustomize`` at start-up from ``sys.path``: the test puts this folder on ``PYTHONPATH`` and
 sets ``SPG_PROBE_DIR``. Every process then appends what it did to ``SPG_PROBE_DIR/rank<RANK>.jsonl`` (each save of
-a model, and the trainer's world size and model wrapper once training ends) and writes its trainable weights to
+a model, the dependent claims of each micro-batch it trained on, and the trainer's world size and model wrapper
+once training ends) and writes its trainable weights to
 ``SPG_PROBE_DIR/weights-rank<RANK>.pt``. Without ``SPG_PROBE_DIR`` it does nothing.
 """
 
@@ -46,6 +47,16 @@ if os.environ.get("SPG_PROBE_DIR"):
 
         return wrapper
 
+    def recording_batches(forward):
+        @functools.wraps(forward)
+        def wrapper(self, *args, **kwargs):
+            if self.training and kwargs.get("claim_parent") is not None:
+                record(event="batch", dependents=int((kwargs["claim_parent"] >= 0).sum()))
+            return forward(self, *args, **kwargs)
+
+        return wrapper
+
+    SPGModel.forward = recording_batches(SPGModel.forward)
     SPGModel.save_pretrained = recording_saves(SPGModel.save_pretrained)
     PeftModel.save_pretrained = recording_saves(PeftModel.save_pretrained)
     AdapterCheckpointTrainer.train = recording_training(AdapterCheckpointTrainer.train)

@@ -13,13 +13,18 @@ row is the rule "every dependent claim depends on its tree's root". Also times t
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
-from common import shared_file
+# benchmarks/ for common.py (the shared data folder), the repository for spg.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
 
-from spg.data import load_records
-from spg.forest import Claim, Forest
-from spg.metrics.structure import (
+from common import shared_file  # noqa: E402
+
+from spg.data import load_records  # noqa: E402
+from spg.forest import Claim, Forest  # noqa: E402
+from spg.metrics.structure import (  # noqa: E402
     DEA,
     Ratio,
     aligned_parents,

@@ -22,7 +22,10 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# benchmarks/ for common.py (the shared data folder), the repository for spg.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
+
+from common import shared_file  # noqa: E402
 
 from spg.data import load_records  # noqa: E402
 from spg.model.backbone import resolve_device  # noqa: E402
@@ -31,7 +34,7 @@ from spg.model.norm import unit_rms  # noqa: E402
 from spg.model.pointer import PointerHead, candidate_mask, greedy_parents, pointer_logits, structure_loss  # noqa: E402
 from spg.model.spg_model import SPGModel  # noqa: E402
 
-DATA = ["../shared/data/uspto/patents.jsonl", "../shared/data/pap2pat/patents.jsonl.gz"]
+DATA = ("uspto/patents.jsonl", "pap2pat/patents.jsonl.gz")  # in $SPG_DATA_DIR (benchmarks/common.py)
 
 
 @torch.inference_mode()
@@ -111,18 +114,19 @@ def fit(train: dict[str, torch.Tensor], dev: dict[str, torch.Tensor], lr: float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="spg-smollm2", help="SPG artefact dir or shipped name")
-    parser.add_argument("--data", nargs="+", default=DATA)
+    parser.add_argument("--data", nargs="+", help="data sources (default: the shared USPTO and Pap2Pat sets)")
     parser.add_argument("--train-docs", type=int, default=120)
     parser.add_argument("--dev-docs", type=int, default=99)
     parser.add_argument("--lrs", type=float, nargs="+", default=[1e-4, 1e-3, 1e-2])
     parser.add_argument("--epochs", type=int, default=300)
     parser.add_argument("--device", help="where the model runs (default: cuda when available, else cpu)")
     args = parser.parse_args()
+    data = args.data or [str(shared_file(name)) for name in DATA]
     torch.manual_seed(0)
     start = time.time()
     model = SPGModel.from_pretrained(args.model).to(resolve_device(args.device)).eval()
-    train_docs = claim_states(model, list(islice(load_records(args.data, split="train"), args.train_docs)))
-    dev_docs = claim_states(model, list(islice(load_records(args.data, split="dev"), args.dev_docs)))
+    train_docs = claim_states(model, list(islice(load_records(data, split="train"), args.train_docs)))
+    dev_docs = claim_states(model, list(islice(load_records(data, split="dev"), args.dev_docs)))
     train, dev = batch_of(train_docs), batch_of(dev_docs)
     print(f"{len(train_docs)} train / {len(dev_docs)} dev documents with dependents, "
           f"{int((train['parent'] >= 0).sum())} / {int((dev['parent'] >= 0).sum())} dependent claims "

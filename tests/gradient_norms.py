@@ -1,4 +1,5 @@
-"""How much each Stage I loss term moves the backbone at the start of training (docs/training.md).
+"""How much each Stage I loss term moves the backbone at the start of training (docs/training.md, "Why Stage I
+broke"): the measurement tests/test_diagnostics.py repeats. Test support, not part of spg: no command needs it.
 
 Under Adam, what a term does to a parameter depends on its share of that parameter's gradient, so the
 quantity that says whether the auxiliary terms swamp L_LM is the norm of each term's weighted gradient on

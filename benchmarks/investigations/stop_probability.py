@@ -17,14 +17,17 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# benchmarks/ for common.py (the shared data folder), the repository for spg.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
+
+from common import shared_file  # noqa: E402
 
 from spg.data import load_records  # noqa: E402
 from spg.linearize import DEP_END, EOT, IND_END  # noqa: E402
 from spg.model.backbone import resolve_device  # noqa: E402
 from spg.model.spg_model import SPGModel  # noqa: E402
 
-DATA = ["../shared/data/uspto/patents.jsonl", "../shared/data/pap2pat/patents.jsonl.gz"]
+DATA = ("uspto/patents.jsonl", "pap2pat/patents.jsonl.gz")  # in $SPG_DATA_DIR (benchmarks/common.py)
 
 
 @torch.inference_mode()
@@ -51,14 +54,15 @@ def summary(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="spg-smollm2", help="SPG artefact dir or shipped name (tagged)")
-    parser.add_argument("--data", nargs="+", default=DATA)
+    parser.add_argument("--data", nargs="+", help="data sources (default: the shared USPTO and Pap2Pat sets)")
     parser.add_argument("--split", default="dev")
     parser.add_argument("--docs", type=int, default=20)
     parser.add_argument("--device", help="default: cuda when available, else cpu")
     args = parser.parse_args()
+    data = args.data or [str(shared_file(name)) for name in DATA]
     model = SPGModel.from_pretrained(args.model).to(resolve_device(args.device)).eval()
     inside, ends = [], []
-    for record in islice((r for r in load_records(args.data, split=args.split) if r.claims.roots), args.docs):
+    for record in islice((r for r in load_records(data, split=args.split) if r.claims.roots), args.docs):
         probs, at_end = boundary_probabilities(model, record)
         inside += probs
         ends += [at_end] if at_end is not None else []

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# benchmarks/ for common.py (the shared data folder), the repository for spg.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
 
 import torch  # noqa: E402
 from common import shared_file  # noqa: E402
