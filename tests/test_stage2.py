@@ -311,7 +311,7 @@ def test_configs_load_with_the_paper_values_and_overrides():
     assert (paper.num_descriptions, paper.kappa, paper.delta, paper.bf16) == (2000, 0.3, 0.1, True)
     assert paper.patentscore == Stage2Config().patentscore == "calibrated"
     assert load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", ["patentscore=appendix"]).patentscore == "appendix"
-    with pytest.raises(ConfigError, match="patentscore must be one of calibrated, appendix, got 'literal'"):
+    with pytest.raises(ConfigError, match="patentscore must be one of calibrated, appendix, precise, got 'literal'"):
         load_config(CONFIGS / "paper/llama3-8b-stage2.yaml", ["patentscore=literal"])
     cpu = load_config(CONFIGS / "cpu/smollm2-stage2.yaml", ["mode=matched", "max_steps=2"])
     assert (cpu.mode, cpu.max_steps) == ("matched", 2)
