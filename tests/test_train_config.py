@@ -54,3 +54,12 @@ def test_the_stage1_model_config_is_its_model_settings_with_nothing_copied_by_ha
 def test_the_warmup_ratio_must_be_a_fraction_because_transformers_reads_it_as_warmup_steps():
     with pytest.raises(ConfigError, match="warmup_ratio must be in \\[0, 1\\)"):
         load_config(Stage1Config, None, ["warmup_ratio=5"])
+
+
+def test_stage2_training_needs_the_stage1_model_but_not_the_records_pairs_sampled_from(tmp_path):
+    # `spg train stage2` reads only the pairs file; `data` is what `spg pairs` samples descriptions from.
+    stage1 = tmp_path / "stage1"
+    stage1.mkdir()
+    assert load_config(Stage2Config, overrides=[f"model={stage1}"], available=True).data == ""
+    with pytest.raises(ConfigError, match="model is not set"):
+        load_config(Stage2Config, available=True)

@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     # The pairs file first: naming a user's file (a records file, say) is the mistake that would damage data.
     check_pairs_file(load_config(Stage2Config, args.config, args.overrides).pairs)
     config = load_config(Stage2Config, args.config, args.overrides, available=True)
+    if not config.data:
+        raise InputError("data is not set: `data` holds the records whose descriptions spg pairs samples from")
     try:
         SPGConfig.load(Path(config.model))
     except (OSError, ValueError, TypeError) as e:

@@ -210,9 +210,10 @@ class Stage2Config(TrainingSettings, LoraSettings):
         check_device("device", self.device)
 
     def check_available(self) -> None:
-        for key in ("model", "data"):
-            if not getattr(self, key):
-                raise Invalid(key, "is not set: `model` is the Stage I artefact, `data` the training records")
+        """What both commands need: the Stage I model. ``spg pairs`` also needs ``data`` (it checks that itself);
+        training reads only the pairs."""
+        if not self.model:
+            raise Invalid("model", "is not set: `model` is the Stage I artefact (spg train stage1 output)")
         check_model("model", self.model)
 
     @property
