@@ -23,6 +23,8 @@ from test_stage2 import MORE_PAIRS, PAIRS, stage1_artefact
 from tiny import tiny_llama, tiny_tokenizer
 
 from spg.config import load_config
+from spg.files import write_jsonl
+from spg.train.pairs import PAIRS as PAIRS_KIND
 from spg.train.stage1 import Stage1Config
 from spg.train.stage1 import train as train_stage1
 from spg.train.stage2 import Stage2Config
@@ -165,8 +167,8 @@ def test_stage1_on_two_processes_is_one_model_trained_as_one_process_would_and_r
 @pytest.mark.slow
 def test_stage2_matched_on_two_processes_is_one_model_trained_as_one_process_would(tmp_path):
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("".join(json.dumps({"id": str(i), "pair_type": "gt-vs-worst", **pair}) + "\n"
-                             for i, pair in enumerate(PAIRS + MORE_PAIRS)))
+    write_jsonl(pairs, PAIRS_KIND, ({"id": str(i), "pair_type": "gt-vs-worst", **pair}
+                                    for i, pair in enumerate(PAIRS + MORE_PAIRS)))
     # matched: LPO's gradient norm comes from a second backward that DDP does not average by itself.
     values = dict(model=stage1_artefact(tmp_path), pairs=str(pairs), mode="matched", lora_r=4, lora_alpha=8,
                   lora_dropout=0.0, per_device_train_batch_size=1, gradient_accumulation_steps=1, max_steps=2,
