@@ -137,18 +137,29 @@ def _documents(
     return docs[:limit] if limit is not None else docs
 
 
+def budget_note(cut: int) -> str:
+    """The summary line's word on claims the token budget ended (left out of every output)."""
+    if not cut:
+        return ""
+    claims = "1 claim" if cut == 1 else f"{cut} claims"
+    return f"; the token budget ended {claims}, left out (a larger --max-new-tokens gives more)"
+
+
 def print_forest(result: dict) -> None:
     from spg.forest import Claim, Forest
     from spg.lint import lint_lines
 
     forest = Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
-    if not forest.claims:
+    if forest.claims:
+        print("\n".join(lint_lines(forest)))
+    else:
         print("no claims found in the output:")
         print(result["raw"][:500])
-        return
-    print("\n".join(lint_lines(forest)))
-    if result["valid"] is False:
+    if result.get("cut_by_budget"):
+        print(f"(the token budget ended claim {len(forest.claims) + 1}, so it is left out; "
+              "a larger --max-new-tokens gives more)")
+    if forest.claims and result["valid"] is False:
         print("invalid tagged output: " + "; ".join(result["reasons"]))
 
 
@@ -230,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{summary.written} generated{resumed}, {len(summary.bad)} bad; "
         f"{summary.new_tokens} new tokens in {summary.seconds:.1f} s "
-        f"({summary.new_tokens / max(summary.seconds, 1e-9):.1f} tokens/s)",
+        f"({summary.new_tokens / max(summary.seconds, 1e-9):.1f} tokens/s){budget_note(summary.cut_claims)}",
         file=sys.stderr,
     )
     if shard:

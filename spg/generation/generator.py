@@ -11,15 +11,18 @@ Three kinds of generator share one path:
 One result per document (a JSON object; the fields ``spg evaluate`` reads are ``claims_text``, ``raw``
 and ``pointer_parents``):
 
-``id``, ``mode``, ``raw`` (the generated sequence), ``claims_text`` (the forest rendered as numbered
-claims), ``forest`` ([{num, text, parents}], parents from the pointer for ``spg``), ``pointer_parents``
-(per claim the serialisation index of the pointer's parent, null for roots; null when there is no
-pointer), ``text_parents`` (per claim, the claims its text cites), ``valid`` and ``reasons`` (the paper's
-valid output, for tagged sequences; null for plain text), ``prompt_tokens``, ``new_tokens``.
+``id``, ``mode``, ``raw`` (the generated sequence up to its last whole claim), ``claims_text`` (the forest
+rendered as numbered claims), ``forest`` ([{num, text, parents}], parents from the pointer for ``spg``),
+``pointer_parents`` (per claim the serialisation index of the pointer's parent, null for roots; null when there
+is no pointer), ``text_parents`` (per claim, the claims its text cites), ``valid`` and ``reasons`` (the paper's
+valid output, for tagged sequences; null for plain text), ``cut_by_budget`` (the claim the token budget ended,
+as generated, left out of every other field: :mod:`spg.generation.whole_claims`; "" when the model ended its
+output), ``prompt_tokens``, ``new_tokens`` (every generated token, the cut claim's included).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from array import array
 from collections.abc import Sequence
@@ -27,16 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from peft import PeftModel
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from spg.forest import Forest
 from spg.generation.constrained import StructureGrammar
-from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch
+from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch, tagged_claims
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
 from spg.generation.runner import Document
 from spg.generation.runtime import onnx_lm, resolve_runtime
-from spg.linearize import parse_tagged
+from spg.generation.whole_claims import whole_plain, whole_tagged
+from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
 from spg.model.backbone import EMBEDDED, load_backbone, resolve, resolve_device, resolve_dtype
+from spg.model.ready import load_ready
 from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
 from spg.render import render
@@ -127,6 +133,23 @@ class ClaimGenerator:
         self._measured[doc] = array("i", ids)
         return len(ids)
 
+    def whole_claims(self, out: Generated) -> tuple[Generated, str]:
+        """``out`` without the claim that the token budget ended, and that claim as generated ("" when none)."""
+        budget = self.settings.max_new_tokens
+        if self.spg is None:  # plain numbered claims; ids are not read again
+            text, cut = whole_plain(out.text, len(out.ids) >= budget)
+            return dataclasses.replace(out, text=text), cut
+        tags = self.spg.structure_ids
+        kept, cut = whole_tagged(out.ids, budget, {tags[IND_END], tags[DEP_END]}, tags[EOT], self.grammar is not None)
+        if not cut:
+            return out, ""
+        parents = None if out.parents is None else out.parents[: len(tagged_claims(kept, tags))]
+        return Generated(kept, self._decode(kept), parents), self._decode(cut)
+
+    def _decode(self, ids: list[int]) -> str:
+        # as generate_batch decodes a tagged row
+        return self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
     def __call__(self, docs: Sequence[Document]) -> list[dict]:
         prompts = [self.prompt(d) for d in docs]
         tagged = self.mode == "spg"
@@ -134,7 +157,8 @@ class ClaimGenerator:
             self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar
         )
         results = []
-        for doc, prompt, out in zip(docs, prompts, outputs, strict=True):
+        for doc, prompt, generated in zip(docs, prompts, outputs, strict=True):
+            out, cut = self.whole_claims(generated)
             try:
                 fields = tagged_result(out) if tagged else plain_result(out)
             except Exception as err:  # noqa: BLE001 - one unreadable output must not end a run of thousands
@@ -145,8 +169,9 @@ class ClaimGenerator:
                     "mode": self.mode,
                     "raw": out.text,
                     **fields,
+                    "cut_by_budget": cut,
                     "prompt_tokens": len(prompt),
-                    "new_tokens": len(out.ids),
+                    "new_tokens": len(generated.ids),
                 }
             )
         return results
@@ -158,7 +183,8 @@ def on_onnx(spg: SPGModel) -> SPGModel:
     with tempfile.TemporaryDirectory() as folder:
         # The export reads a saved merged model; the ready-model cache (spg.model.ready) keeps one, so that no
         # run has to write it again.
-        merged = spg.merge_and_unload()
+        # A model loaded from its ready form (spg.model.ready) is merged already.
+        merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
         merged.save_pretrained(folder)
         spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
         lm = onnx_lm(merged, folder)
@@ -192,9 +218,13 @@ def load_generator(
     torch_dtype = resolve_dtype(dtype, where)
     runtime = resolve_runtime(settings.runtime, where, torch_dtype)
     if is_artefact(name_or_dir) and not zero_shot:
-        spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
-        if settings.merge_adapters:
-            spg.lm.merge_adapter()
+        # On the CPU a merged artefact loads from its ready form in $SPG_CACHE, built once (spg.model.ready); a GPU
+        # run merges at load as before, so a large model is not copied into the cache.
+        spg = load_ready(name_or_dir, torch_dtype) if settings.merge_adapters and where.type == "cpu" else None
+        if spg is None:
+            spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
+            if settings.merge_adapters:
+                spg.lm.merge_adapter()
         config = spg.spg_config
         if runtime == "onnx":
             spg = on_onnx(spg)

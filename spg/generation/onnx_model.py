@@ -35,14 +35,12 @@ from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
 from transformers.cache_utils import Cache
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
+from spg.model.backbone import build_once, spg_cache
+
 # Builder options: 4-bit weights, k-quant, float32 activations, hidden states as an extra output.
 EXPORT = ["-p", "int4", "-e", "cpu", "--extra_options", "accuracy_level=1", "algo_config=k_quant",
           "include_hidden_states=true", "hf_token=false"]
 EXPORT_FORMAT = 1  # bump when EXPORT or the build below changes: every exported model is then rebuilt
-
-
-def _cache_root() -> Path:
-    return Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg"))
 
 
 def export_key(hf_dir: Path) -> str:
@@ -59,26 +57,21 @@ def export_key(hf_dir: Path) -> str:
 def onnx_model_dir(hf_dir: str | Path) -> Path:
     """The ONNX export of the transformers model folder ``hf_dir`` (built now unless the cache has it)."""
     hf_dir = Path(hf_dir)
-    target = _cache_root() / "onnx" / export_key(hf_dir)[:24]  # by content only: the folder may be a temporary one
+    target = spg_cache() / "onnx" / export_key(hf_dir)[:24]  # by content only: the folder may be a temporary one
     if (target / "model.onnx").is_file():
         return target
-    # Per process, then an atomic rename: a killed export never leaves a half-written model behind.
-    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-    command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-m", str(hf_dir), "-i", str(hf_dir),
-               "-o", str(partial), "-c", str(partial / "build"), *EXPORT]
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    if done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-        raise RuntimeError(f"exporting {hf_dir} to ONNX failed: {' '.join(tail)}")
-    shutil.rmtree(partial / "build", ignore_errors=True)
-    try:
-        partial.rename(target)
-    except OSError:
-        if not (target / "model.onnx").is_file():
-            raise
-        shutil.rmtree(partial)
-    return target
+
+    def export(partial: Path) -> None:
+        command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-m", str(hf_dir), "-i", str(hf_dir),
+                   "-o", str(partial), "-c", str(partial / "build"), *EXPORT]
+        done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        if done.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+            raise RuntimeError(f"exporting {hf_dir} to ONNX failed: {' '.join(tail)}")
+        shutil.rmtree(partial / "build", ignore_errors=True)
+
+    return build_once(target, export)  # a killed export never leaves a half-written model behind
 
 
 class OnnxCache(Cache):

@@ -53,6 +53,7 @@ class RunSummary:
     already_done: int = 0
     bad: list[str] = field(default_factory=list)  # ids of documents that could not be generated
     new_tokens: int = 0
+    cut_claims: int = 0  # documents whose last claim the token budget ended (left out: spg.generation.whole_claims)
     seconds: float = 0.0
     results: list[dict] = field(default_factory=list)  # this run's results, in order
 
@@ -177,6 +178,7 @@ def run(
                 summary.results.append(result)
                 summary.written += 1
                 summary.new_tokens += int(result.get("new_tokens", 0))
+                summary.cut_claims += bool(result.get("cut_by_budget"))
             elapsed = time.perf_counter() - start
             bar.update(len(batch))
             bar.set_postfix_str(f"{summary.written / elapsed:.2f} docs/s, {summary.new_tokens / elapsed:.1f} tok/s")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -31,31 +32,46 @@ def embedded_gguf() -> tuple[Path, str]:
     return folder, GGUF_FILE
 
 
+def spg_cache() -> Path:
+    """Where spg keeps what it builds once: ``$SPG_CACHE``, default ``~/.cache/spg``."""
+    return Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg"))
+
+
+def build_once(target: Path, write: Callable[[Path], None]) -> Path:
+    """``target``, a folder that ``write(folder)`` fills, built now unless it exists. ``write`` fills a folder of
+    its own (per process), renamed to ``target`` when complete: a killed build never leaves a half-written
+    ``target``, and processes building at the same time (spg reproduce's parallel jobs) keep the first finished."""
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)  # left by a killed build of a process with this id
+    write(partial)
+    try:
+        partial.rename(target)
+    except OSError:
+        if not target.is_dir():
+            raise
+        shutil.rmtree(partial)
+    return target
+
+
+def _convert_embedded(folder: Path) -> None:
+    source, name = embedded_gguf()
+    loaded = AutoModelForCausalLM.from_pretrained(source, gguf_file=name, dtype=torch.float32)
+    # The weights are dequantised already, but transformers refuses to save a "gguf-quantised" model.
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.load_state_dict(loaded.state_dict())
+    model.save_pretrained(folder)
+    AutoTokenizer.from_pretrained(source, gguf_file=name).save_pretrained(folder)
+
+
 def embedded_path() -> Path:
     """A safetensors copy of the embedded SmolLM2, converted from the GGUF on first use."""
-    target = Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg")) / "smollm2-135m-instruct"
-    if not (target / "config.json").is_file():
-        folder, name = embedded_gguf()
-        loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
-        # The weights are dequantised already, but transformers refuses to save a "gguf-quantised" model.
-        config = loaded.config
-        if hasattr(config, "quantization_config"):
-            del config.quantization_config
-        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-        model.load_state_dict(loaded.state_dict())
-        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-        # Per process, then an atomic rename: a killed conversion never leaves a half-written cache, and
-        # processes converting at the same time (spg reproduce's parallel jobs) keep the first finished copy.
-        partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-        model.save_pretrained(partial)
-        tokenizer.save_pretrained(partial)
-        try:
-            partial.rename(target)
-        except OSError:
-            if not (target / "config.json").is_file():
-                raise
-            shutil.rmtree(partial)
-    return target
+    return build_once(spg_cache() / "smollm2-135m-instruct", _convert_embedded)
 
 
 def resolve_device(name: str | None = None) -> torch.device:

@@ -86,10 +86,17 @@ def lora_config(config: SPGConfig, token_ids: list[int], tied: bool) -> LoraConf
     )
 
 
+def _load_pointer(directory: Path, config: SPGConfig, base: PreTrainedModel, trainable: bool) -> PointerHead:
+    pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm, config.pointer_query)
+    pointer.load_state_dict(load_file(directory / POINTER_NAME))
+    pointer.requires_grad_(trainable)
+    return pointer
+
+
 class SPGModel(nn.Module):
     """The Stage I model. Build a fresh one with :meth:`from_base`, load a trained one with :meth:`from_pretrained`."""
 
-    def __init__(self, lm: PeftModel, tokenizer: PreTrainedTokenizerBase, pointer: PointerHead, config: SPGConfig):
+    def __init__(self, lm: PeftModel | PreTrainedModel, tokenizer: PreTrainedTokenizerBase, pointer: PointerHead, config: SPGConfig):
         super().__init__()
         self.lm = lm
         self.pointer = pointer
@@ -146,10 +153,16 @@ class SPGModel(nn.Module):
         if ids != config.structure_token_ids:
             raise ValueError(f"{directory}: tokenizer gives structure ids {ids}, config says {config.structure_token_ids}")
         lm = PeftModel.from_pretrained(base, directory, is_trainable=is_trainable)
-        pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm, config.pointer_query)
-        pointer.load_state_dict(load_file(directory / POINTER_NAME))
-        pointer.requires_grad_(is_trainable)
+        pointer = _load_pointer(directory, config, base, is_trainable)
         return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)
+
+    @classmethod
+    def from_merged(cls, directory: str | Path, lm: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> SPGModel:
+        """The artefact ``directory`` around ``lm``, its adapters already merged (:func:`spg.model.ready.load_ready`):
+        an inference model, with no adapter to switch off."""
+        directory = resolve_artefact(directory)
+        config = SPGConfig.load(directory)
+        return cls(lm, tokenizer, _load_pointer(directory, config, lm, False), config).to(lm.device)
 
     def merge_and_unload(self) -> PreTrainedModel:
         """The base model with this adapter (LoRA and structure-token rows) merged in; this SPGModel is spent."""
