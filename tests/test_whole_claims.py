@@ -155,14 +155,13 @@ def test_the_shipped_model_leaves_out_the_claim_its_budget_ends_and_keeps_the_wh
     from spg.generation.generator import load_generator
 
     def shipped(budget: int) -> DecodeSettings:  # the shipped model's own decoding (generate.yaml), greedy
-        return dataclasses.replace(GenerateConfig.for_model("spg-smollm2").decode_settings(), max_new_tokens=budget,
-                                   do_sample=False)
+        return dataclasses.replace(GenerateConfig.load().decode, max_new_tokens=budget, do_sample=False)
 
     docs = [Document("example", example_path().read_text())]
     generator = load_generator("spg-smollm2", shipped(192), max_prompt_tokens=1280,
                                device="cpu")
     (short,) = generator(docs)
-    (long,) = dataclasses.replace(generator, settings=shipped(256))(docs)
+    (long,) = dataclasses.replace(generator, settings=shipped(384))(docs)
     assert short["cut_by_budget"] and short["new_tokens"] == 192, short["raw"]
     n = len(short["forest"])
     assert 0 < n < len(long["forest"])
