@@ -122,6 +122,7 @@ def _wrapped(text: str, width: int = 70) -> str:
 LAYOUTS = {
     "'Claim N:' lines": lambda claims: "\n".join(f"Claim {n}: {b}" for n, b in claims),
     "'N)' markers": lambda claims: " ".join(f"{n}) {b}" for n, b in claims),
+    "'[Claim N]' markers": lambda claims: " ".join(f"[Claim {n}] {b}" for n, b in claims),
     "no space after '.'": lambda claims: "".join(f"{n}. {b}" + ("" if b.endswith(".") else " ") for n, b in claims),
     "heading + wrapped": lambda claims: "What is claimed is:\n" + _wrapped(" ".join(f"{n}. {b}" for n, b in claims)),
 }

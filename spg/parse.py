@@ -151,6 +151,18 @@ def _preceding_reference(match: re.Match, num: int | None) -> Reference:
     return Reference(match.start(), match.end(), nums)
 
 
+def _preceding_references(text: str, num: int | None, lowered: str | None = None) -> list[Reference]:
+    """The citations of "every earlier claim" in claim ``num`` ("any one of the preceding claims"), in text order;
+    ``lowered`` is ``text.lower()`` when the caller has it."""
+    if not any(map((lowered if lowered is not None else text.lower()).__contains__, _PRECEDING_HINTS)):
+        return []
+    return [
+        _preceding_reference(match, num)
+        for match in _PRECEDING.finditer(text)
+        if not _FIRST_NUM.match(text, match.end())  # "the preceding claims 1 to 3": the numbers decide
+    ]
+
+
 # The misspellings _CLAIM_WORD accepts. Lowercased ASCII text without any of them can only say "claim(s)", and a
 # pattern opening with that literal finds the same words faster: the regex engine searches for the literal.
 _MISSPELLINGS = ("clam", "cliam", "c1aim", "ciaim", "clairn", "daim")
@@ -177,11 +189,7 @@ def extract_references(text: str, num: int | None = None) -> list[Reference]:
     words = _claim_words(text, lowered)
     if not words:
         return []  # every citation, "any preceding claim" included, has the word: most claims stop here
-    refs: list[Reference] = []
-    if any(map(lowered.__contains__, _PRECEDING_HINTS)):
-        for match in _PRECEDING.finditer(text):
-            if not _FIRST_NUM.match(text, match.end()):  # "the preceding claims 1 to 3": the numbers decide, below
-                refs.append(_preceding_reference(match, num))
+    refs = _preceding_references(text, num, lowered)
     taken = [(r.start, r.end) for r in refs]  # in text order, not overlapping
     covered_until, t = -1, 0
     for word in words:
@@ -264,12 +272,13 @@ def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
 # Splitting a claim set into claims
 # ---------------------------------------------------------------------------------------------
 
-# A candidate claim start: "12." "12)" "12:" "12 -", optionally "Claim 12." as model outputs
-# print it, or a cancelled range "1-18." / "1.-18.". No letter, digit or "(" may come just before
-# it, so "A1.", "(10)" and "802.16." are never candidates; "layer.2. The" (no space) is one.
+# A candidate claim start: "12." "12)" "12:" "12 -", optionally "Claim 12." or "[Claim 12]" as model
+# outputs print it, or a cancelled range "1-18." / "1.-18.". No letter, digit or "(" may come just
+# before it, so "A1.", "(10)" and "802.16." are never candidates; "layer.2. The" (no space) is one.
 _MARKER = re.compile(
-    r"(?<![\w,/(\[-])(?P<word>claim\s+)?(?P<num>\d{1,18})(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,18}))?"
-    r"(?P<punct>\s*\.|\s*\)|\s*:|\s+-)(?=\s*\S)",
+    r"(?<![\w,/(\[-])(?P<open>\[(?=claim))?(?P<word>claim\s+)?(?P<num>\d{1,18})"
+    r"(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,18}))?"
+    r"(?P<punct>(?(open)\s*\][.:]?|(?:\s*\.|\s*\)|\s*:|\s+-)))(?=\s*\S)",
     re.IGNORECASE,
 )
 # Placeholders of cancelled claims ("(canceled)", "Cancelled.", "(deleted)"): not claims.
@@ -370,9 +379,11 @@ def _start_score(text: str, match: re.Match) -> float:
         boundary = False
     if "\n" in before[len(stripped) :]:
         score, boundary = score + 1.5, True  # a line break before the number: claims one per line
-    if match.group("word") and not boundary:
+    if match.group("open"):
+        score += 3.0  # "[Claim 2]" only ever numbers a claim, wherever it stands
+    elif match.group("word") and not boundary:
         score -= 3.0  # "as in claim 2." cites claim 2; only "Claim 2:" opening a line numbers one
-    if match.group("punct").strip() != ".":
+    if not match.group("open") and match.group("punct").strip() != ".":
         score -= 1.0  # "2)" and "2:" mostly number items inside a claim
     following = text[body : body + 160].lstrip()
     if following[:1].isupper() or following[:1] in "(\"'[":
@@ -391,7 +402,7 @@ def _start_score(text: str, match: re.Match) -> float:
 
 # The part of _MARKER from the number on (its lookbehind moved after the first digit), opening with a
 # character class so that the regex engine skips to the next digit; every marker's number matches it.
-_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,17})(?:\s*(?:\.\s*)?[-–]\s*\d{1,18})?(?:\s*[.):]|\s+-)")
+_MARKER_FROM_NUMBER = re.compile(r"(\d(?<![\w,/(\[-]\d)\d{0,17})(?:\s*(?:\.\s*)?[-–]\s*\d{1,18})?(?:\s*[.):\]]|\s+-)")
 
 
 def _markers(text: str) -> Iterator[re.Match]:
@@ -407,7 +418,11 @@ def _markers(text: str) -> Iterator[re.Match]:
         word = number
         while word > pos and text[word - 1].isspace():
             word -= 1
-        match = _MARKER.match(text, word - 5) if word - 5 >= pos else None  # "claim" + whitespace + number
+        match = None
+        if word - 6 >= pos and text[word - 6] == "[":
+            match = _MARKER.match(text, word - 6)  # "[claim" + whitespace + number
+        if match is None and word - 5 >= pos:
+            match = _MARKER.match(text, word - 5)  # "claim" + whitespace + number
         if match is None or not match.group("word"):
             match = _MARKER.match(text, number)
         if match is None:
@@ -565,15 +580,18 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
 # Any claim-set input → Forest
 # ---------------------------------------------------------------------------------------------
 
-# The number that opens a single claim text ("3. The method", "Claim 3: The method").
-_LEADING_NUMBER = re.compile(r"\s*(?:claim\s+)?(\d{1,18})\s*(?:\.|\)|:|\s-)(?!\d)\s*", re.IGNORECASE)
+# The number that opens a single claim text ("3. The method", "Claim 3: The method", "[Claim 3] The method").
+_LEADING_NUMBER = re.compile(
+    r"\s*(?P<open>\[(?=claim))?(?:claim\s+)?(\d{1,18})(?(open)\s*\][.:]?|\s*(?:\.|\)|:|\s-)(?!\d))\s*",
+    re.IGNORECASE,
+)
 
 
 def _strip_number(text: str) -> tuple[int | None, str]:
     match = _LEADING_NUMBER.match(text)
     if not match:
         return None, " ".join(text.split())
-    return int(match.group(1)), " ".join(text[match.end() :].split())
+    return int(match.group(2)), " ".join(text[match.end() :].split())
 
 
 def _as_int(value: object) -> int | None:
@@ -591,7 +609,10 @@ def _from_records(records: Sequence[Mapping]) -> Forest:
         num = num if num is not None else printed if printed is not None else position
         gold = record.get("parents")
         if isinstance(gold, (list, tuple)):
-            parents = tuple(sorted({n for n in map(_as_int, gold) if n is not None}))
+            # Gold links come from a source's reference tags, which only mark numbered citations: the claims
+            # that "any one of the preceding claims" cites are added from the wording.
+            tagged = {n for n in map(_as_int, gold) if n is not None}
+            parents = tuple(sorted(tagged.union(*(ref.nums for ref in _preceding_references(text, num)))))
         else:
             parents = claim_parents(text, num)
         claims.append(Claim(num, text, parents))
@@ -625,7 +646,8 @@ def parse_claims(source: str | Sequence[str] | Sequence[Mapping]) -> Forest:
 
     ``source`` is a flat numbered string (HUPD), one claim per line (numbered or not), a list of
     claim texts (numbered or not), or records ``{"num", "text", "parents"?}`` whose ``parents``,
-    when a list, are taken as gold instead of being read from the text. Never raises.
+    when a list, are taken as gold instead of being read from the text (with the claims an "any preceding
+    claim" in the text cites added, since tag-derived gold never holds those). Never raises.
     """
     if isinstance(source, (bytes, bytearray)):
         source = source.decode("utf-8", "replace")

@@ -97,6 +97,22 @@ def test_split_claim_prefixed_and_parenthesised_numbers():
     assert nums(split_claims("1) A cup. 2) The cup of claim 1.")) == [1, 2]
 
 
+def test_split_bracketed_claim_markers():
+    text = "[Claim 1] A widget. [Claim 2] The widget of claim 1, wherein it is red."
+    assert split_claims(text) == [(1, "A widget."), (2, "The widget of claim 1, wherein it is red.")]
+    assert nums(split_claims("[CLAIM 1]: A cup.\n[claim 2]. The cup of claim 1.")) == [1, 2]
+
+
+def test_split_bracketed_claim_cited_inside_a_claim_is_no_marker():
+    text = "[Claim 1] A cup. [Claim 2] A lid. [Claim 3] The lid of [claim 2], round."
+    assert split_claims(text)[-1] == (3, "The lid of [claim 2], round.")
+
+
+def test_split_claim_word_styles_inline():
+    assert nums(split_claims("Claim 1. A cup. Claim 2. The cup of claim 1.")) == [1, 2]
+    assert nums(split_claims("CLAIM 1: A cup. CLAIM 2: The cup of claim 1.")) == [1, 2]
+
+
 def test_split_drops_heading_and_status_identifiers():
     text = "What is claimed is:\n1. (Original) A cup.\n2. (Currently Amended) The cup of claim 1."
     assert split_claims(text) == [(1, "A cup."), (2, "The cup of claim 1.")]
@@ -308,6 +324,22 @@ def test_parse_records_use_gold_parents_when_given():
     forest = parse_claims(records)
     assert structure(forest) == [(1, ()), (2, (1,)), (3, (2,))]
     assert forest.by_num[1].text == "A cup."
+
+
+def test_parse_records_add_preceding_claims_to_tag_derived_gold():
+    # As in the shared USPTO set (US20070000255A1 claim 6): the source tags numbered citations only.
+    records = [
+        {"num": 1, "text": "1. A module (1).", "parents": []},
+        {"num": 2, "text": "2. The module (1) of claim 1.", "parents": [1]},
+        {"num": 3, "text": "3. The module (1) as claimed in any one of the preceding claims.", "parents": []},
+    ]
+    assert structure(parse_claims(records)) == [(1, ()), (2, (1,)), (3, (1, 2))]
+
+
+def test_parse_bracketed_claim_texts_lose_their_marker():
+    forest = parse_claims(["[Claim 1] A cup.", "[Claim 2] The cup of claim 1."])
+    assert structure(forest) == [(1, ()), (2, (1,))]
+    assert forest.by_num[2].text == "The cup of claim 1."
 
 
 def test_parse_any_preceding_claim_uses_the_claim_number():

@@ -90,11 +90,13 @@ def test_shared_corpus_counts_agree_with_the_raw_file(uspto_path):
 
 
 def test_gold_subset_matches_the_corpus_readme(uspto_path):
-    # README: 295 gold documents, 16.6 claims per document (median 16), 82.5 % dependent
+    # README: 295 gold documents, 16.6 claims per document (median 16), 82.5 % dependent (4,047 of 4,907 claims).
+    # Its links come from reference tags, which miss the 15 claims citing "any one of the preceding claims"
+    # (benchmarks/parser_accuracy.py GOLD_ERRATA); spg.parse adds those.
     s = corpus_stats(r for r in load_records(uspto_path) if r.gold_links)
     assert s.documents == 295
     assert round(s.rows["Claims / doc"].mean, 1) == 16.6 and s.rows["Claims / doc"].median == 16
-    assert round(100 * s.dependent_ratio, 1) == 82.5
+    assert round(s.dependent_ratio * 4907) == 4047 + 15
 
 
 @pytest.mark.slow
