@@ -470,9 +470,37 @@ def tiny_model(tmp_path_factory):
     return path
 
 
-def test_generate_refuses_a_prompt_budget_shorter_than_the_chat_template(tiny_model, tmp_path, capsys):
+def test_generate_refuses_a_prompt_budget_shorter_than_the_chat_template_before_a_model_loads(
+    tiny_model, no_model, capsys
+):
     err = bad_input(capsys, "generate", "--model", str(tiny_model), "--max-prompt-tokens", "20", "--no-progress")
     assert "max_prompt_tokens (--max-prompt-tokens) 20 leaves no room for the description" in err
+
+
+@pytest.mark.parametrize("model", ["tiny", "spg-smollm2", "smollm2"])
+def test_the_prompt_frame_counted_before_loading_is_the_loaded_tokenizers(model, tiny_model):
+    from transformers import AutoTokenizer
+
+    from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, frame_before_loading
+    from spg.model.config import INSTRUCTION, embedded_folder
+    from spg.model.prompt import prompt_frame
+
+    name = str(tiny_model) if model == "tiny" else model
+    folder = {"tiny": tiny_model, "spg-smollm2": REPO / "spg/pretrained/spg-smollm2/stage1"}.get(model)
+    if folder is None:
+        if not embedded_folder().is_dir():
+            pytest.skip("the embedded model is not converted yet (scripts/setup.sh does it)")
+        folder = embedded_folder()
+    instruction = INSTRUCTION if model == "spg-smollm2" else ZERO_SHOT_INSTRUCTION
+    assert frame_before_loading(name) == prompt_frame(AutoTokenizer.from_pretrained(folder), instruction)
+
+
+def test_generate_checks_the_prompt_budget_after_loading_where_the_tokenizer_could_not_be_read_before(
+    tiny_model, monkeypatch, capsys
+):
+    monkeypatch.setattr("spg.generation.prompts.frame_before_loading", lambda *a, **k: None)
+    err = bad_input(capsys, "generate", "--model", str(tiny_model), "--max-prompt-tokens", "20", "--no-progress")
+    assert "max_prompt_tokens 20 leaves no room for the description" in err
 
 
 def test_generate_without_progress_shows_no_loading_bar(tiny_model, tmp_path, capsys):

@@ -272,6 +272,8 @@ BAD_BEFORE_TORCH = [
     (["generate", "--model", "/nonexistent"], "model (--model) '/nonexistent': no such local folder, and not a "
                                               "model shipped with spg"),
     (["generate", "--model", "nobody/no-such-model"], "not in the Hugging Face cache"),
+    (["generate", "--max-prompt-tokens", "20"], "max_prompt_tokens (--max-prompt-tokens) 20 leaves no room for the "
+                                                "description: the chat template and instruction of spg-smollm2 take"),
     (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x", "lr_scheduler_type=bogus"],
      "override 'lr_scheduler_type=bogus': lr_scheduler_type must be one of linear, cosine,"),
     (["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml", "train_file=x",

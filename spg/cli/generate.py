@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spg.config import Invalid
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, nested_too_deeply
 
@@ -197,8 +198,9 @@ def run(args: argparse.Namespace) -> int:
     from transformers.utils import logging as transformers_logging
 
     from spg.generation.generator import load_generator
+    from spg.generation.prompts import check_room
     from spg.generation.runner import run as run_documents
-    from spg.model.batch import prompt_frame
+    from spg.model.prompt import prompt_frame
 
     if args.no_progress:
         transformers_logging.disable_progress_bar()  # "Loading weights" and the like
@@ -214,12 +216,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except (OSError, ValueError) as e:
         raise InputError(str(e)) from None
-    frame = prompt_frame(generator.tokenizer, generator.instruction)
-    if config.max_prompt_tokens <= frame:
-        raise InputError(
-            f"max_prompt_tokens (--max-prompt-tokens) {config.max_prompt_tokens} leaves no room for the description: the chat "
-            f"template and instruction of {config.model} take {frame} tokens; expected more than {frame}"
-        )
+    try:  # where the tokenizer could not be read before loading (GenerateConfig.check_available)
+        check_room(config.model, config.max_prompt_tokens, prompt_frame(generator.tokenizer, generator.instruction))
+    except Invalid as err:
+        raise InputError(str(err)) from None
     print(
         f"model {config.model} ({generator.mode}{', constrained' if generator.constrained else ''}); "
         f"{len(docs)} documents",

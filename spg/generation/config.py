@@ -95,10 +95,15 @@ class GenerateConfig:
         check_device("device", self.device)
 
     def check_available(self) -> None:
+        from spg.generation.prompts import check_room, frame_before_loading
+
         check_model("model", self.model, shipped=(EMBEDDED, *SHIPPED))
         if self.is_constrained():
             at_least("max_new_tokens", self.decode.max_new_tokens, CONSTRAINED_MIN_NEW_TOKENS,
                      " for constrained decoding (the shortest forest, <ind> x </ind> <eot>)")
+        frame = frame_before_loading(self.model, self.zero_shot)
+        if frame is not None:
+            check_room(self.model, self.max_prompt_tokens, frame)
 
     def is_constrained(self) -> bool:
         """``constrained``, or by default: whether the model is a tagged SPG model (read from its spg_config.json)."""

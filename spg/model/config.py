@@ -11,6 +11,7 @@ from pathlib import Path
 from spg.config import Invalid, at_least, check_model, one_of
 
 EMBEDDED = "smollm2"  # the embedded SmolLM2-135M-Instruct (spg.model.backbone)
+
 CONFIG_NAME = "spg_config.json"
 INSTRUCTION = (
     "Draft the patent claims for the invention described below. Write every independent claim and its "
@@ -20,6 +21,17 @@ TARGET_TRUNCATIONS = ("claims", "tokens")  # spg.model.batch.fit_target
 TRUNCATION_SIDES = ("right", "left")
 STATE_NORMS = ("none", "rms")  # spg.model.norm
 POINTER_QUERIES = ("open", "close")  # spg.model.pointer
+
+
+def spg_cache() -> Path:
+    """Where spg keeps what it builds once: ``$SPG_CACHE``, default ``~/.cache/spg``."""
+    return Path(os.environ.get("SPG_CACHE", Path.home() / ".cache" / "spg"))
+
+
+def embedded_folder() -> Path:
+    """Where spg.model.backbone.embedded_path converts the embedded SmolLM2 to on first use (named here, without
+    torch, so that its tokenizer can be read before any model loads)."""
+    return spg_cache() / "smollm2-135m-instruct"
 
 
 @dataclass
