@@ -289,6 +289,29 @@ def check_device(key: str, device: str | None) -> None:
         raise Invalid(key, f"{_shown(device)} is not a device; expected cpu, cuda or cuda:N")
 
 
+# What a Linux machine with a CUDA device has (NVIDIA's driver, ROCm's kernel driver for torch.cuda on AMD, WSL's GPU
+# bridge), and where NVIDIA's driver lists its GPUs, one folder each.
+GPU_DRIVERS = (Path("/proc/driver/nvidia"), Path("/dev/kfd"), Path("/dev/dxg"))
+NVIDIA_GPUS = Path("/proc/driver/nvidia/gpus")
+
+
+def check_device_present(key: str, device: str | None) -> None:
+    """A CUDA ``device`` this machine certainly lacks, found without importing torch (~9 s): on Linux, no GPU driver
+    at all, or an index past the GPUs NVIDIA's driver lists (CUDA_VISIBLE_DEVICES can only hide some). Anything less
+    certain passes; spg.model.backbone.resolve_device (torch) has the last word before a model loads."""
+    if device is None or sys.platform != "linux" or not device.startswith("cuda"):
+        return
+    if not any(path.exists() for path in GPU_DRIVERS):
+        raise Invalid(key, f"{_shown(device)} is not available on this machine (no GPU driver, so no CUDA device); "
+                           "expected cpu")
+    index = device.partition(":")[2]
+    if index and NVIDIA_GPUS.is_dir() and not GPU_DRIVERS[1].exists():
+        count = sum(1 for _ in NVIDIA_GPUS.iterdir())
+        if int(index) >= count:
+            raise Invalid(key, f"{_shown(device)} is not available on this machine ({count} CUDA devices); expected "
+                               + (f"cuda:0 to cuda:{count - 1}" if count else "cpu"))
+
+
 def check_model(key: str, name: str | None, *, shipped: Sequence[str] = ()) -> None:
     """``name`` is a local folder, a model shipped with spg, or a Hugging Face repo id (``org/name``) that the local
     hub cache holds (spg runs offline: HF_HUB_OFFLINE=0 lets transformers download it instead)."""

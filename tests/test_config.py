@@ -328,6 +328,49 @@ def test_a_hugging_face_name_in_the_hub_cache_passes_the_model_check(tmp_path, m
     check_model("base_model", "org/other")
 
 
+def test_a_cuda_index_past_the_gpus_the_nvidia_driver_lists_is_refused_without_torch(tmp_path, monkeypatch):
+    from spg.config import check_device_present
+
+    gpus = tmp_path / "nvidia" / "gpus"
+    for bus in ("0000:01:00.0", "0000:02:00.0"):
+        (gpus / bus).mkdir(parents=True)
+    monkeypatch.setattr("spg.config.GPU_DRIVERS", (tmp_path / "nvidia", tmp_path / "kfd", tmp_path / "dxg"))
+    monkeypatch.setattr("spg.config.NVIDIA_GPUS", gpus)
+    monkeypatch.setattr("sys.platform", "linux")
+    for fine in ("cuda", "cuda:1", "cpu", None):
+        check_device_present("device", fine)
+    with pytest.raises(Invalid, match=r"'cuda:2' is not available on this machine \(2 CUDA devices\); expected cuda:0 to"):
+        check_device_present("device", "cuda:2")
+    (tmp_path / "kfd").touch()  # ROCm: torch.cuda may see GPUs that NVIDIA's driver does not list
+    check_device_present("device", "cuda:2")
+
+
+def test_a_cuda_device_without_any_gpu_driver_is_one_line_before_torch_is_imported(tmp_path):
+    script = f"""
+import contextlib, io, json, pathlib, sys
+import spg.config
+from spg.cli import main
+spg.config.GPU_DRIVERS = (pathlib.Path({str(tmp_path / "none")!r}),)
+sys.platform = "linux"
+out = []
+for argv in (["generate", "--device", "cuda:7"],
+             ["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=spg/pretrained/spg-smollm2/stage1",
+              "data=x.jsonl", "device=cuda", "pairs={tmp_path / 'p.jsonl'}"]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    out.append((code, err.getvalue(), "torch" in sys.modules))
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (generate, pairs) = json.loads(done.stdout)
+    assert generate == [2, "spg generate: device (--device) 'cuda:7' is not available on this machine (no GPU driver, "
+                           "so no CUDA device); expected cpu\n", False]
+    assert pairs == [2, "spg pairs: device=cuda: device 'cuda' is not available on this machine (no GPU driver, so no "
+                        "CUDA device); expected cpu\n", False]
+
+
 def test_pairs_refuses_a_device_this_machine_lacks_in_one_line_before_the_model_loads(tmp_path, monkeypatch, capsys):
     from test_stage2 import stage1_artefact
 

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spg.config import load_config
+    from spg.config import Invalid, check_device_present, load_config
     from spg.model.config import SPGConfig
     from spg.train.config import Stage2Config
     from spg.train.pairs import check_pairs_file
@@ -41,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
         SPGConfig.load(Path(config.model))
     except (OSError, ValueError, TypeError) as e:
         raise InputError(f"model={config.model}: {e}; expected a Stage I artefact (spg train stage1 output)") from None
+    try:
+        check_device_present("device", config.device)  # without torch: a CUDA device this machine surely lacks
+    except Invalid as e:
+        raise InputError(f"device={config.device}: device {e.why}") from None
     from spg.data import load_records
     from spg.model.backbone import resolve_device
     from spg.train.pairs import done_ids

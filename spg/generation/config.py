@@ -8,7 +8,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spg.config import Flag, Invalid, at_least, check_device, check_model, load_config, one_of
+from spg.config import (
+    Flag,
+    Invalid,
+    at_least,
+    check_device,
+    check_device_present,
+    check_model,
+    load_config,
+    one_of,
+)
 from spg.model.config import EMBEDDED, SPGConfig, is_artefact, resolve_artefact
 from spg.pretrained import SHIPPED
 
@@ -98,6 +107,7 @@ class GenerateConfig:
         from spg.generation.prompts import check_room, frame_before_loading
 
         check_model("model", self.model, shipped=(EMBEDDED, *SHIPPED))
+        check_device_present("device", self.device)
         if self.is_constrained():
             at_least("max_new_tokens", self.decode.max_new_tokens, CONSTRAINED_MIN_NEW_TOKENS,
                      " for constrained decoding (the shortest forest, <ind> x </ind> <eot>)")
