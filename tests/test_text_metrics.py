@@ -101,3 +101,17 @@ def test_bertscore_per_claim_sees_claims_past_the_510_token_window():
     per_claim = bertscore_f1([pred], [ref], per_claim=True)[0]
     assert whole == pytest.approx(1.0, abs=1e-4)  # the differing claim lies beyond the truncation
     assert per_claim < 0.99
+
+
+ODD_TEXTS = ["a-\n", "x &amp; y <skipped> z-\n", "  ", "", "the cat sat-\n", "A\n\nB  ", "the cat &quot;sat&quot; on",
+             "1. A seat, about 2.5 mm; and (b) legs.\n2. The seat of claim 1."]
+
+
+def test_bleu_scores_equal_sacrebleus_own_13a_tokenisation():
+    import sacrebleu
+    from sacrebleu.metrics import BLEU
+
+    preds, refs = ODD_TEXTS, ODD_TEXTS[::-1]
+    assert sacrebleu_corpus(preds, refs) == BLEU().corpus_score(preds, [refs]).score
+    for pred, ref in zip(preds, refs, strict=True):
+        assert sentence_bleu(pred, ref) == sacrebleu.sentence_bleu(pred, [ref]).score
