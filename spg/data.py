@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spg.errors import InputError, decode_utf8, parse_json
+from spg.errors import InputError, decode_utf8, parse_json, shown
 from spg.forest import Forest
 from spg.parse import parse_claims
 
@@ -347,7 +347,7 @@ def load_records(
                 elif not skip_bad:
                     raise item
                 else:
-                    print(f"skipped: {item}", file=sys.stderr)
+                    print(f"skipped: {shown(item)}", file=sys.stderr)
                     if skipped is not None:
                         skipped.append(item)
 

@@ -15,6 +15,27 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # how a lone surrogate get
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# Characters a terminal obeys instead of showing: C0 controls but tab and newline, DEL, C1 controls, line and
+# paragraph separators, bidirectional embeddings, overrides and isolates ("Trojan source").
+_CONTROLS = [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F),
+             *range(0x2066, 0x206A)]
+_ESCAPES = {c: f"\\u{c:04x}" for c in _CONTROLS}  # valid inside JSON strings too: the same text once decoded
+_ONE_LINE_ESCAPES = {**_ESCAPES, 0x09: "\\u0009", 0x0A: "\\u000a"}
+
+
+def escaped(text: str) -> str:
+    """``text`` with every control character but tab and newline written as a ``\\uXXXX`` escape (how commands
+    print claim texts)."""
+    return text.translate(_ESCAPES)
+
+
+def shown(value: object) -> str:
+    """``value`` as text for a one-line message on stderr (a record id, a file name, an error echoing either):
+    every control character written as a ``\\uXXXX`` escape, tab and newline too, so that it stays one line and a
+    terminal shows it instead of obeying it."""
+    return str(value).translate(_ONE_LINE_ESCAPES)
+
+
 class InputError(ValueError):
     """Bad input or usage; the message names the file, the line or record, the field and what was expected."""
 

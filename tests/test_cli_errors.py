@@ -111,6 +111,29 @@ def test_escaped_json_is_still_json_with_the_same_text(text):
     assert json.loads(escaped(json.dumps([text], ensure_ascii=False))) == [text]
 
 
+EVIL_ID = "evil\u001b[2J\nline\u202e"
+EVIL_ID_SHOWN = "evil\\u001b[2J\\u000aline\\u202e"
+
+
+def test_a_skipped_records_line_escapes_its_id(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"id": EVIL_ID, "claims": 5}) + "\n" + json.dumps({"id": "ok", "claims": "1. A chair."})
+                    + "\n")
+    code, _, err = run(capsys, "stats", "--skip-bad", str(path))
+    assert code == 1 and f"(id {EVIL_ID_SHOWN})" in err and len(err.splitlines()) == 2
+    assert "\x1b" not in err and "\u202e" not in err
+
+
+def test_a_skipped_documents_line_of_generate_escapes_its_id(tiny_model, tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"id": EVIL_ID, "description": " "}) + "\n"
+                    + json.dumps({"id": "ok", "description": "A chair."}) + "\n")
+    code, _, err = run(capsys, "generate", "--model", str(tiny_model), "--input", str(path), "--max-new-tokens", "2",
+                       "--no-progress")
+    assert code == 1 and f"skipped {EVIL_ID_SHOWN}: empty description\n" in err
+    assert "\x1b" not in err and "\u202e" not in err
+
+
 def test_an_error_line_escapes_control_characters_too(tmp_path, capsys):
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"claims": [{"num": "\x1b[2J", "text": "x"}]}))

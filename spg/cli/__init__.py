@@ -28,19 +28,9 @@ from collections.abc import Sequence
 
 from spg.cli import dea, evaluate, generate, lint, pairs, reproduce, stats, train
 from spg.data import DataError
-from spg.errors import InputError
+from spg.errors import InputError, escaped
 
 BAD_INPUT, INTERNAL_ERROR, INTERRUPTED = 2, 3, 130
-# Characters a terminal obeys instead of showing: C0 controls but tab and newline, DEL, C1 controls, line and
-# paragraph separators, bidirectional embeddings, overrides and isolates ("Trojan source").
-_CONTROLS = [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F),
-             *range(0x2066, 0x206A)]
-_ESCAPES = {c: f"\\u{c:04x}" for c in _CONTROLS}  # valid inside JSON strings too: the same text once decoded
-
-
-def escaped(text: str) -> str:
-    """``text`` with every control character written as a ``\\uXXXX`` escape."""
-    return text.translate(_ESCAPES)
 
 
 class _Output(io.TextIOBase):

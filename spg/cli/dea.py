@@ -8,7 +8,7 @@ import sys
 from itertools import islice
 from pathlib import Path
 
-from spg.errors import InputError, nested_too_deeply
+from spg.errors import InputError, nested_too_deeply, shown
 from spg.files import check_destination, write_json, write_jsonl, write_text
 
 DEA = "dea"  # the kind of spg.files output the --out files are
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                  "dea_all_claims": d.dea_all.as_dict()} for d in result.documents]
         written = [write_text(out / "dea.md", DEA, table), write_json(out / "dea.json", DEA, report),
                    write_jsonl(out / "documents.jsonl", DEA, rows)]
-        print(f"wrote {', '.join(map(str, written))}", file=sys.stderr)
+        print(f"wrote {shown(', '.join(map(str, written)))}", file=sys.stderr)
     if skipped:
         print(f"spg dea: skipped {len(skipped)} bad records", file=sys.stderr)
     return 1 if skipped else 0

@@ -7,7 +7,7 @@ import json
 import sys
 
 from spg.data import DataError, Record, load_records
-from spg.errors import InputError, nested_too_deeply
+from spg.errors import InputError, nested_too_deeply, shown
 from spg.metrics.patentscore import DEFAULT_READING, READINGS
 
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         print(report.markdown(), end="")
     if args.out:
         for path in write_report(report, args.out):
-            print(f"wrote {path}", file=sys.stderr)
+            print(f"wrote {shown(path)}", file=sys.stderr)
     if skipped:
         print(f"spg evaluate: skipped {len(skipped)} bad reference records", file=sys.stderr)
     return 1 if skipped else 0

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from spg.config import Invalid
 from spg.data import DataError
-from spg.errors import InputError, decode_utf8, nested_too_deeply
+from spg.errors import InputError, decode_utf8, nested_too_deeply, shown
 
 if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
     from spg.generation.config import GenerateConfig
@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     except Invalid as err:
         raise InputError(str(err)) from None
     print(
-        f"model {config.model} ({generator.mode}{', constrained' if generator.constrained else ''}); "
+        f"model {shown(config.model)} ({generator.mode}{', constrained' if generator.constrained else ''}); "
         f"{len(docs)} documents",
         file=sys.stderr,
     )
@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         todo, generator, target, config.batch_size_on(generator.lm.device.type), progress=not args.no_progress,
         total=len(todo), length=generator.prompt_length if config.sort_by_length else None,
     )
-    resumed = f", {summary.already_done} already in {target}" if target else ""
+    resumed = f", {summary.already_done} already in {shown(target)}" if target else ""
     print(
         f"{summary.written} generated{resumed}, {len(summary.bad)} bad; "
         f"{summary.new_tokens} new tokens in {summary.seconds:.1f} s "
@@ -246,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if shard:
         added = merge_shards(output, shard[1], [d.id for d in docs])
-        print(f"shard {shard[0]}/{shard[1]}: merged {added} results into {output}", file=sys.stderr)
+        print(f"shard {shard[0]}/{shard[1]}: merged {added} results into {shown(output)}", file=sys.stderr)
     for result in summary.results[:SHOW_AT_MOST]:
         print_forest(result)
     if len(summary.results) > SHOW_AT_MOST:

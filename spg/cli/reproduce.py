@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from spg.errors import shown
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -33,5 +35,5 @@ def run(args: argparse.Namespace) -> int:
     try:
         return main(args.config, args.overrides, stop_before=args.stop_before, dry_run=args.dry_run)
     except ConfigError as e:
-        print(f"spg reproduce: {e}", file=sys.stderr)
+        print(f"spg reproduce: {shown(e)}", file=sys.stderr)
         return 2

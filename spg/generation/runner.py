@@ -36,6 +36,7 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
+from spg.errors import shown
 from spg.files import Appender, read_lines, rows_of
 
 T = TypeVar("T")
@@ -97,7 +98,7 @@ def _generate(generate: Generate, batch: list[Document], summary: RunSummary) ->
     except Exception as error:  # anything: a model, a tokenizer or a parser failing on one odd output
         if len(batch) == 1:
             summary.bad.append(batch[0].id)
-            print(f"skipped {batch[0].id}: generation failed ({type(error).__name__}: {error})", file=sys.stderr)
+            print(f"skipped {shown(batch[0].id)}: generation failed ({type(error).__name__}: {shown(error)})", file=sys.stderr)
             return []
     return [result for doc in batch for result in _generate(generate, [doc], summary)]
 
@@ -155,12 +156,12 @@ def run(
                 bar.update(1)
                 continue
             if doc.id in seen:
-                print(f"skipped {doc.id}: duplicate id (generated once)", file=sys.stderr)
+                print(f"skipped {shown(doc.id)}: duplicate id (generated once)", file=sys.stderr)
                 continue
             seen[doc.id] = None
             if not doc.description.strip():
                 summary.bad.append(doc.id)
-                print(f"skipped {doc.id}: empty description", file=sys.stderr)
+                print(f"skipped {shown(doc.id)}: empty description", file=sys.stderr)
                 continue
             yield doc
 
