@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -109,6 +110,13 @@ def test_escaped_json_is_still_json_with_the_same_text(text):
     from spg.cli import escaped
 
     assert json.loads(escaped(json.dumps([text], ensure_ascii=False))) == [text]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_generate_output_in_a_folder_that_cannot_be_made_is_refused_before_a_model_loads(no_model, capsys):
+    # As root every permission test passes on /proc; only making the folder tells (it used to exit 3 after decoding).
+    err = bad_input(capsys, "generate", "--output", "/proc/spg-no-such-folder/out.jsonl")
+    assert "/proc" in err and "spg-no-such-folder" in err
 
 
 EVIL_ID = "evil\u001b[2J\nline\u202e"

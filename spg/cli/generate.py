@@ -111,12 +111,18 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 
 
 def check_output(output: Path | None) -> None:
-    """The results file can be created, or is one that spg wrote and can add to (spg.files refuses anything else)."""
+    """The results file can be created (its folder is made now), or is one that spg wrote and can add to (spg.files
+    refuses anything else)."""
     from spg.files import check_destination
     from spg.generation.runner import RESULT
 
     if output is not None:
         check_destination(output, RESULT, append=True)
+        try:  # made now, not at the first result: where a permission test passes (root) the folder may still fail
+            output.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"{shown(output)}: cannot create the folder {shown(output.parent)} ({e.strerror or e}); "
+                             "expected a folder spg can write its results in") from None
 
 
 def _documents(
