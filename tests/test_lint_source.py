@@ -10,7 +10,8 @@ from spg.lint.source import read_claim_set, read_description
 def test_claim_text_opening_with_a_bracket_is_text_not_bad_json(tmp_path):
     path = tmp_path / "c.txt"
     path.write_text("[Claim 1] A widget. [Claim 2] The widget of claim 1.")
-    assert read_claim_set(str(path)).forest.claims  # read as text: no "not valid JSON"
+    forest = read_claim_set(str(path)).forest  # read as text: no "not valid JSON"
+    assert [(c.num, c.parents) for c in forest.claims] == [(1, ()), (2, (1,))]
 
 
 def test_json_with_a_typo_is_still_reported_as_json(tmp_path):
