@@ -228,6 +228,15 @@ class Pipeline:
         for decoding in self.config.decoding:
             load_config(GenerateConfig, values=(f"decoding {decoding}", self.decoding_settings(decoding)))
 
+        # A zero-shot system's model is there already: its generation jobs' settings are checked against it as
+        # spg generate will (a prompt budget its chat template leaves no room in, say); trained ones do not exist yet.
+        for decoding in self.config.decoding if available else ():
+            for system in self.decoded_systems(decoding):
+                if system.kind == "zero-shot":
+                    flags = [("--model", "model", system.model), ("--zero-shot", "zero_shot", True)]
+                    load_config(GenerateConfig, values=(f"decoding {decoding}", self.decoding_settings(decoding)),
+                                flags=flags, available=True)
+
     def write_decoding_files(self) -> None:
         """Each decoding setting as a generation config file, which its generation jobs read."""
         for decoding in self.config.decoding:

@@ -508,6 +508,20 @@ def test_generate_refuses_a_prompt_budget_shorter_than_the_chat_template_before_
     assert "max_prompt_tokens (--max-prompt-tokens) 20 leaves no room for the description" in err
 
 
+def test_reproduce_dry_run_refuses_a_prompt_budget_a_zero_shot_models_template_leaves_no_room_in(
+    tiny_model, references, tmp_path, capsys
+):
+    import yaml
+
+    (tmp_path / "generate.yaml").write_text("max_prompt_tokens: 20\n")
+    recipe = tmp_path / "repro.yaml"
+    recipe.write_text(yaml.safe_dump({
+        "output_dir": str(tmp_path / "out"), "data": str(references), "generate": str(tmp_path / "generate.yaml"),
+        "systems": [{"name": "Zero-shot", "kind": "zero-shot", "model": str(tiny_model)}]}))
+    err = bad_input(capsys, "reproduce", "--config", str(recipe), "--dry-run")
+    assert "decoding paper: max_prompt_tokens 20 leaves no room for the description" in err
+
+
 @pytest.mark.parametrize("model", ["tiny", "spg-smollm2", "smollm2"])
 def test_the_prompt_frame_counted_before_loading_is_the_loaded_tokenizers(model, tiny_model):
     from transformers import AutoTokenizer
