@@ -326,6 +326,11 @@ def test_parse_records_use_gold_parents_when_given():
     assert forest.by_num[1].text == "A cup."
 
 
+@pytest.mark.parametrize("phrase", ["any one of the preceding claims", "any preceding claim", "one of claims 1 to 3"])
+def test_citation_after_a_reference_numeral(phrase):
+    assert claim_parents(f"The lever (12) according to {phrase}, wherein the arm (14) is bent.", 4) == (1, 2, 3)
+
+
 def test_parse_records_add_preceding_claims_to_tag_derived_gold():
     # As in the shared USPTO set (US20070000255A1 claim 6): the source tags numbered citations only.
     records = [
