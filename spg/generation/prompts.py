@@ -73,13 +73,16 @@ def frame_before_loading(model: str, zero_shot: bool = False) -> int | None:
     else:
         folder, instruction = embedded_folder() if model in ("", EMBEDDED) else Path(model), ZERO_SHOT_INSTRUCTION
         if not folder.is_dir():  # a hub name: its cached snapshot, if the cache has one
-            cached = try_to_load_from_cache(model, "tokenizer.json")
+            try:
+                cached = try_to_load_from_cache(model, "tokenizer.json")
+            except ValueError:  # not a repo id after all
+                return None
             folder = Path(cached).parent if isinstance(cached, str) else folder
     if not (folder / "tokenizer.json").is_file():
         return None
     try:
         return prompt_frame(PreTrainedTokenizerFast.from_pretrained(str(folder)), instruction)
-    except (OSError, ValueError):  # a tokenizer that needs its own class: the count after loading decides
+    except Exception:  # any tokenizer this cannot read (one that needs its own class): the count after loading decides
         return None
 
 
