@@ -13,7 +13,16 @@ import time
 import pytest
 
 from spg.errors import InputError
-from spg.files import Appender, check_destination, read_lines, read_rows, write_json, write_jsonl, write_text
+from spg.files import (
+    Appender,
+    check_destination,
+    read_lines,
+    read_rows,
+    write_json,
+    write_jsonl,
+    write_report,
+    write_text,
+)
 
 
 def test_a_result_is_marked_in_its_content_and_a_rerun_with_other_content_keeps_the_previous(tmp_path, capsys):
@@ -145,3 +154,36 @@ def test_appended_results_killed_mid_write_keep_every_whole_line_and_resume(tmp_
     rows = read_rows(path, "result")
     assert [r["id"] for r in rows] == [f"d{i}" for i in range(len(rows) - 1)] + ["next"]
     assert read_lines(path, "result")[1] is False
+
+
+# ---------------------------------------------------------------- reports the user names (spg lint --html)
+
+
+def test_a_report_is_written_whole_and_leaves_no_temporary_file(tmp_path):
+    write_report(tmp_path / "r.html", "<p>ok</p>")
+    assert (tmp_path / "r.html").read_text() == "<p>ok</p>" and os.listdir(tmp_path) == ["r.html"]
+
+
+def test_an_existing_file_is_kept_unless_the_report_is_forced(tmp_path):
+    path = tmp_path / "r.html"
+    path.write_text("mine")
+    with pytest.raises(InputError, match="already exists; use --force"):
+        write_report(path, "new")
+    assert path.read_text() == "mine"
+    write_report(path, "new", force=True)
+    assert path.read_text() == "new" and os.listdir(tmp_path) == ["r.html"]
+
+
+def test_a_report_is_never_written_through_a_symbolic_link_even_forced(tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("mine")
+    (tmp_path / "r.html").symlink_to(target)
+    with pytest.raises(InputError, match="symbolic link"):
+        write_report(tmp_path / "r.html", "new", force=True)
+    assert target.read_text() == "mine"
+
+
+def test_a_report_under_a_file_where_its_folder_goes_is_bad_input(tmp_path):
+    (tmp_path / "none").write_text("a file")
+    with pytest.raises(InputError, match="is not a folder"):
+        write_report(tmp_path / "none" / "r.html", "x")
