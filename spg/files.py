@@ -5,7 +5,7 @@ Every result spg writes says so in its content, under a *kind* naming what it is
 
 * JSONL: every line is an object whose first key is ``"spg": KIND``;
 * JSON: an object whose first key is ``"spg": KIND``;
-* Markdown and YAML: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
+* Markdown, YAML and logs: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
 
 A destination is written only when it is absent or holds spg's own output of the same kind (appended results:
 or is empty), and never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
@@ -41,12 +41,12 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from spg.errors import InputError
 
 MARK = "spg"  # the key, or the word in a first line, that marks spg's own output
-_HEADERS = {".md": "<!-- spg {} -->\n", ".yaml": "# spg {}\n", ".yml": "# spg {}\n"}
+_HEADERS = {".md": "<!-- spg {} -->\n", ".yaml": "# spg {}\n", ".yml": "# spg {}\n", ".log": "# spg {}\n"}
 
 
 def _line_prefix(kind: str) -> bytes:
@@ -58,7 +58,7 @@ def _header(path: Path, kind: str) -> str:
     try:
         return _HEADERS[path.suffix].format(kind)
     except KeyError:
-        raise ValueError(f"{path}: spg writes text results as .md or .yaml, not {path.suffix!r}") from None
+        raise ValueError(f"{path}: spg writes text results as .md, .yaml or .log, not {path.suffix!r}") from None
 
 
 def marked(kind: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -228,7 +228,7 @@ def _umask() -> int:
 
 
 def write_text(path: str | Path, kind: str, text: str) -> Path:
-    """A Markdown or YAML result, its first line marking it as spg's ``kind`` output."""
+    """A Markdown, YAML or log result, its first line marking it as spg's ``kind`` output."""
     path = Path(path)
     return _replace(path, kind, (_header(path, kind) + text).encode("utf-8"))
 
@@ -245,6 +245,35 @@ def _jsonl(kind: str, rows: Iterable[dict[str, Any]]) -> bytes:
 def write_jsonl(path: str | Path, kind: str, rows: Iterable[dict[str, Any]]) -> Path:
     """A JSONL result written whole, every line marked."""
     return _replace(Path(path), kind, _jsonl(kind, rows))
+
+
+def open_log(path: str | Path, kind: str) -> BinaryIO:
+    """A log of spg's ``kind`` to append to (a job's output, written by a process spg starts): created holding
+    only its marker line when absent, else refused unless that line marks it as spg's."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        write_text(path, kind, "")
+    check_destination(path, kind)
+    # O_NOFOLLOW: a link put there since the check is refused, not written through.
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)), "ab")
+
+
+@contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Holds an exclusive lock on ``path`` (POSIX ``flock``), creating it empty when absent. The file is opened
+    read-only, never through a link, so a file of that name that is not spg's is locked but never changed."""
+    import fcntl  # POSIX only: imported here so that what needs no lock works everywhere
+
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        raise _refuse(path, f"cannot open it as a lock file ({e.strerror or e})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def write_report(path: str | Path, text: str, *, force: bool = False) -> Path:

@@ -23,6 +23,7 @@ from peft import LoraConfig, PeftModel, get_peft_model
 
 import spg.config
 from spg.errors import InputError
+from spg.files import claim_folder, whole_folder
 from spg.model.config import LoraSettings
 from spg.train.config import Stage2Config
 
@@ -186,6 +187,7 @@ def run(config: Stage2Config) -> Path:
     from spg.train.stage1 import save_log_history
 
     config.check()  # load_config has, unless the config was built in code
+    claim_folder(config.output_dir, config.RUN)  # before anything is written in it (spg.files)
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
     tokenizer, pointer = stage1.tokenizer, stage1.pointer
     dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length)
@@ -198,9 +200,10 @@ def run(config: Stage2Config) -> Path:
     del stage1
     trainer = train(model, tokenizer, dataset, config)
     final = Path(config.output_dir) / "final"
-    if trainer.args.should_save:  # the main process only, under data parallelism
-        SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(final)
-    save_log_history(trainer, final)
+    with whole_folder(final, write=trainer.args.should_save) as folder:  # the main process only
+        if trainer.args.should_save:
+            SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(folder)
+        save_log_history(trainer, folder)
     return final
 
 
