@@ -220,12 +220,13 @@ class Pipeline:
         from spg.train.config import Stage1Config, Stage2Config
 
         kinds = {"stage1": (Stage1Config, self.config.stage1), "stage2": (Stage2Config, self.config.stage2)}
+        todo = {j.name for j in needed_jobs(self.jobs(), self.out)}
         for job in self.jobs():
             if job.command and job.command[0] in ("train", "pairs"):
                 cls, path = kinds["stage2" if job.command[0] == "pairs" else job.command[1]]
                 overrides = [a for a in job.command if "=" in a and not a.startswith("-")]
                 config = load_config(cls, path, overrides, available=available and cls is Stage1Config)
-                if job.command[0] == "train":
+                if job.command[0] == "train" and job.name in todo:
                     check_folder(config.output_dir, config.RUN)  # as spg train will
         for decoding in self.config.decoding:
             load_config(GenerateConfig, values=(f"decoding {decoding}", self.decoding_settings(decoding)))
@@ -266,9 +267,10 @@ class Pipeline:
         write_text(self.report_file(), REPRODUCE, reproduction_report(self))
 
     def check_destinations(self, jobs: Sequence[Job]) -> None:
-        """Raise InputError now, before any job runs, when the config copy, the report or a job's log could not be
-        written."""
-        for path in (self.out / "config.yaml", self.report_file(), *(log_file(self.out, j) for j in jobs if j.command)):
+        """Raise InputError now, before any job runs, when the config copy, the report or the log of a job to run
+        could not be written."""
+        logs = [log_file(self.out, j) for j in needed_jobs(jobs, self.out) if j.command]  # a done job's is not opened
+        for path in (self.out / "config.yaml", self.report_file(), *logs):
             check_destination(path, REPRODUCE)
 
 
