@@ -130,6 +130,13 @@ elif mode == "artefact":  # a file inside a folder spg owns, e.g. a run's log_hi
     from spg.files import write_artefact
     for run in range(10**9):
         write_artefact(path, json.dumps([{"step": i, "run": run, "loss": 1.0} for i in range(20000)], indent=1))
+elif mode == "folder":  # a final model: several files that belong together
+    from pathlib import Path
+    from spg.files import whole_folder
+    for run in range(10**9):
+        with whole_folder(Path(path)) as folder:
+            for name in ("adapter.bin", "spg_config.json", "log_history.json"):
+                (folder / name).write_text(str(run) * 200000)
 else:
     with Appender(path, "result") as sink:
         for i in range(10**9):
@@ -200,6 +207,17 @@ def test_an_artefact_killed_mid_write_is_whole_or_absent(tmp_path):
     history = json.loads(path.read_text())
     assert len(history) == 20000 and len({row["run"] for row in history}) == 1
     assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == ["log_history.json"]
+
+
+def test_a_final_folder_killed_mid_write_is_whole_or_absent(tmp_path):
+    final = tmp_path / "final"
+    _kill_while_writing(tmp_path, final, "folder", 1.0)
+    kept = [final, *tmp_path.glob("final.~*~")]
+    assert len(kept) > 1
+    for folder in kept:  # every version has all its files, all from one run
+        contents = {(folder / name).read_text() for name in ("adapter.bin", "spg_config.json", "log_history.json")}
+        assert len(contents) == 1 and len(contents.pop()) >= 200000
+    assert {p.name for p in tmp_path.iterdir() if not p.name.startswith(".")} == {p.name for p in kept}
 
 
 # ---------------------------------------------------------------- folders spg owns (a training run's output_dir)

@@ -21,14 +21,13 @@ from pathlib import Path
 
 import torch
 from transformers import set_seed
-from transformers.trainer_utils import get_last_checkpoint
 
 from spg.data import load_records
 from spg.files import claim_folder, whole_folder, write_artefact
 from spg.model.batch import Collator
 from spg.model.losses import per_target_token, stage1_loss, warmup_factor
 from spg.model.spg_model import SPGModel
-from spg.train.checkpoint import AdapterCheckpointTrainer
+from spg.train.checkpoint import AdapterCheckpointTrainer, last_checkpoint
 from spg.train.config import AUX_REDUCTIONS, Stage1Config
 
 
@@ -178,9 +177,9 @@ def train(config: Stage1Config, resume: str | bool | None = None, model: SPGMode
         aux_warmup_ratio=config.aux_warmup_ratio, pointer_lr=config.pointer_lr,
     )
     if resume is True:
-        resume = get_last_checkpoint(config.output_dir)
+        resume = last_checkpoint(config.output_dir)
         if resume is None:
-            raise FileNotFoundError(f"--resume: no checkpoint-* folder in {config.output_dir}")
+            raise FileNotFoundError(f"--resume: no whole checkpoint-* folder in {config.output_dir}")
     trainer.train(resume_from_checkpoint=resume or None)
     final = Path(config.output_dir) / "final"
     with whole_folder(final, write=trainer.args.should_save) as folder:  # every process: save_model may gather

@@ -82,8 +82,7 @@ def tokenize_pairs(dataset, tokenizer, max_length: int):
 
 def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
     """Run LPO on a tokenized pair set; returns the trainer (its model carries the trained adapter)."""
-    from transformers.trainer_utils import get_last_checkpoint
-
+    from spg.train.checkpoint import last_checkpoint
     from spg.train.lpo import LPOTrainer, PreferenceCollator
     from spg.train.parallel import launch_arguments
 
@@ -97,8 +96,7 @@ def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
         beta=config.beta, mode=config.mode,
     )
     # A rerun of an interrupted run resumes from the newest checkpoint-N in output_dir.
-    output = Path(config.output_dir)
-    checkpoint = get_last_checkpoint(output) if output.is_dir() else None
+    checkpoint = last_checkpoint(config.output_dir)
     if checkpoint:
         logger.warning("resuming from %s", checkpoint)
     trainer.train(resume_from_checkpoint=checkpoint)
