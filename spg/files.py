@@ -5,7 +5,7 @@ Every result spg writes says so in its content, under a *kind* naming what it is
 
 * JSONL: every line is an object whose first key is ``"spg": KIND``;
 * JSON: an object whose first key is ``"spg": KIND``;
-* Markdown and YAML: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
+* Markdown, YAML and logs: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
 
 A destination is written only when it is absent or holds spg's own output of the same kind (appended results:
 or is empty), and never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
@@ -19,22 +19,34 @@ Results that grow as a run goes (``spg generate --output``, ``spg pairs``) are a
 (:class:`Appender`), each batch synced before the next starts, so a killed run loses at most the batch in
 flight. A last line that a kill cut short is recognised by the kind's marker it starts with, and only such a
 line is cut off when the run resumes; a file whose lines are anything else is refused, whatever it starts with.
+
+Folders spg fills with files it does not mark one by one (a training run's ``output_dir``: checkpoints and the
+final model, written by transformers and PEFT) are spg's when spg created them: :func:`claim_folder` writes a
+marker file, ``spg-run.json`` (``{"spg": KIND}``), into a new or empty folder before anything else, and any
+other folder is refused (:func:`check_folder`). Files spg writes inside such a folder go through
+:func:`write_artefact` (atomic, no marker of their own), and a folder that must appear whole (a final model)
+through :func:`whole_folder`.
+
+A report the user names and that carries no marker (``spg lint --html``) is written the same atomic way but
+replaces an existing file only when the user says so (:func:`write_report`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from spg.errors import InputError
 
 MARK = "spg"  # the key, or the word in a first line, that marks spg's own output
-_HEADERS = {".md": "<!-- spg {} -->\n", ".yaml": "# spg {}\n", ".yml": "# spg {}\n"}
+_HEADERS = {".md": "<!-- spg {} -->\n", ".yaml": "# spg {}\n", ".yml": "# spg {}\n", ".log": "# spg {}\n"}
 
 
 def _line_prefix(kind: str) -> bytes:
@@ -46,7 +58,7 @@ def _header(path: Path, kind: str) -> str:
     try:
         return _HEADERS[path.suffix].format(kind)
     except KeyError:
-        raise ValueError(f"{path}: spg writes text results as .md or .yaml, not {path.suffix!r}") from None
+        raise ValueError(f"{path}: spg writes text results as .md, .yaml or .log, not {path.suffix!r}") from None
 
 
 def marked(kind: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -83,6 +95,30 @@ def _refuse(path: Path, problem: str) -> InputError:
     return InputError(f"{path}: {problem}")
 
 
+def _check_place(path: Path, what: str) -> None:
+    """Raise InputError unless a file for ``what`` may go at ``path``: not a link, not a folder, in a folder spg
+    can write to (or can create)."""
+    if path.is_symlink():
+        raise _refuse(path, "is a symbolic link; spg writes its results only to plain files, never through a link")
+    if path.is_dir():
+        raise _refuse(path, f"is a folder; expected a file for {what}")
+    problem = _parent_problem(path, what)
+    if problem:
+        raise _refuse(path, problem)
+
+
+def _parent_problem(path: Path, what: str) -> str | None:
+    """Why ``path`` cannot be created (None: it can): its nearest existing ancestor is no folder spg can write in."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder; expected a folder to write {what} in"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot write in the folder {folder} (permission denied)"
+    return None
+
+
 def _not_own(path: Path, line: int, kind: str) -> InputError:
     return InputError(f"{path} line {line}: not spg {kind} output (a JSON object starting "
                       f"{_line_prefix(kind).decode().rstrip(', ')}); spg never writes to a file it did not write: "
@@ -98,17 +134,7 @@ def check_destination(path: str | Path, kind: str, *, append: bool = False) -> N
     before any work, so that a run cannot end on a file it may not write.
     """
     path = Path(path)
-    if path.is_symlink():
-        raise _refuse(path, "is a symbolic link; spg writes its results only to plain files, never through a link")
-    if path.is_dir():
-        raise _refuse(path, f"is a folder; expected a file for spg's {kind} output")
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise _refuse(path, f"{folder} is not a folder; expected a folder to write spg's {kind} output in")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise _refuse(path, f"cannot write in the folder {folder} (permission denied)")
+    _check_place(path, f"spg's {kind} output")
     if not path.exists():
         return
     if not path.is_file():
@@ -151,29 +177,48 @@ def _backup_name(path: Path) -> Path:
     return backup
 
 
+def _synced_temporary(path: Path, data: bytes) -> str:
+    """A new temporary file beside ``path`` holding ``data``, on disk, as readable as any file the user writes."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it private
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return temporary
+
+
+def _atomic_write(path: Path, data: bytes, keep_previous: bool) -> Path:
+    """``data`` to ``path`` through a synced temporary file renamed over it; ``keep_previous``: a previous version
+    stays as ``NAME.~N~``. A write the system refuses (a full disk, say) is an InputError naming the file."""
+    temporary = None
+    try:
+        temporary = _synced_temporary(path, data)
+        if keep_previous and path.exists() and path.stat().st_size:
+            backup = _backup_name(path)
+            os.link(path, backup)  # the previous version stays reachable at every moment
+            print(f"{path}: kept the previous version as {backup.name}", file=sys.stderr)
+        os.replace(temporary, path)
+    except OSError as e:
+        raise _refuse(path, f"cannot write ({e.strerror or e})") from None
+    finally:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)  # gone already when renamed
+    _sync_folder(path.parent)
+    return path
+
+
 def _replace(path: Path, kind: str, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, keeping a different previous version (see the module docstring)."""
     check_destination(path, kind)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_file() and path.read_bytes() == data:
         return path
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())
-        if path.exists() and path.stat().st_size:
-            backup = _backup_name(path)
-            os.link(path, backup)  # the previous version stays reachable at every moment
-            print(f"{path}: kept the previous version as {backup.name}", file=sys.stderr)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _sync_folder(path.parent)
-    return path
+    return _atomic_write(path, data, keep_previous=True)
 
 
 def _umask() -> int:
@@ -183,7 +228,7 @@ def _umask() -> int:
 
 
 def write_text(path: str | Path, kind: str, text: str) -> Path:
-    """A Markdown or YAML result, its first line marking it as spg's ``kind`` output."""
+    """A Markdown, YAML or log result, its first line marking it as spg's ``kind`` output."""
     path = Path(path)
     return _replace(path, kind, (_header(path, kind) + text).encode("utf-8"))
 
@@ -200,6 +245,161 @@ def _jsonl(kind: str, rows: Iterable[dict[str, Any]]) -> bytes:
 def write_jsonl(path: str | Path, kind: str, rows: Iterable[dict[str, Any]]) -> Path:
     """A JSONL result written whole, every line marked."""
     return _replace(Path(path), kind, _jsonl(kind, rows))
+
+
+def open_log(path: str | Path, kind: str) -> BinaryIO:
+    """A log of spg's ``kind`` to append to (a job's output, written by a process spg starts): created holding
+    only its marker line when absent, else refused unless that line marks it as spg's."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        write_text(path, kind, "")
+    check_destination(path, kind)
+    # O_NOFOLLOW: a link put there since the check is refused, not written through.
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)), "ab")
+
+
+@contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Holds an exclusive lock on ``path`` (POSIX ``flock``), creating it empty when absent. The file is opened
+    read-only, never through a link, so a file of that name that is not spg's is locked but never changed."""
+    import fcntl  # POSIX only: imported here so that what needs no lock works everywhere
+
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        raise _refuse(path, f"cannot open it as a lock file ({e.strerror or e})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def write_report(path: str | Path, text: str, *, force: bool = False) -> Path:
+    """A report the user names that carries no marker (``spg lint --html``: a page is shown as it is), written
+    whole like every result; an existing file is replaced only with ``force`` (the user's say, so no previous
+    version is kept), a link never."""
+    path = Path(path)
+    _check_place(path, "the report")
+    if path.exists() and not force:
+        raise _refuse(path, "already exists; use --force to replace it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _atomic_write(path, text.encode("utf-8"), keep_previous=False)
+
+
+# ---------------------------------------------------------------- folders spg owns
+
+RUN_MARKER = "spg-run.json"  # written first into every folder spg claims; its content names the kind of run
+
+
+def _marker_partial(name: str) -> bool:
+    """A marker's temporary file, left in the folder when a claim was killed mid-write."""
+    return name.startswith(f".{RUN_MARKER}.") and name.endswith(".partial")
+
+
+def folder_problem(path: str | Path, kind: str) -> str | None:
+    """Why spg may not fill ``path`` with its ``kind`` run (None: it may): it must be absent, an empty folder, or
+    one an earlier spg run of this kind created (its ``spg-run.json`` says so). Reads only."""
+    path = Path(path)
+    if path.is_symlink():
+        return "is a symbolic link; spg writes a run only into a folder it created, never through a link"
+    if path.exists() and not path.is_dir():
+        return f"is not a folder; expected a folder for spg's {kind} output"
+    problem = _parent_problem(path / RUN_MARKER if path.is_dir() else path, f"spg's {kind} output")
+    if problem or not path.exists():
+        return problem
+    marker = path / RUN_MARKER
+    if marker.is_file() and not marker.is_symlink():
+        try:
+            if _is_own(marker, kind, marker.read_bytes()):
+                return None
+        except OSError as e:
+            return f"cannot read {RUN_MARKER} ({e.strerror or e})"
+        return (f"its {RUN_MARKER} is not an spg {kind} run's; expected a new or empty folder, or one an earlier "
+                f"spg {kind} run created")
+    if any(not _marker_partial(name) for name in os.listdir(path)):
+        return (f"is a folder spg did not create (no {RUN_MARKER}) and is not empty; spg never writes into a folder "
+                f"it did not create: expected a new or empty folder, or one an earlier spg {kind} run created")
+    return None
+
+
+def check_folder(path: str | Path, kind: str) -> None:
+    """Raise InputError unless spg may fill the folder ``path`` with its ``kind`` run (:func:`folder_problem`)."""
+    problem = folder_problem(path, kind)
+    if problem:
+        raise _refuse(Path(path), problem)
+
+
+def claim_folder(path: str | Path, kind: str) -> Path:
+    """Make ``path`` spg's folder for its ``kind`` run: checked (:func:`check_folder`), created, and marked by
+    ``spg-run.json`` before anything else is written in it. Processes of one run (data-parallel ranks) may
+    claim it together: the marker is linked into place, so the first one stays and the others find it."""
+    path = Path(path)
+    check_folder(path, kind)
+    path.mkdir(parents=True, exist_ok=True)
+    marker = path / RUN_MARKER
+    if marker.exists():
+        return path  # an earlier run's, checked above
+    data = (json.dumps(marked(kind, {"about": f"spg created this folder for a {kind} run and writes into it; "
+                                                "it writes into no folder it did not create"}), indent=1) + "\n")
+    temporary = _synced_temporary(marker, data.encode())
+    try:
+        with suppress(FileExistsError):
+            os.link(temporary, marker)  # never replaces: a marker another process linked first stays
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    _sync_folder(path)
+    check_folder(path, kind)
+    return path
+
+
+def write_artefact(path: str | Path, data: bytes | str) -> Path:
+    """A file inside a folder spg owns (a run's ``output_dir``, a cache): written whole or not at all, as every
+    result, but with no marker of its own (its folder is spg's) and no previous version kept."""
+    path = Path(path)
+    if path.is_symlink():
+        raise _refuse(path, "is a symbolic link; spg writes its files only as plain files, never through a link")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _atomic_write(path, data.encode("utf-8") if isinstance(data, str) else data, keep_previous=False)
+
+
+def _sync_tree(folder: Path) -> None:
+    for root, _, names in os.walk(folder):
+        for name in names:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _sync_folder(Path(root))
+
+
+@contextmanager
+def whole_folder(target: str | Path, *, write: bool = True) -> Iterator[Path]:
+    """A folder to fill that appears at ``target`` only whole: filled as ``.NAME.partial`` beside it, synced, then
+    renamed into place; a ``target`` already there (an earlier run's) is kept as ``NAME.~N~``. ``write``: whether
+    this process fills it (under data parallelism only the main one; the others get the same path and must not
+    write to it). The caller owns ``target``'s parent (:func:`claim_folder`)."""
+    target = Path(target)
+    partial = target.with_name(f".{target.name}.partial")
+    if not write:
+        yield partial
+        return
+    shutil.rmtree(partial, ignore_errors=True)  # left by a killed run
+    partial.mkdir(parents=True)
+    try:
+        yield partial
+        _sync_tree(partial)
+        if target.exists() or target.is_symlink():
+            backup = _backup_name(target)
+            os.rename(target, backup)
+            print(f"{target}: kept the previous version as {backup.name}", file=sys.stderr)
+        os.rename(partial, target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    _sync_folder(target.parent)
 
 
 # ---------------------------------------------------------------- results that grow

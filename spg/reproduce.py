@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from spg.config import ConfigError, load_config, read_yaml
-from spg.files import check_destination, write_json, write_text
+from spg.files import check_destination, check_folder, open_log, write_json, write_text
 
 KINDS = ("stage1", "stage2", "zero-shot")
 REPRODUCE = "reproduce"  # the kind of spg.files output every file spg reproduce writes is
@@ -220,11 +220,14 @@ class Pipeline:
         from spg.train.config import Stage1Config, Stage2Config
 
         kinds = {"stage1": (Stage1Config, self.config.stage1), "stage2": (Stage2Config, self.config.stage2)}
+        todo = {j.name for j in needed_jobs(self.jobs(), self.out)}
         for job in self.jobs():
             if job.command and job.command[0] in ("train", "pairs"):
                 cls, path = kinds["stage2" if job.command[0] == "pairs" else job.command[1]]
                 overrides = [a for a in job.command if "=" in a and not a.startswith("-")]
-                load_config(cls, path, overrides, available=available and cls is Stage1Config)
+                config = load_config(cls, path, overrides, available=available and cls is Stage1Config)
+                if job.command[0] == "train" and job.name in todo:
+                    check_folder(config.output_dir, config.RUN)  # as spg train will
         for decoding in self.config.decoding:
             load_config(GenerateConfig, values=(f"decoding {decoding}", self.decoding_settings(decoding)))
 
@@ -272,9 +275,11 @@ class Pipeline:
 
         write_text(self.report_file(), REPRODUCE, reproduction_report(self))
 
-    def check_destinations(self) -> None:
-        """Raise InputError now, before any job runs, when the config copy or the report could not be written."""
-        for path in (self.out / "config.yaml", self.report_file()):
+    def check_destinations(self, jobs: Sequence[Job]) -> None:
+        """Raise InputError now, before any job runs, when the config copy, the report or the log of a job to run
+        could not be written."""
+        logs = [log_file(self.out, j) for j in needed_jobs(jobs, self.out) if j.command]  # a done job's is not opened
+        for path in (self.out / "config.yaml", self.report_file(), *logs):
             check_destination(path, REPRODUCE)
 
 
@@ -283,6 +288,11 @@ class Pipeline:
 
 def _done_path(out: Path, job: str) -> Path:
     return out / "done" / f"{job.replace('/', '__')}.json"
+
+
+def log_file(out: Path, job: Job) -> Path:
+    """Where a subprocess job's output goes (spg's own log: it starts with a marker line, spg.files.open_log)."""
+    return out / "logs" / f"{job.name.replace('/', '__')}.log"
 
 
 def is_done(out: Path, job: str) -> bool:
@@ -329,7 +339,6 @@ def run_jobs(jobs: Sequence[Job], out: Path, parallel: int = 1) -> list[str]:
     todo = needed_jobs(jobs, out)
     failed: list[str] = []
     running: dict[str, tuple[subprocess.Popen, Job, float]] = {}
-    (out / "logs").mkdir(parents=True, exist_ok=True)
     if not todo:
         _say("every job has finished")
     while todo or running:
@@ -355,9 +364,9 @@ def run_jobs(jobs: Sequence[Job], out: Path, parallel: int = 1) -> list[str]:
                 _record(out, job, time.time() - start)
                 _say(f"done {job.name} in {time.time() - start:.0f} s")
             elif len(running) < parallel:
-                log = out / "logs" / f"{job.name.replace('/', '__')}.log"
+                log = log_file(out, job)
                 _say(f"start {job.name} (log: {log})")
-                with log.open("a", encoding="utf-8") as sink:
+                with open_log(log, REPRODUCE) as sink:
                     process = subprocess.Popen([sys.executable, "-m", "spg.cli", *job.command], stdout=sink,
                                                stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
                 running[job.name] = (process, job, time.time())
@@ -371,7 +380,7 @@ def run_jobs(jobs: Sequence[Job], out: Path, parallel: int = 1) -> list[str]:
                 _say(f"done {name} in {time.time() - start:.0f} s")
             else:
                 failed.append(name)
-                _say(f"FAILED {name} (exit {process.returncode}); see {out / 'logs' / (name.replace('/', '__') + '.log')}")
+                _say(f"FAILED {name} (exit {process.returncode}); see {log_file(out, job)}")
         if running:
             time.sleep(2)
     return failed
@@ -407,7 +416,7 @@ def main(path: str, overrides: Sequence[str] = (), *, stop_before: str | None = 
     jobs = pipeline.jobs()
     if stop_before:
         jobs = jobs_before(jobs, stop_before)
-    pipeline.check_destinations()
+    pipeline.check_destinations(jobs)
     if dry_run:
         todo = {j.name for j in needed_jobs(jobs, pipeline.out)}
         for job in jobs:

@@ -9,11 +9,27 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from spg.errors import InputError
-from spg.files import Appender, check_destination, read_lines, read_rows, write_json, write_jsonl, write_text
+from spg.files import (
+    RUN_MARKER,
+    Appender,
+    check_destination,
+    check_folder,
+    claim_folder,
+    locked,
+    open_log,
+    read_lines,
+    read_rows,
+    whole_folder,
+    write_json,
+    write_jsonl,
+    write_report,
+    write_text,
+)
 
 
 def test_a_result_is_marked_in_its_content_and_a_rerun_with_other_content_keeps_the_previous(tmp_path, capsys):
@@ -68,6 +84,8 @@ def test_a_symbolic_link_is_refused_and_its_target_left_alone(tmp_path):
         write_jsonl(link, "evaluation", [{"id": "d1"}])
     with pytest.raises(InputError, match="symbolic link"):
         Appender(link, "evaluation")
+    with pytest.raises(InputError, match="symbolic link"):
+        write_report(link, "<p>new</p>", force=True)  # not even when the user says replace it
     assert target.read_text() == "precious\n"
 
 
@@ -101,13 +119,24 @@ def test_appending_refuses_a_users_file_whatever_its_first_bytes(tmp_path):
 # ---------------------------------------------------------------- killed mid-write
 
 WRITER = """
-import sys
+import json, sys
 from spg.files import Appender, write_jsonl
 path, mode = sys.argv[1], sys.argv[2]
 print("ready", flush=True)
 if mode == "whole":
     for run in range(10**9):  # each run's report differs, so each replaces the last
         write_jsonl(path, "evaluation", [{"id": f"d{i}", "run": run, "text": "x" * 2000} for i in range(2000)])
+elif mode == "artefact":  # a file inside a folder spg owns, e.g. a run's log_history.json
+    from spg.files import write_artefact
+    for run in range(10**9):
+        write_artefact(path, json.dumps([{"step": i, "run": run, "loss": 1.0} for i in range(20000)], indent=1))
+elif mode == "folder":  # a final model: several files that belong together
+    from pathlib import Path
+    from spg.files import whole_folder
+    for run in range(10**9):
+        with whole_folder(Path(path)) as folder:
+            for name in ("adapter.bin", "spg_config.json", "log_history.json"):
+                (folder / name).write_text(str(run) * 200000)
 else:
     with Appender(path, "result") as sink:
         for i in range(10**9):
@@ -145,3 +174,188 @@ def test_appended_results_killed_mid_write_keep_every_whole_line_and_resume(tmp_
     rows = read_rows(path, "result")
     assert [r["id"] for r in rows] == [f"d{i}" for i in range(len(rows) - 1)] + ["next"]
     assert read_lines(path, "result")[1] is False
+
+
+# ---------------------------------------------------------------- reports the user names (spg lint --html)
+
+
+def test_a_report_is_written_whole_and_leaves_no_temporary_file(tmp_path):
+    write_report(tmp_path / "r.html", "<p>ok</p>")
+    assert (tmp_path / "r.html").read_text() == "<p>ok</p>" and os.listdir(tmp_path) == ["r.html"]
+
+
+def test_an_existing_file_is_kept_unless_the_report_is_forced(tmp_path):
+    path = tmp_path / "r.html"
+    path.write_text("mine")
+    with pytest.raises(InputError, match="already exists; use --force"):
+        write_report(path, "new")
+    assert path.read_text() == "mine"
+    write_report(path, "new", force=True)
+    assert path.read_text() == "new" and os.listdir(tmp_path) == ["r.html"]
+
+
+def test_a_report_under_a_file_where_its_folder_goes_is_bad_input(tmp_path):
+    (tmp_path / "none").write_text("a file")
+    with pytest.raises(InputError, match="is not a folder"):
+        write_report(tmp_path / "none" / "r.html", "x")
+
+
+def test_an_artefact_killed_mid_write_is_whole_or_absent(tmp_path):
+    path = tmp_path / "log_history.json"
+    _kill_while_writing(tmp_path, path, "artefact", 0.8)
+    assert path.is_file()  # killed after several runs, so maybe in the middle of one
+    history = json.loads(path.read_text())
+    assert len(history) == 20000 and len({row["run"] for row in history}) == 1
+    assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == ["log_history.json"]
+
+
+def test_a_final_folder_killed_mid_write_is_whole_or_absent(tmp_path):
+    final = tmp_path / "final"
+    _kill_while_writing(tmp_path, final, "folder", 1.0)
+    kept = [final, *tmp_path.glob("final.~*~")]
+    assert len(kept) > 1
+    for folder in kept:  # every version has all its files, all from one run
+        contents = {(folder / name).read_text() for name in ("adapter.bin", "spg_config.json", "log_history.json")}
+        assert len(contents) == 1 and len(contents.pop()) >= 200000
+    assert {p.name for p in tmp_path.iterdir() if not p.name.startswith(".")} == {p.name for p in kept}
+
+
+# ---------------------------------------------------------------- folders spg owns (a training run's output_dir)
+
+
+def test_a_new_or_empty_folder_is_claimed_by_a_marker_written_first(tmp_path):
+    for folder in (tmp_path / "new" / "run", tmp_path / "empty"):
+        if folder.name == "empty":
+            folder.mkdir()
+        claim_folder(folder, "stage1")
+        assert os.listdir(folder) == [RUN_MARKER]
+        assert json.loads((folder / RUN_MARKER).read_text())["spg"] == "stage1"
+
+
+def test_a_folder_spg_created_is_accepted_again_with_what_the_run_wrote_in_it(tmp_path):
+    folder = claim_folder(tmp_path / "run", "stage1")
+    marker = (folder / RUN_MARKER).read_bytes()
+    (folder / "checkpoint-2").mkdir()
+    (folder / "checkpoint-2" / "adapter_model.safetensors").write_bytes(b"weights")
+    check_folder(folder, "stage1")
+    assert claim_folder(folder, "stage1") == folder and (folder / RUN_MARKER).read_bytes() == marker
+    with pytest.raises(InputError, match="not an spg stage2 run's"):  # another stage's folder
+        check_folder(folder, "stage2")
+
+
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("mine", [
+    {"thesis.tex": b"\\section{mine}"},
+    {"final/README.md": b"my notes"},  # looks like a run, but spg did not create it
+    {"spg-run.json": b'{"id": "mine"}'},  # a marker's name, not spg's content
+])
+def test_a_users_non_empty_folder_is_refused_and_left_as_it_was(tmp_path, mine):
+    for name, data in mine.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    before = _tree(tmp_path)
+    with pytest.raises(InputError, match="spg did not create|not an spg stage1 run's"):
+        claim_folder(tmp_path, "stage1")
+    assert _tree(tmp_path) == before
+
+
+def test_a_link_or_a_file_where_a_run_folder_goes_is_refused(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "run").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(InputError, match="symbolic link"):
+        claim_folder(tmp_path / "run", "stage1")
+    (tmp_path / "notes").write_text("mine")
+    with pytest.raises(InputError, match="is not a folder"):
+        claim_folder(tmp_path / "notes", "stage1")
+    assert os.listdir(tmp_path / "elsewhere") == [] and (tmp_path / "notes").read_text() == "mine"
+
+
+def test_a_claim_killed_before_its_marker_was_linked_leaves_a_folder_spg_accepts(tmp_path):
+    (tmp_path / f".{RUN_MARKER}.x1y2.partial").write_text('{"spg": "st')
+    claim_folder(tmp_path, "stage1")
+    assert json.loads((tmp_path / RUN_MARKER).read_text())["spg"] == "stage1"
+
+
+def test_a_whole_folder_appears_only_complete_and_keeps_the_previous_one(tmp_path, capsys):
+    final = tmp_path / "final"
+    with whole_folder(final) as folder:
+        (folder / "a.json").write_text("1")
+        assert not final.exists()
+    with pytest.raises(RuntimeError), whole_folder(final) as folder:
+        (folder / "a.json").write_text("half")
+        raise RuntimeError("killed")
+    assert (final / "a.json").read_text() == "1" and sorted(os.listdir(tmp_path)) == ["final"]
+    with whole_folder(final) as folder:
+        (folder / "a.json").write_text("2")
+    assert (final / "a.json").read_text() == "2" and (tmp_path / "final.~1~" / "a.json").read_text() == "1"
+    assert "kept the previous version as final.~1~" in capsys.readouterr().err
+
+
+def test_a_process_that_does_not_write_leaves_the_whole_folder_alone(tmp_path):
+    (tmp_path / "final").mkdir()
+    with whole_folder(tmp_path / "final", write=False) as folder:
+        assert folder.parent == tmp_path and not folder.exists()
+    assert os.listdir(tmp_path) == ["final"]
+
+
+def test_a_users_non_empty_output_dir_is_refused_in_one_line_before_torch_is_imported(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("mine")
+    model = tmp_path / "model"
+    model.mkdir()
+    script = f"""
+import contextlib, io, json, sys
+from spg.cli import main
+out = []
+for argv in ({STAGE1!r} + ["output_dir={mine}", "train_file={tmp_path / 'x.jsonl'}"],
+             {STAGE2!r} + ["output_dir={mine}", "model={model}"]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    out.append((code, err.getvalue(), "torch" in sys.modules))
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for code, err, torch_loaded in json.loads(done.stdout):
+        assert code == 2 and len(err.splitlines()) == 1 and f"output_dir={mine}: is a folder spg did not" in err, err
+        assert not torch_loaded
+    assert os.listdir(mine) == ["thesis.tex"] and (mine / "thesis.tex").read_text() == "mine"
+
+
+STAGE1 = ["train", "stage1", "--config", "configs/cpu/smollm2-stage1.yaml"]
+STAGE2 = ["train", "stage2", "--config", "configs/cpu/smollm2-stage2.yaml"]
+REPO = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- logs and locks
+
+
+def test_a_log_starts_with_its_marker_is_appended_to_and_a_users_file_is_refused(tmp_path):
+    log = tmp_path / "logs" / "job.log"
+    with open_log(log, "reproduce") as sink:
+        sink.write(b"step 1\n")
+    with open_log(log, "reproduce") as sink:
+        sink.write(b"step 2\n")
+    assert log.read_text() == "# spg reproduce\nstep 1\nstep 2\n"
+    mine = tmp_path / "mine.log"
+    mine.write_text("my notes\n")
+    with pytest.raises(InputError, match="not spg reproduce output"):
+        open_log(mine, "reproduce")
+    assert mine.read_text() == "my notes\n"
+
+
+def test_a_lock_never_changes_a_file_of_its_name(tmp_path):
+    lock = tmp_path / "out.jsonl.lock"
+    lock.write_text("mine")
+    with locked(lock):
+        pass
+    assert lock.read_text() == "mine"
+    (tmp_path / "link.lock").symlink_to(tmp_path / "absent")
+    with pytest.raises(InputError, match="cannot open it as a lock file"), locked(tmp_path / "link.lock"):
+        pass
+    assert not (tmp_path / "absent").exists()

@@ -153,3 +153,18 @@ def test_dry_run_refuses_a_job_config_that_its_job_would_refuse(recipe, change, 
     assert main(["reproduce", "--config", str(recipe), "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert named in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(("mine", "named"), [
+    ("logs/train__stage-i.log", "not spg reproduce output"),  # a job's log: appended to by the job
+    ("stage-i/notes.txt", "is a folder spg did not create"),  # a Stage I system's output_dir
+])
+def test_a_users_file_where_a_job_log_or_a_training_run_goes_is_refused_before_any_job_runs(
+        recipe, tmp_path, capsys, mine, named):
+    path = tmp_path / "out" / mine
+    path.parent.mkdir(parents=True)
+    path.write_text("my notes\n")
+    assert main(["reproduce", "--config", str(recipe), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.splitlines()) == 1, err
+    assert path.read_text() == "my notes\n" and len(list(path.parent.iterdir())) == 1

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 from spg.errors import InputError
+from spg.files import write_report
 from spg.lint import lint, report_json, report_lines
 from spg.lint.html import render_html
-from spg.lint.output import write_new_file
 from spg.lint.rules import RULES
 from spg.lint.source import read_claim_set, read_description
 from spg.lint.suppress import CONFIG_NAME, Suppressions, check_rule_ids, find_config, read_suppressions
@@ -40,7 +40,7 @@ def _lint(args: argparse.Namespace) -> int:
         inputs = [p for p in (args.file, args.description, args.config) if p and p != "-"]
         if any(Path(args.html).resolve() == Path(p).resolve() for p in inputs):
             raise InputError(f"{args.html}: is one of the input files; choose another name for the report")
-        write_new_file(args.html, render_html(result, claim_set.name), force=args.force)
+        write_report(args.html, render_html(result, claim_set.name), force=args.force)
     if args.json:
         print(json.dumps(report_json(result), ensure_ascii=False, indent=1))
     else:

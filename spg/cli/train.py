@@ -4,6 +4,10 @@ Overrides are config keys (learning_rate=1e-4 max_steps=20). Stage I writes chec
 output_dir/checkpoint-* every save_steps and the final model to output_dir/final, which other
 commands take as --model. --resume continues from the last checkpoint (or the one given).
 Runs unchanged under: accelerate launch -m spg.cli train stage1 ...
+
+output_dir must be a new or empty folder, or one an earlier run of the same stage created: spg
+marks the folders it creates with spg-run.json and writes into no other (exit 2 before any model
+loads). A re-run keeps the previous output_dir/final as final.~1~ (~2~, ...).
 """
 
 # The docstring above is the command's --help, hence plain text.
@@ -25,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("stage1", "structure-aware fine-tuning: L_LM + γ·L_struct + η·L_scope (Eq. 6)"),
         ("stage2", "legal preference optimisation (LPO) on top of a Stage I model"),
     ):
-        s = stages.add_parser(stage, help=help_text, description=help_text)
+        s = stages.add_parser(stage, help=help_text, description=help_text, epilog=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
         s.add_argument("--config", required=True, help="YAML config file (see configs/)")
         s.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="override config keys")
         if stage == "stage1":
@@ -51,13 +56,14 @@ def check_stage1(config, resume: str | bool | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spg.config import load_config
+    from spg.files import folder_problem
     from spg.train.config import Stage1Config, Stage2Config
 
     config = load_config(Stage1Config if args.stage == "stage1" else Stage2Config, args.config, args.overrides,
                          available=True)
-    output = Path(config.output_dir)
-    if output.exists() and not output.is_dir():
-        raise InputError(f"output_dir={config.output_dir}: is a file; expected a folder for the trained model")
+    problem = folder_problem(config.output_dir, config.RUN)
+    if problem:
+        raise InputError(f"output_dir={config.output_dir}: {problem}")
     # Imported only now: torch and transformers load once the config is known to be good.
     module = importlib.import_module(f"spg.train.{args.stage}")
     if args.stage == "stage1":

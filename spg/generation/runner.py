@@ -37,7 +37,7 @@ from typing import TypeVar
 from tqdm import tqdm
 
 from spg.errors import shown
-from spg.files import Appender, read_lines, rows_of
+from spg.files import Appender, locked, read_lines, rows_of
 
 T = TypeVar("T")
 
@@ -208,10 +208,7 @@ def merge_shards(output: Path, shards: int, order: Iterable[str]) -> int:
     """Append to ``output`` every result the ``shards`` shard files hold that it lacks, in the order of the ids
     ``order`` (then any others); returns how many were added. Holds a lock on ``output.lock`` meanwhile, so
     processes ending together merge one after the other. The shard files are left as they are."""
-    import fcntl  # POSIX only: imported here so that unsharded runs work everywhere
-
-    with output.with_name(output.name + ".lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locked(output.with_name(output.name + ".lock")):
         found: dict[str, bytes] = {}
         for shard in range(shards):
             found.update(_result_lines(shard_path(output, shard, shards)))

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from spg.config import Invalid, at_least, check_model, one_of
+from spg.files import write_artefact
 
 EMBEDDED = "smollm2"  # the embedded SmolLM2-135M-Instruct (spg.model.backbone)
 
@@ -96,7 +97,7 @@ class SPGConfig(ModelSettings):
         values = asdict(self)
         if self.stage1 is not None:
             values["stage1"] = portable_path(Path(self.stage1), directory)
-        (directory / CONFIG_NAME).write_text(json.dumps(values, indent=2) + "\n")
+        write_artefact(directory / CONFIG_NAME, json.dumps(values, indent=2) + "\n")
 
     @classmethod
     def load(cls, directory: Path) -> SPGConfig:

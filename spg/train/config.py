@@ -17,7 +17,7 @@ import functools
 import importlib.util
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from spg.config import Invalid, at_least, check_device, check_model, one_of
 from spg.metrics.patentscore import DEFAULT_READING, READINGS
@@ -58,6 +58,8 @@ def scheduler_names() -> tuple[str, ...]:
 class TrainingSettings:
     """The ``transformers.TrainingArguments`` a stage sets, under its names (but :data:`RENAMED`)."""
 
+    # A folder spg created for this stage, or a new or empty one (spg.files.claim_folder): checkpoints and the
+    # final model are written by transformers and PEFT, which would write over whatever a user keeps there.
     output_dir: str = "runs"
     # The paper's Stage I values (Table "Stage I hyperparameters"); Stage II redeclares those its table changes.
     learning_rate: float = 2e-4
@@ -117,6 +119,7 @@ class TrainingSettings:
 class Stage1Config(TrainingSettings, ModelSettings):
     """Everything a Stage I run needs; the defaults are the paper's Table "Stage I hyperparameters"."""
 
+    RUN: ClassVar[str] = "stage1"  # the kind of run its output_dir holds (spg.files.claim_folder)
     train_file: list[str] | str = ""  # one source spg.data.load_records reads, or a list of them
     train_split: str | None = None  # "train": only the train side of the fixed split (spg.data.document_split)
     output_dir: str = "runs/stage1"
@@ -164,6 +167,7 @@ class Stage1Config(TrainingSettings, ModelSettings):
 class Stage2Config(TrainingSettings, LoraSettings):
     """Everything ``spg pairs`` and ``spg train stage2`` read; defaults are the paper's (appendix Table 8)."""
 
+    RUN: ClassVar[str] = "stage2"
     model: str = ""  # the Stage I artefact
     data: list[str] | str = ""  # training records: one source spg.data.load_records reads, or a list
     data_split: str | None = None  # "train": only the train side of the fixed split (spg.data.document_split)

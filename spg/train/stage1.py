@@ -21,13 +21,13 @@ from pathlib import Path
 
 import torch
 from transformers import set_seed
-from transformers.trainer_utils import get_last_checkpoint
 
 from spg.data import load_records
+from spg.files import claim_folder, whole_folder, write_artefact
 from spg.model.batch import Collator
 from spg.model.losses import per_target_token, stage1_loss, warmup_factor
 from spg.model.spg_model import SPGModel
-from spg.train.checkpoint import AdapterCheckpointTrainer
+from spg.train.checkpoint import AdapterCheckpointTrainer, last_checkpoint
 from spg.train.config import AUX_REDUCTIONS, Stage1Config
 
 
@@ -164,6 +164,7 @@ def train(config: Stage1Config, resume: str | bool | None = None, model: SPGMode
     ``resume``: True resumes from the last checkpoint in ``output_dir``, a path from that checkpoint.
     """
     config.check()  # load_config has, unless the config was built in code
+    claim_folder(config.output_dir, config.RUN)  # before anything is written in it (spg.files)
     args = config.training_arguments()
     dtype = torch.bfloat16 if config.bf16 and torch.cuda.is_available() else torch.float32
     set_seed(config.seed)  # before the model: LoRA's and any other initialisation draw from it
@@ -176,20 +177,21 @@ def train(config: Stage1Config, resume: str | bool | None = None, model: SPGMode
         aux_warmup_ratio=config.aux_warmup_ratio, pointer_lr=config.pointer_lr,
     )
     if resume is True:
-        resume = get_last_checkpoint(config.output_dir)
+        resume = last_checkpoint(config.output_dir)
         if resume is None:
-            raise FileNotFoundError(f"--resume: no checkpoint-* folder in {config.output_dir}")
+            raise FileNotFoundError(f"--resume: no whole checkpoint-* folder in {config.output_dir}")
     trainer.train(resume_from_checkpoint=resume or None)
     final = Path(config.output_dir) / "final"
-    trainer.save_model(str(final))
-    save_log_history(trainer, final)
+    with whole_folder(final, write=trainer.args.should_save) as folder:  # every process: save_model may gather
+        trainer.save_model(str(folder))
+        save_log_history(trainer, folder)
     return final
 
 
 def save_log_history(trainer, directory: Path) -> None:
     """The run's logged losses (``log_history.json``) beside the artefact they trained."""
     if trainer.args.should_save:
-        (directory / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+        write_artefact(directory / "log_history.json", json.dumps(trainer.state.log_history, indent=1) + "\n")
 
 
 def main(config: Stage1Config, resume: str | bool | None = None) -> int:

@@ -23,6 +23,7 @@ from peft import LoraConfig, PeftModel, get_peft_model
 
 import spg.config
 from spg.errors import InputError
+from spg.files import claim_folder, whole_folder
 from spg.model.config import LoraSettings
 from spg.train.config import Stage2Config
 
@@ -81,8 +82,7 @@ def tokenize_pairs(dataset, tokenizer, max_length: int):
 
 def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
     """Run LPO on a tokenized pair set; returns the trainer (its model carries the trained adapter)."""
-    from transformers.trainer_utils import get_last_checkpoint
-
+    from spg.train.checkpoint import last_checkpoint
     from spg.train.lpo import LPOTrainer, PreferenceCollator
     from spg.train.parallel import launch_arguments
 
@@ -96,8 +96,7 @@ def train(model: PeftModel, tokenizer, dataset, config: Stage2Config):
         beta=config.beta, mode=config.mode,
     )
     # A rerun of an interrupted run resumes from the newest checkpoint-N in output_dir.
-    output = Path(config.output_dir)
-    checkpoint = get_last_checkpoint(output) if output.is_dir() else None
+    checkpoint = last_checkpoint(config.output_dir)
     if checkpoint:
         logger.warning("resuming from %s", checkpoint)
     trainer.train(resume_from_checkpoint=checkpoint)
@@ -186,6 +185,7 @@ def run(config: Stage2Config) -> Path:
     from spg.train.stage1 import save_log_history
 
     config.check()  # load_config has, unless the config was built in code
+    claim_folder(config.output_dir, config.RUN)  # before anything is written in it (spg.files)
     stage1 = SPGModel.from_pretrained(config.model, dtype=config.dtype)
     tokenizer, pointer = stage1.tokenizer, stage1.pointer
     dataset, report = tokenize_pairs(load_pairs(config.pairs), tokenizer, config.max_length)
@@ -198,9 +198,10 @@ def run(config: Stage2Config) -> Path:
     del stage1
     trainer = train(model, tokenizer, dataset, config)
     final = Path(config.output_dir) / "final"
-    if trainer.args.should_save:  # the main process only, under data parallelism
-        SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(final)
-    save_log_history(trainer, final)
+    with whole_folder(final, write=trainer.args.should_save) as folder:  # the main process only
+        if trainer.args.should_save:
+            SPGModel(model, tokenizer, pointer, spg_config).save_pretrained(folder)
+        save_log_history(trainer, folder)
     return final
 
 
