@@ -43,7 +43,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from spg.errors import InputError
+from spg.errors import InputError, shown
 
 MARK = "spg"  # the key, or the word in a first line, that marks spg's own output
 _HEADERS = {".md": "<!-- spg {} -->\n", ".yaml": "# spg {}\n", ".yml": "# spg {}\n", ".log": "# spg {}\n"}
@@ -201,7 +201,7 @@ def _atomic_write(path: Path, data: bytes, keep_previous: bool) -> Path:
         if keep_previous and path.exists() and path.stat().st_size:
             backup = _backup_name(path)
             os.link(path, backup)  # the previous version stays reachable at every moment
-            print(f"{path}: kept the previous version as {backup.name}", file=sys.stderr)
+            print(f"{shown(path)}: kept the previous version as {shown(backup.name)}", file=sys.stderr)
         os.replace(temporary, path)
     except OSError as e:
         raise _refuse(path, f"cannot write ({e.strerror or e})") from None
@@ -394,7 +394,7 @@ def whole_folder(target: str | Path, *, write: bool = True) -> Iterator[Path]:
         if target.exists() or target.is_symlink():
             backup = _backup_name(target)
             os.rename(target, backup)
-            print(f"{target}: kept the previous version as {backup.name}", file=sys.stderr)
+            print(f"{shown(target)}: kept the previous version as {shown(backup.name)}", file=sys.stderr)
         os.rename(partial, target)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -475,7 +475,7 @@ class Appender:
             os.write(self._fd, b"\n")
         elif last.startswith(_line_prefix(self.kind)):
             os.ftruncate(self._fd, start)
-            print(f"{self.path}: dropped its last line, cut short when a run was killed ({len(last)} bytes)",
+            print(f"{shown(self.path)}: dropped its last line, cut short when a run was killed ({len(last)} bytes)",
                   file=sys.stderr)
         elif last.strip():  # changed since it was checked
             raise _refuse(self.path, "its last line is not spg output; refusing to add to it")
