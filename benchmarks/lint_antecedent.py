@@ -302,11 +302,11 @@ def draw(docs: list[dict], n: int, seed: int) -> None:
         )
 
 
-def precision(docs: list[dict]) -> None:
-    if not LABELS.is_file():
-        print(f"precision: no labelled sample at {LABELS}")
+def precision(docs: list[dict], path: Path) -> None:
+    if not path.is_file():
+        print(f"precision: no labelled sample at {path}")
         return
-    labels = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     by_id = {d["id"]: d for d in docs}
     still = []
     for item in labels:
@@ -319,7 +319,7 @@ def precision(docs: list[dict]) -> None:
     real = sum(item["verdict"] == "real" for item in labels)
     real_still = sum(item["verdict"] == "real" for item in still)
     print(
-        f"precision on the labelled sample ({LABELS.name}, {len(labels)} warnings drawn at random from the USPTO "
+        f"precision on the labelled sample ({path.name}, {len(labels)} warnings drawn at random from the USPTO "
         f"set): {real} real = {real / len(labels):.0%}; {len(still)} of them are still reported, {real_still} of "
         f"those real = {real_still / max(len(still), 1):.0%}"
     )
@@ -334,6 +334,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timing runs (alternating the two analyses)")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites and --draw")
     ap.add_argument("--draw", type=int, default=0, help="print N random warnings on the USPTO set to label, and stop")
+    ap.add_argument("--labels", type=Path, default=LABELS, help="labelled sample to score precision on (JSON lines)")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
     if args.draw:
@@ -366,7 +367,7 @@ def main() -> None:
         f"\nSpeed on {sum(len(d['claims']) for d in uspto)} USPTO claims: {min(new):,.0f}–{max(new):,.0f} claims/s, "
         f"{min(ratio):.2f}–{max(ratio):.2f}× the speed of today's pattern in the same runs"
     )
-    precision(uspto)
+    precision(uspto, args.labels)
 
 
 if __name__ == "__main__":

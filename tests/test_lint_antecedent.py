@@ -187,3 +187,45 @@ def test_offsets_are_exact_on_every_real_claim_set(uspto_path):
         assert findings == sorted(findings, key=lambda f: ([c.num for c in forest.claims].index(f.claim), f.start))
         for f in findings:
             assert forest.by_num[f.claim].text[f.start : f.end] == f.term, doc["id"]
+
+
+def test_first_and_second_introduce_each_ordinal_with_the_whole_shared_phrase():
+    assert _terms(
+        "A hinge comprising first and second hinge pin assemblies, the first hinge pin assembly including a pin."
+    ) == []
+    assert _terms("A hinge comprising first and second hinge pin assemblies, the third hinge pin assembly being red.") == [
+        "the third hinge pin assembly"
+    ]
+
+
+def test_a_bare_verb_after_a_coordinated_or_plural_subject_ends_the_reference():
+    assert _terms(
+        "A container comprising a hinge portion and a ridge, wherein the hinge portion and the ridge create a wall."
+    ) == []
+    assert _terms("A device comprising elements, wherein the elements flow into a reactor.") == []
+    # without a complement after it the last word stays part of the name: "the ridge wall" is reported
+    assert _terms("A container comprising a hinge and a ridge, wherein the hinge and the ridge wall are red.") == [
+        "the ridge wall"
+    ]
+
+
+def test_thereof_names_the_owner_of_a_part():
+    assert _terms("A piece comprising a plate, the plate being fixed adjacent to the end edge thereof.") == []
+
+
+def test_a_face_named_after_its_owner_is_that_owners():
+    assert _terms("A probe for an organic tissue, comprising zones of the organic tissue surface.") == []
+    # a positional modifier is never read as an owner
+    assert _terms("A rod having a second end, wherein the first end surface is flat.") == ["the first end surface"]
+
+
+def test_a_part_named_once_with_a_named_owner_is_inherent_but_a_tracked_noun_is_not():
+    assert _terms("A sole which can be coupled to a shoe, the sole engaging the body of said shoe.") == []
+    assert _terms(
+        "A probe comprising a circuit, wherein the signal of the circuit is amplified and the signal is sent."
+    ) == ["the signal"]
+
+
+def test_a_phrase_defining_a_symbol_is_no_reference():
+    assert _terms("A fibre wherein t is the total optical path length and Min is the optical path length.") == []
+    assert _terms("A fibre having a core, at a position defined by the distance r from the core.") == []

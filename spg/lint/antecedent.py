@@ -85,7 +85,7 @@ _STOP = _words(
     "herein such and or but nor not no so if than then as each every any all some both either neither "
     "other another of in on at to for with from by into onto over under between through about within without "
     "across along via per upon against toward towards around among amongst after before during beyond below "
-    "above behind near up down out off one ones thus hence whether until unless "
+    "above behind beneath underneath near up down out off one ones thus hence whether until unless "
     "is are was were be been being has have having had do does did can could may might must shall should will "
     "would comprising comprises comprise including includes include consisting consists consist containing "
     "contains contain characterized characterised configured adapted arranged operable operative capable "
@@ -137,7 +137,7 @@ _PROPERTIES = _words(
     "colour type kind nature identity quality quantity composition ratio proportion percentage degree difference "
     "route lifetime life force torque power energy voltage current resistance impedance capacitance charge "
     "strength stiffness hardness viscosity conductivity humidity brightness occurrence onset moment instant period "
-    "coefficient dose flow title name relation relationship gap passage"
+    "coefficient dose flow title name relation relationship gap passage potential"
 )
 _PARTS = _PROPERTIES | _words(
     "end top bottom side surface edge face tip base center centre middle interior exterior inside outside "
@@ -146,6 +146,9 @@ _PARTS = _PROPERTIES | _words(
     "sequence structure course remainder use substituent sine cosine tangent logarithm square root inverse "
     "product quotient reciprocal"
 )
+# Faces every solid has: named after their owner ("the tissue surface", "the light emitting side") they are that
+# owner's (MPEP 2173.05(e)); an abstract part ("the ring structure", "the power product") may be an element itself.
+_FACES = _words("end top bottom side surface edge face tip")
 # Modifiers that set an element against another of its kind (first/second, inlet/outlet, upper/lower …): a
 # reference carrying one needs an introduction carrying it; these are what modifier-swap defects change. They also
 # share a head in coordination ("the first and second layers").
@@ -189,6 +192,10 @@ _SET_PHRASES = _words("balance type kind sum group")
 _NAMED = _words("step steps phase order")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
+# Words a verb takes after it and a noun hardly does: "… move through the arc", "… cooperate to provide".
+# Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
+_DEFINING = _words("is are denotes denote represents represent means")
+_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -200,6 +207,11 @@ _CLASS: dict[str, tuple[int, str, str, int, str]] = {}
 # where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
 _START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
 _ACTION_RE = re.compile(f"[{_ING}{_ED}]")
+
+
+def _symbol(token: str) -> bool:
+    """Whether a token reads as a variable of a formula ("t", "Min", "R1"), not as a word of the claim."""
+    return len(token) <= 3 and token[:1].isalpha() and (len(token) == 1 or token[:1].isupper() or token[-1].isdigit())
 
 
 def _singular(word: str) -> str:
@@ -243,13 +255,17 @@ class _Chunk:
     ``words`` singularised with non-restrictive modifiers dropped, head last."""
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
-                 "taken", "reintroduces", "clean", "singular")  # fmt: skip
+                 "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
         self.definite = self.article = self.preamble = self.subject = self.inherent = self.taken = False
         self.clean = False  # ends where the phrase surely ends (punctuation or a function word next, not "of")
         self.singular = True
+        # what a last word read as a bare verb needs: a plural subject ("the arm and the ridge", "the pools") and a
+        # complement after it ("… create a wall", "… move through")
+        self.plural_subject = self.complement = False
+        self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.reintroduces: _Chunk | None = None
 
 
@@ -356,23 +372,34 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
+            ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
+            ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
+            ch.complement = k < n and (kinds[k] in (_DEF, _ART, _ADV) or lows[k] in _COMPLEMENTS)
             ch.subject = (
                 "following" in raw
                 or raw[0] in _SET_PHRASES
                 or (dependent and i == 0)
                 or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+                # a definition, not a reference: "wherein t is the total optical path length", "the distance r"
+                or (i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP)
+                or (len(raw) > 1 and len(raw[-1]) == 1)
             )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
             ch.inherent = (
                 owned
-                or (nxt == "of" and (head in _PARTS or head.endswith(_ABSTRACT)))
+                # "the end edge thereof" names its owner as "the end edge of …" does
+                or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
                 or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
             )
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
-                pending.words, pending.raw = pending.words + ch.words[-1:], pending.raw + raw[-1:]
+                # the ordinal takes everything the second conjunct names after its own ordinals: "first and second
+                # hinge pin assemblies" introduces "a first hinge pin assembly" and "a second hinge pin assembly"
+                lead = next(m for m, w in enumerate(ch.words) if w not in _POSITIONAL)
+                lead_raw = next(m for m, w in enumerate(raw) if w not in _POSITIONAL)
+                pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
                 ch.definite = ch.definite or pending.definite
             else:  # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
@@ -512,6 +539,13 @@ class _Reader:
         self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
+        self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
+
+    def mentions(self, word: str) -> int:
+        """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
+        if not self.text:
+            self.text = " ".join(c.text for c in self.claims).lower()
+        return self.text.count(word)
 
     def span(self, ch: _Chunk) -> tuple[int, int]:
         """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
@@ -611,12 +645,28 @@ class _Reader:
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
         if self.named_action(ref):
             return None
+        if ref.of_named and self.mentions(head) == 1:
+            # "the body of said shoe": a part named once, with its owner, is that owner's (MPEP 2173.05(e)); a noun
+            # the claims return to is an element they track, and it needs an introduction of its own
+            return None
+        if (
+            mods
+            and head in _FACES
+            and _POSITIONAL.isdisjoint(mods)
+            and self.matches(ref, mods[-1], mods[:-1], headed=True)
+        ):
+            return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         raw = ref.raw
         for cut in range(len(raw) - 1, 0, -1):
             # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
             verb = raw[cut]
-            if (verb.endswith("s") and not verb.endswith("ss")) or (
-                cut == len(raw) - 1 and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS
+            last = cut == len(raw) - 1
+            if (
+                (verb.endswith("s") and not verb.endswith("ss"))
+                or (last and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS)
+                # a bare verb agreeing with a plural or coordinated subject, with its complement after it: "the
+                # arm and the ridge create a wall", "the microcarrier elements flow into", "the brushhead move"
+                or (last and ref.plural_subject and ref.complement)
             ):
                 short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
                 if short and self.matches(ref, short[-1], short[:-1], headed=True):
