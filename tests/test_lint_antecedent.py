@@ -229,3 +229,7 @@ def test_a_part_named_once_with_a_named_owner_is_inherent_but_a_tracked_noun_is_
 def test_a_phrase_defining_a_symbol_is_no_reference():
     assert _terms("A fibre wherein t is the total optical path length and Min is the optical path length.") == []
     assert _terms("A fibre having a core, at a position defined by the distance r from the core.") == []
+
+
+def test_there_ends_a_noun_phrase():
+    assert _terms("A furnace holding a melt, wherein the melt there is stirred.") == []

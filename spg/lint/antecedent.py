@@ -82,7 +82,7 @@ _STOP = _words(
     "a an the said this that these those it its their his her them they which who whom whose what where when "
     "while wherein whereby whereas whereof wherefrom thereof therein thereto thereby therefrom thereon therewith "
     "thereafter therethrough therebetween thereover thereunder therealong therearound thereacross thereabout "
-    "herein such and or but nor not no so if than then as each every any all some both either neither "
+    "herein there such and or but nor not no so if than then as each every any all some both either neither "
     "other another of in on at to for with from by into onto over under between through about within without "
     "across along via per upon against toward towards around among amongst after before during beyond below "
     "above behind beneath underneath near up down out off one ones thus hence whether until unless "
