@@ -233,3 +233,14 @@ def test_a_phrase_defining_a_symbol_is_no_reference():
 
 def test_there_ends_a_noun_phrase():
     assert _terms("A furnace holding a melt, wherein the melt there is stirred.") == []
+
+
+def test_a_first_one_of_the_members_introduces_the_first_member():
+    texts = [
+        "A handrail comprising polymer materials, a first one of the polymer materials forming a surface and a second "
+        "one of a plurality of layers forming a portion.",
+        "The handrail of claim 1, wherein the first polymer material is red and the second layer is thin.",
+        "The handrail of claim 1, wherein the third polymer material is red.",
+    ]
+    terms = [f.term for f in check_antecedents(Forest.from_parents(texts, [[], [1], [1]]))]
+    assert terms == ["the third polymer material"]

@@ -308,6 +308,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     out: list[_Chunk] = []
     actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
+    one_of: tuple[str, ...] | None = None  # "a first one of" waits for the phrase it picks from
     search = _START_RE.search
     i = 0
     while True:
@@ -362,6 +363,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
         if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
+            if cls == _ART and _POSITIONAL.issuperset(kept):
+                one_of = kept  # "a first one of the polymer materials" introduces "a first polymer material"
             continue
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
@@ -407,6 +410,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
             pending = ch
         out.append(ch)
+        if one_of is not None:
+            if not ch.singular:
+                part = _Chunk(claim, i, k, one_of + tuple(w for w in ch.words if w not in _POSITIONAL), raw)
+                part.article = True
+                out.append(part)
+            one_of = None
         i = k
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
