@@ -244,3 +244,16 @@ def test_a_first_one_of_the_members_introduces_the_first_member():
     ]
     terms = [f.term for f in check_antecedents(Forest.from_parents(texts, [[], [1], [1]]))]
     assert terms == ["the third polymer material"]
+
+
+def test_an_ing_noun_or_irregular_participle_with_a_complement_ends_the_reference():
+    assert _terms(
+        "A box comprising walls and a lid, said lid fitting onto said walls, a pull bolt, a mechanism holding a "
+        "member engaged with the pull bolt held by said mechanism."
+    ) == []
+    # a noun in "-ing" without a complement stays in the phrase: "the lid fitting" is a fitting, and not introduced
+    assert _terms("A box comprising walls and a lid, wherein the lid fitting is brass.") == ["the lid fitting"]
+
+
+def test_free_ends_a_noun_phrase():
+    assert _terms("A line comprising a strip line, an outer portion of the strip line free of encapsulant.") == []

@@ -100,7 +100,7 @@ _AFTER_HEAD = _words(
     "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
     "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
     "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
-    "comprise moves causes emits detects"
+    "comprise moves causes emits detects free"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -192,10 +192,15 @@ _SET_PHRASES = _words("balance type kind sum group")
 _NAMED = _words("step steps phase order")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
-# Words a verb takes after it and a noun hardly does: "… move through the arc", "… cooperate to provide".
+# Words a verb takes after it and a noun hardly does: "… move through the arc", "… cooperate to provide", "… held by".
+# Past participles not ending in "-ed" (a closed class of English): "the pull bolt held by the mechanism".
+_IRREGULAR_PARTICIPLES = _words(
+    "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
+    "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
+)
 # Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
 _DEFINING = _words("is are denotes denote represents represent means")
-_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with")
+_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -672,7 +677,9 @@ class _Reader:
             last = cut == len(raw) - 1
             if (
                 (verb.endswith("s") and not verb.endswith("ss"))
-                or (last and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS)
+                or (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
+                # an irregular participle with its complement: "the pull bolt held by", "the address sent to"
+                or (last and verb in _IRREGULAR_PARTICIPLES and ref.complement)
                 # a bare verb agreeing with a plural or coordinated subject, with its complement after it: "the
                 # arm and the ridge create a wall", "the microcarrier elements flow into", "the brushhead move"
                 or (last and ref.plural_subject and ref.complement)
