@@ -257,3 +257,15 @@ def test_an_ing_noun_or_irregular_participle_with_a_complement_ends_the_referenc
 
 def test_free_ends_a_noun_phrase():
     assert _terms("A line comprising a strip line, an outer portion of the strip line free of encapsulant.") == []
+
+
+def test_a_comparative_before_than_and_again_end_a_noun_phrase():
+    assert _terms("A ring comprising a ring portion, the ring portion thinner than a hub, fed to the ring portion again.") == []
+
+
+def test_a_noun_whose_of_takes_an_action_names_how_it_is_done():
+    assert _terms("A method of bonding a part during the entire process of cutting the part.") == []
+
+
+def test_geometry_is_a_property_of_its_owner():
+    assert _terms("A wheel comprising a support, wherein the geometry of the support is round and the geometry is fixed.") == []

@@ -85,7 +85,7 @@ _STOP = _words(
     "herein there such and or but nor not no so if than then as each every any all some both either neither "
     "other another of in on at to for with from by into onto over under between through about within without "
     "across along via per upon against toward towards around among amongst after before during beyond below "
-    "above behind beneath underneath near up down out off one ones thus hence whether until unless "
+    "above behind beneath underneath near up down out off one ones thus hence whether until unless again "
     "is are was were be been being has have having had do does did can could may might must shall should will "
     "would comprising comprises comprise including includes include consisting consists consist containing "
     "contains contain characterized characterised configured adapted arranged operable operative capable "
@@ -137,7 +137,7 @@ _PROPERTIES = _words(
     "colour type kind nature identity quality quantity composition ratio proportion percentage degree difference "
     "route lifetime life force torque power energy voltage current resistance impedance capacitance charge "
     "strength stiffness hardness viscosity conductivity humidity brightness occurrence onset moment instant period "
-    "coefficient dose flow title name relation relationship gap passage potential"
+    "coefficient dose flow title name relation relationship gap passage potential geometry"
 )
 _PARTS = _PROPERTIES | _words(
     "end top bottom side surface edge face tip base center centre middle interior exterior inside outside "
@@ -341,6 +341,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
                     # loss calculators receive an input"
                     break
+                if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
+                    break
             elif c == _ADV:
                 pass
             elif c in _BREAKS or c == _AFTER:
@@ -400,6 +402,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
                 or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
+                or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
             )
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
