@@ -269,3 +269,18 @@ def test_a_noun_whose_of_takes_an_action_names_how_it_is_done():
 
 def test_geometry_is_a_property_of_its_owner():
     assert _terms("A wheel comprising a support, wherein the geometry of the support is round and the geometry is fixed.") == []
+
+
+def test_two_coordinated_properties_stand_alone():
+    assert _terms("An indicium sized to represent the size and shape of a target.") == []
+    # a property before a coordinated compound is a modifier there: "the temperature and pressure sensors"
+    assert _terms("A tank wherein the temperature and pressure sensors are fixed.") == ["the temperature"]
+
+
+def test_cannot_and_due_end_a_noun_phrase():
+    assert _terms("A lift comprising an elevator and a tower, so that the elevator cannot move and the tower due to wind tilts.") == []
+
+
+def test_an_action_noun_in_ment_named_with_its_owner_is_inherent():
+    assert _terms("A door comprising a sliding door, a sensor sensing the position of the sliding door based on the "
+                  "movement of the sliding door and the movement of the sliding door again.") == []  # fmt: skip

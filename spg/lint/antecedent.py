@@ -85,7 +85,7 @@ _STOP = _words(
     "herein there such and or but nor not no so if than then as each every any all some both either neither "
     "other another of in on at to for with from by into onto over under between through about within without "
     "across along via per upon against toward towards around among amongst after before during beyond below "
-    "above behind beneath underneath near up down out off one ones thus hence whether until unless again "
+    "above behind beneath underneath near up down out off one ones thus hence whether until unless again cannot "
     "is are was were be been being has have having had do does did can could may might must shall should will "
     "would comprising comprises comprise including includes include consisting consists consist containing "
     "contains contain characterized characterised configured adapted arranged operable operative capable "
@@ -100,7 +100,7 @@ _AFTER_HEAD = _words(
     "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
     "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
     "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
-    "comprise moves causes emits detects free"
+    "comprise moves causes emits detects free due"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -182,7 +182,7 @@ _CONTRAST = {
 }
 # Suffixes of abstract nouns (properties, events, relations): with "of" after them ("the growth of spherulites",
 # "the solubility of the plasticizer") they name something of their owner, not a claimed element.
-_ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy")
+_ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", "ment")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
 _MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
@@ -400,7 +400,15 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 owned
                 # "the end edge thereof" names its owner as "the end edge of …" does
                 or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
-                or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
+                or (
+                    head in _PROPERTIES
+                    and _MEASURES.issuperset(ch.words[:-1])
+                    # "the temperature and pressure sensors" names sensors; "the size and shape" two properties
+                    and (
+                        nxt not in ("and", "or")
+                        or (k + 2 < n and sings[k + 1] in _PROPERTIES and kinds[k + 2] in _BREAKS)
+                    )
+                )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
