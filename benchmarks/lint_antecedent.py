@@ -14,12 +14,14 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   (then only the whole phrase X must be new before the introduction). A defect counts as found when a finding
   covers the mutated introduction (a) or the reference (b–d);
 * claims per second on all USPTO claims, both analyses alternated (min–max of ``--repeat`` runs, and the ratio);
-* precision from the labelled sample ``lint_antecedent_labels.jsonl`` beside this script (drawn from the final
-  analysis with ``--draw 110 --seed 1``; verdict "real" when an examiner would plausibly reject the reference under
-  35 USC 112(b)), and how many labelled warnings the analysis still reports. ``--draw N`` prints a fresh random
-  sample of N warnings to label instead.
+* precision from a labelled sample (verdict "real" when an examiner would plausibly reject the reference under
+  35 USC 112(b)), and how many labelled warnings the analysis still reports. ``--labels PATH`` names the sample;
+  the default, ``lint_antecedent_labels.jsonl`` beside this script, is the development sample (110 warnings drawn
+  with ``--draw 110 --seed 1`` from an earlier analysis, read while the grammar was tuned). The fresh sample,
+  ``lint_antecedent_fresh_labels.jsonl``, is drawn from the frozen analysis with ``--draw 120 --seed 7`` and
+  labelled by someone who did not tune it. ``--draw N`` prints a random sample of N warnings to label instead.
 
-    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N]
+    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N] [--labels PATH]
 """
 
 from __future__ import annotations
