@@ -21,12 +21,22 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   "second", "display", "panel" before "element" in one introduction; "a first display panel element" is no basis),
   a reference may drop modifiers ("the layer" ← "a first layer"), and a word introduced as a modifier is an inherent
   antecedent ("the vehicle" ← "a vehicle door"). Participle modifiers may be added ("the heated gas" ← "a gas").
-  A reference that ran into a verb ("the oxygen content falls") is read again without it.
+  A reference that ran into a verb ("the oxygen content falls") is read again without it; so is one that ran into
+  a bare verb after a coordinated or plural subject ("the hinge portion and the ridge create a wall"), an "-ing"
+  noun or an irregular participle with its complement after it ("said lid fitting onto", "the pull bolt held by").
+  A comparative before "than" ends a phrase ("the ring portion thinner than").
+* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase, and "a first one
+  of the polymer materials" introduces "the first polymer material".
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
   a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
-  when only "a second end" is introduced), so first/second slips are still found.
+  when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
+  "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
+  action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
+  else in the claim set: a noun the claims return to is an element they track.
+* A definite phrase defining a symbol is no reference ("wherein t is the total optical path length", "the
+  distance r").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
   added freely ("the second shaft" after "a shaft" is reported).
