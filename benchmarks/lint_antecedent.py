@@ -14,12 +14,14 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   (then only the whole phrase X must be new before the introduction). A defect counts as found when a finding
   covers the mutated introduction (a) or the reference (b–d);
 * claims per second on all USPTO claims, both analyses alternated (min–max of ``--repeat`` runs, and the ratio);
-* precision from the labelled sample ``lint_antecedent_labels.jsonl`` beside this script (drawn from the final
-  analysis with ``--draw 110 --seed 1``; verdict "real" when an examiner would plausibly reject the reference under
-  35 USC 112(b)), and how many labelled warnings the analysis still reports. ``--draw N`` prints a fresh random
-  sample of N warnings to label instead.
+* precision from a labelled sample (verdict "real" when an examiner would plausibly reject the reference under
+  35 USC 112(b)), and how many labelled warnings the analysis still reports. ``--labels PATH`` names the sample;
+  the default, ``lint_antecedent_labels.jsonl`` beside this script, is the development sample (110 warnings drawn
+  with ``--draw 110 --seed 1`` from an earlier analysis, read while the grammar was tuned). The fresh sample,
+  ``lint_antecedent_fresh_labels.jsonl``, is drawn from the frozen analysis with ``--draw 120 --seed 7`` and
+  labelled by someone who did not tune it. ``--draw N`` prints a random sample of N warnings to label instead.
 
-    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N]
+    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N] [--labels PATH]
 """
 
 from __future__ import annotations
@@ -302,11 +304,11 @@ def draw(docs: list[dict], n: int, seed: int) -> None:
         )
 
 
-def precision(docs: list[dict]) -> None:
-    if not LABELS.is_file():
-        print(f"precision: no labelled sample at {LABELS}")
+def precision(docs: list[dict], path: Path) -> None:
+    if not path.is_file():
+        print(f"precision: no labelled sample at {path}")
         return
-    labels = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     by_id = {d["id"]: d for d in docs}
     still = []
     for item in labels:
@@ -319,7 +321,7 @@ def precision(docs: list[dict]) -> None:
     real = sum(item["verdict"] == "real" for item in labels)
     real_still = sum(item["verdict"] == "real" for item in still)
     print(
-        f"precision on the labelled sample ({LABELS.name}, {len(labels)} warnings drawn at random from the USPTO "
+        f"precision on the labelled sample ({path.name}, {len(labels)} warnings drawn at random from the USPTO "
         f"set): {real} real = {real / len(labels):.0%}; {len(still)} of them are still reported, {real_still} of "
         f"those real = {real_still / max(len(still), 1):.0%}"
     )
@@ -334,6 +336,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timing runs (alternating the two analyses)")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites and --draw")
     ap.add_argument("--draw", type=int, default=0, help="print N random warnings on the USPTO set to label, and stop")
+    ap.add_argument("--labels", type=Path, default=LABELS, help="labelled sample to score precision on (JSON lines)")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
     if args.draw:
@@ -366,7 +369,7 @@ def main() -> None:
         f"\nSpeed on {sum(len(d['claims']) for d in uspto)} USPTO claims: {min(new):,.0f}–{max(new):,.0f} claims/s, "
         f"{min(ratio):.2f}–{max(ratio):.2f}× the speed of today's pattern in the same runs"
     )
-    precision(uspto)
+    precision(uspto, args.labels)
 
 
 if __name__ == "__main__":

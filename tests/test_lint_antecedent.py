@@ -187,3 +187,100 @@ def test_offsets_are_exact_on_every_real_claim_set(uspto_path):
         assert findings == sorted(findings, key=lambda f: ([c.num for c in forest.claims].index(f.claim), f.start))
         for f in findings:
             assert forest.by_num[f.claim].text[f.start : f.end] == f.term, doc["id"]
+
+
+def test_first_and_second_introduce_each_ordinal_with_the_whole_shared_phrase():
+    assert _terms(
+        "A hinge comprising first and second hinge pin assemblies, the first hinge pin assembly including a pin."
+    ) == []
+    assert _terms("A hinge comprising first and second hinge pin assemblies, the third hinge pin assembly being red.") == [
+        "the third hinge pin assembly"
+    ]
+
+
+def test_a_bare_verb_after_a_coordinated_or_plural_subject_ends_the_reference():
+    assert _terms(
+        "A container comprising a hinge portion and a ridge, wherein the hinge portion and the ridge create a wall."
+    ) == []
+    assert _terms("A device comprising elements, wherein the elements flow into a reactor.") == []
+    # without a complement after it the last word stays part of the name: "the ridge wall" is reported
+    assert _terms("A container comprising a hinge and a ridge, wherein the hinge and the ridge wall are red.") == [
+        "the ridge wall"
+    ]
+
+
+def test_thereof_names_the_owner_of_a_part():
+    assert _terms("A piece comprising a plate, the plate being fixed adjacent to the end edge thereof.") == []
+
+
+def test_a_face_named_after_its_owner_is_that_owners():
+    assert _terms("A probe for an organic tissue, comprising zones of the organic tissue surface.") == []
+    # a positional modifier is never read as an owner
+    assert _terms("A rod having a second end, wherein the first end surface is flat.") == ["the first end surface"]
+
+
+def test_a_part_named_once_with_a_named_owner_is_inherent_but_a_tracked_noun_is_not():
+    assert _terms("A sole which can be coupled to a shoe, the sole engaging the body of said shoe.") == []
+    assert _terms(
+        "A probe comprising a circuit, wherein the signal of the circuit is amplified and the signal is sent."
+    ) == ["the signal"]
+
+
+def test_a_phrase_defining_a_symbol_is_no_reference():
+    assert _terms("A fibre wherein t is the total optical path length and Min is the optical path length.") == []
+    assert _terms("A fibre having a core, at a position defined by the distance r from the core.") == []
+
+
+def test_there_ends_a_noun_phrase():
+    assert _terms("A furnace holding a melt, wherein the melt there is stirred.") == []
+
+
+def test_a_first_one_of_the_members_introduces_the_first_member():
+    texts = [
+        "A handrail comprising polymer materials, a first one of the polymer materials forming a surface and a second "
+        "one of a plurality of layers forming a portion.",
+        "The handrail of claim 1, wherein the first polymer material is red and the second layer is thin.",
+        "The handrail of claim 1, wherein the third polymer material is red.",
+    ]
+    terms = [f.term for f in check_antecedents(Forest.from_parents(texts, [[], [1], [1]]))]
+    assert terms == ["the third polymer material"]
+
+
+def test_an_ing_noun_or_irregular_participle_with_a_complement_ends_the_reference():
+    assert _terms(
+        "A box comprising walls and a lid, said lid fitting onto said walls, a pull bolt, a mechanism holding a "
+        "member engaged with the pull bolt held by said mechanism."
+    ) == []
+    # a noun in "-ing" without a complement stays in the phrase: "the lid fitting" is a fitting, and not introduced
+    assert _terms("A box comprising walls and a lid, wherein the lid fitting is brass.") == ["the lid fitting"]
+
+
+def test_free_ends_a_noun_phrase():
+    assert _terms("A line comprising a strip line, an outer portion of the strip line free of encapsulant.") == []
+
+
+def test_a_comparative_before_than_and_again_end_a_noun_phrase():
+    assert _terms("A ring comprising a ring portion, the ring portion thinner than a hub, fed to the ring portion again.") == []
+
+
+def test_a_noun_whose_of_takes_an_action_names_how_it_is_done():
+    assert _terms("A method of bonding a part during the entire process of cutting the part.") == []
+
+
+def test_geometry_is_a_property_of_its_owner():
+    assert _terms("A wheel comprising a support, wherein the geometry of the support is round and the geometry is fixed.") == []
+
+
+def test_two_coordinated_properties_stand_alone():
+    assert _terms("An indicium sized to represent the size and shape of a target.") == []
+    # a property before a coordinated compound is a modifier there: "the temperature and pressure sensors"
+    assert _terms("A tank wherein the temperature and pressure sensors are fixed.") == ["the temperature"]
+
+
+def test_cannot_and_due_end_a_noun_phrase():
+    assert _terms("A lift comprising an elevator and a tower, so that the elevator cannot move and the tower due to wind tilts.") == []
+
+
+def test_an_action_noun_in_ment_named_with_its_owner_is_inherent():
+    assert _terms("A door comprising a sliding door, a sensor sensing the position of the sliding door based on the "
+                  "movement of the sliding door and the movement of the sliding door again.") == []  # fmt: skip

@@ -21,12 +21,22 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   "second", "display", "panel" before "element" in one introduction; "a first display panel element" is no basis),
   a reference may drop modifiers ("the layer" ← "a first layer"), and a word introduced as a modifier is an inherent
   antecedent ("the vehicle" ← "a vehicle door"). Participle modifiers may be added ("the heated gas" ← "a gas").
-  A reference that ran into a verb ("the oxygen content falls") is read again without it.
+  A reference that ran into a verb ("the oxygen content falls") is read again without it; so is one that ran into
+  a bare verb after a coordinated or plural subject ("the hinge portion and the ridge create a wall"), an "-ing"
+  noun or an irregular participle with its complement after it ("said lid fitting onto", "the pull bolt held by").
+  A comparative before "than" ends a phrase ("the ring portion thinner than").
+* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase, and "a first one
+  of the polymer materials" introduces "the first polymer material".
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
   a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
-  when only "a second end" is introduced), so first/second slips are still found.
+  when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
+  "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
+  action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
+  else in the claim set: a noun the claims return to is an element they track.
+* A definite phrase defining a symbol is no reference ("wherein t is the total optical path length", "the
+  distance r").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
   added freely ("the second shaft" after "a shaft" is reported).
@@ -82,10 +92,10 @@ _STOP = _words(
     "a an the said this that these those it its their his her them they which who whom whose what where when "
     "while wherein whereby whereas whereof wherefrom thereof therein thereto thereby therefrom thereon therewith "
     "thereafter therethrough therebetween thereover thereunder therealong therearound thereacross thereabout "
-    "herein such and or but nor not no so if than then as each every any all some both either neither "
+    "herein there such and or but nor not no so if than then as each every any all some both either neither "
     "other another of in on at to for with from by into onto over under between through about within without "
     "across along via per upon against toward towards around among amongst after before during beyond below "
-    "above behind near up down out off one ones thus hence whether until unless "
+    "above behind beneath underneath near up down out off one ones thus hence whether until unless again cannot "
     "is are was were be been being has have having had do does did can could may might must shall should will "
     "would comprising comprises comprise including includes include consisting consists consist containing "
     "contains contain characterized characterised configured adapted arranged operable operative capable "
@@ -100,7 +110,7 @@ _AFTER_HEAD = _words(
     "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
     "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
     "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
-    "comprise moves causes emits detects"
+    "comprise moves causes emits detects free due"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -137,7 +147,7 @@ _PROPERTIES = _words(
     "colour type kind nature identity quality quantity composition ratio proportion percentage degree difference "
     "route lifetime life force torque power energy voltage current resistance impedance capacitance charge "
     "strength stiffness hardness viscosity conductivity humidity brightness occurrence onset moment instant period "
-    "coefficient dose flow title name relation relationship gap passage"
+    "coefficient dose flow title name relation relationship gap passage potential geometry"
 )
 _PARTS = _PROPERTIES | _words(
     "end top bottom side surface edge face tip base center centre middle interior exterior inside outside "
@@ -146,6 +156,9 @@ _PARTS = _PROPERTIES | _words(
     "sequence structure course remainder use substituent sine cosine tangent logarithm square root inverse "
     "product quotient reciprocal"
 )
+# Faces every solid has: named after their owner ("the tissue surface", "the light emitting side") they are that
+# owner's (MPEP 2173.05(e)); an abstract part ("the ring structure", "the power product") may be an element itself.
+_FACES = _words("end top bottom side surface edge face tip")
 # Modifiers that set an element against another of its kind (first/second, inlet/outlet, upper/lower …): a
 # reference carrying one needs an introduction carrying it; these are what modifier-swap defects change. They also
 # share a head in coordination ("the first and second layers").
@@ -179,7 +192,7 @@ _CONTRAST = {
 }
 # Suffixes of abstract nouns (properties, events, relations): with "of" after them ("the growth of spherulites",
 # "the solubility of the plasticizer") they name something of their owner, not a claimed element.
-_ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy")
+_ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", "ment")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
 _MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
@@ -189,6 +202,15 @@ _SET_PHRASES = _words("balance type kind sum group")
 _NAMED = _words("step steps phase order")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
+# Words a verb takes after it and a noun hardly does: "… move through the arc", "… cooperate to provide", "… held by".
+# Past participles not ending in "-ed" (a closed class of English): "the pull bolt held by the mechanism".
+_IRREGULAR_PARTICIPLES = _words(
+    "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
+    "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
+)
+# Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
+_DEFINING = _words("is are denotes denote represents represent means")
+_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -200,6 +222,11 @@ _CLASS: dict[str, tuple[int, str, str, int, str]] = {}
 # where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
 _START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
 _ACTION_RE = re.compile(f"[{_ING}{_ED}]")
+
+
+def _symbol(token: str) -> bool:
+    """Whether a token reads as a variable of a formula ("t", "Min", "R1"), not as a word of the claim."""
+    return len(token) <= 3 and token[:1].isalpha() and (len(token) == 1 or token[:1].isupper() or token[-1].isdigit())
 
 
 def _singular(word: str) -> str:
@@ -243,13 +270,17 @@ class _Chunk:
     ``words`` singularised with non-restrictive modifiers dropped, head last."""
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
-                 "taken", "reintroduces", "clean", "singular")  # fmt: skip
+                 "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
         self.definite = self.article = self.preamble = self.subject = self.inherent = self.taken = False
         self.clean = False  # ends where the phrase surely ends (punctuation or a function word next, not "of")
         self.singular = True
+        # what a last word read as a bare verb needs: a plural subject ("the arm and the ridge", "the pools") and a
+        # complement after it ("… create a wall", "… move through")
+        self.plural_subject = self.complement = False
+        self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.reintroduces: _Chunk | None = None
 
 
@@ -292,6 +323,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     out: list[_Chunk] = []
     actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
+    one_of: tuple[str, ...] | None = None  # "a first one of" waits for the phrase it picks from
     search = _START_RE.search
     i = 0
     while True:
@@ -318,6 +350,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 if k + 1 < n and flags[k + 1] & _F_OBJECT and (flags[k] ^ flags[k - 1]) & _F_VERB_S:
                     # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
                     # loss calculators receive an input"
+                    break
+                if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
             elif c == _ADV:
                 pass
@@ -346,6 +380,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
         if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
+            if cls == _ART and _POSITIONAL.issuperset(kept):
+                one_of = kept  # "a first one of the polymer materials" introduces "a first polymer material"
             continue
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
@@ -356,23 +392,44 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
+            ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
+            ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
+            ch.complement = k < n and (kinds[k] in (_DEF, _ART, _ADV) or lows[k] in _COMPLEMENTS)
             ch.subject = (
                 "following" in raw
                 or raw[0] in _SET_PHRASES
                 or (dependent and i == 0)
                 or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+                # a definition, not a reference: "wherein t is the total optical path length", "the distance r"
+                or (i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP)
+                or (len(raw) > 1 and len(raw[-1]) == 1)
             )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
             ch.inherent = (
                 owned
-                or (nxt == "of" and (head in _PARTS or head.endswith(_ABSTRACT)))
-                or (head in _PROPERTIES and _MEASURES.issuperset(ch.words[:-1]) and nxt not in ("and", "or"))
+                # "the end edge thereof" names its owner as "the end edge of …" does
+                or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
+                or (
+                    head in _PROPERTIES
+                    and _MEASURES.issuperset(ch.words[:-1])
+                    # "the temperature and pressure sensors" names sensors; "the size and shape" two properties
+                    and (
+                        nxt not in ("and", "or")
+                        or (k + 2 < n and sings[k + 1] in _PROPERTIES and kinds[k + 2] in _BREAKS)
+                    )
+                )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
+                or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
             )
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
-                pending.words, pending.raw = pending.words + ch.words[-1:], pending.raw + raw[-1:]
+                # the ordinal takes everything the second conjunct names after its own ordinals: "first and second
+                # hinge pin assemblies" introduces "a first hinge pin assembly" and "a second hinge pin assembly"
+                lead = next(m for m, w in enumerate(ch.words) if w not in _POSITIONAL)
+                lead_raw = next(m for m, w in enumerate(raw) if w not in _POSITIONAL)
+                pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
                 ch.definite = ch.definite or pending.definite
             else:  # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
@@ -380,6 +437,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
             pending = ch
         out.append(ch)
+        if one_of is not None:
+            if not ch.singular:
+                part = _Chunk(claim, i, k, one_of + tuple(w for w in ch.words if w not in _POSITIONAL), raw)
+                part.article = True
+                out.append(part)
+            one_of = None
         i = k
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
@@ -512,6 +575,13 @@ class _Reader:
         self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
+        self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
+
+    def mentions(self, word: str) -> int:
+        """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
+        if not self.text:
+            self.text = " ".join(c.text for c in self.claims).lower()
+        return self.text.count(word)
 
     def span(self, ch: _Chunk) -> tuple[int, int]:
         """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
@@ -611,12 +681,30 @@ class _Reader:
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
         if self.named_action(ref):
             return None
+        if ref.of_named and self.mentions(head) == 1:
+            # "the body of said shoe": a part named once, with its owner, is that owner's (MPEP 2173.05(e)); a noun
+            # the claims return to is an element they track, and it needs an introduction of its own
+            return None
+        if (
+            mods
+            and head in _FACES
+            and _POSITIONAL.isdisjoint(mods)
+            and self.matches(ref, mods[-1], mods[:-1], headed=True)
+        ):
+            return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         raw = ref.raw
         for cut in range(len(raw) - 1, 0, -1):
             # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
             verb = raw[cut]
-            if (verb.endswith("s") and not verb.endswith("ss")) or (
-                cut == len(raw) - 1 and verb.endswith(("ed", "ing")) and verb not in _ING_NOUNS
+            last = cut == len(raw) - 1
+            if (
+                (verb.endswith("s") and not verb.endswith("ss"))
+                or (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
+                # an irregular participle with its complement: "the pull bolt held by", "the address sent to"
+                or (last and verb in _IRREGULAR_PARTICIPLES and ref.complement)
+                # a bare verb agreeing with a plural or coordinated subject, with its complement after it: "the
+                # arm and the ridge create a wall", "the microcarrier elements flow into", "the brushhead move"
+                or (last and ref.plural_subject and ref.complement)
             ):
                 short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
                 if short and self.matches(ref, short[-1], short[:-1], headed=True):
