@@ -102,8 +102,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.manual_seed(0)
 
-    config = GenerateConfig.for_model(args.model).replace(max_new_tokens=args.new_tokens)
-    default = config.decode_settings()
+    config = GenerateConfig.load(flags=[("--model", "model", args.model), ("--new-tokens", "max_new_tokens", args.new_tokens)])
+    default = config.decode
     loads = {}
     generators = {}
     for runtime in ("torch", args.runtime):

@@ -19,25 +19,35 @@ import torch
 from transformers import PreTrainedModel
 
 from spg.generation.config import RUNTIMES
+from spg.model.spg_model import SPGModel
 
 
 def onnx_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnxruntime_genai"))
 
 
-def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype) -> str:
-    """The runtime ``setting`` means on ``device`` in ``dtype``: ``auto`` is ``torch`` (see the module docstring);
-    ``onnx`` off a float32 CPU, or without ONNX Runtime, is a ValueError saying why."""
+def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_ready_form: bool = False) -> str:
+    """The runtime ``setting`` means on ``device`` in ``dtype`` for a model that has a ready form in the cache or not
+    (spg.model.ready: the artefacts on the embedded backbone): ``auto`` is ``onnx`` for those on a float32 CPU when
+    ONNX Runtime is installed, ``torch`` otherwise; ``onnx`` off a float32 CPU, or without ONNX Runtime, is a
+    ValueError saying why."""
     if setting not in RUNTIMES:
         raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {setting!r}")
-    if setting == "auto":
-        return "torch"
     cpu_fp32 = device.type == "cpu" and dtype == torch.float32
+    if setting == "auto":
+        return "onnx" if has_ready_form and cpu_fp32 and onnx_available() else "torch"
     if setting == "onnx" and not cpu_fp32:
         raise ValueError(f"runtime onnx runs float32 models on the CPU, not {dtype} on {device}")
     if setting == "onnx" and not onnx_available():
         raise ValueError("runtime onnx needs onnxruntime and onnxruntime-genai: pip install 'spg[cpu]'")
     return setting
+
+
+def load_ready_onnx(model: str | Path, root: Path) -> SPGModel:
+    """An SPG artefact with a ready form (in ``root``) on ONNX Runtime, exported once."""
+    from spg.generation.onnx_model import load_ready_onnx as load
+
+    return load(model, root)
 
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
