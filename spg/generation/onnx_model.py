@@ -1,14 +1,15 @@
-"""The ``onnx`` runtime: a causal LM exported once to ONNX with 4-bit weights, run by ONNX Runtime on the CPU, behind
-the transformers model interface so that ``generate``, spg's logits processors and the pointer work unchanged.
+"""The ``onnx`` runtime: a causal LM exported once to ONNX, run by ONNX Runtime on the CPU, behind the transformers
+model interface so that ``generate``, spg's logits processors and the pointer work unchanged.
 
 Why (measured on the 2-core CPU, issue 23 and docs/generation.md "CPU decoding"): a decoding step of the float32
-PyTorch model reads 0.54 GB of weights and spends about half its time in per-operator framework work. ONNX Runtime
-runs the whole step in C++ with fused attention, and its ``MatMulNBits`` kernels read 4-bit weights; the export
-quantises with k-quant (``algo_config=k_quant``, 32-weight blocks) and keeps activations in float32
-(``accuracy_level=1``), which kept greedy outputs identical to float32 where round-to-nearest int4 did not.
+PyTorch model spends about half its time in per-operator framework work. ONNX Runtime runs the whole step in C++
+with fused attention. The export keeps the weights in float32: it then decodes exactly the tokens PyTorch's float32
+model decodes (greedy, constrained and not), where the 4-bit and 8-bit ``MatMulNBits`` exports the builder offers
+were faster still but left float32's greedy path within 1 to 60 tokens (docs/generation.md lists them).
 
 The export is onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once per
-model into ``$SPG_CACHE/onnx`` and keyed by the model's files. Its graph also returns the last layer's hidden
+model: beside an SPG artefact's ready form (:func:`ready_onnx_dir`), or for any other model folder in
+``$SPG_CACHE/onnx`` keyed by its files (:func:`onnx_model_dir`). Its graph also returns the last layer's hidden
 states (``include_hidden_states``): :class:`OnnxCausalLM` hands them to its output-embedding module, so a hook on
 ``get_output_embeddings()`` (the SPG model's ``last_hidden_state``) sees the states the logits come from.
 
@@ -46,10 +47,9 @@ from spg.model.backbone import build_once, spg_cache
 from spg.model.ready import file_sha256, ready_model_dir, ready_root
 from spg.model.spg_model import SPGModel
 
-# Builder options: 4-bit weights, k-quant, float32 activations, hidden states as an extra output.
-EXPORT = ["-p", "int4", "-e", "cpu", "--extra_options", "accuracy_level=1", "algo_config=k_quant",
-          "include_hidden_states=true", "hf_token=false"]
-EXPORT_FORMAT = 1  # bump when EXPORT or the build below changes: every exported model is then rebuilt
+# Builder options: float32 weights and activations (see the module docstring), hidden states as an extra output.
+EXPORT = ["-p", "fp32", "-e", "cpu", "--extra_options", "include_hidden_states=true", "hf_token=false"]
+EXPORT_FORMAT = 2  # bump when EXPORT or the build below changes: every exported model is then rebuilt
 
 
 def options_key() -> str:

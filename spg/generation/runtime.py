@@ -1,13 +1,13 @@
 """How the decoding model runs: the ``runtime`` setting of ``spg generate`` (docs/generation.md, "CPU decoding").
 
 * ``torch`` — the transformers model as loaded (on CUDA: bfloat16 and the compiled step).
-* ``onnx`` — the same model exported once to ONNX with 4-bit weights and run by ONNX Runtime on the CPU
+* ``onnx`` — the same model exported once to ONNX (float32) and run by ONNX Runtime on the CPU
   (:mod:`spg.generation.onnx_model`); any transformers causal LM that onnxruntime-genai's model builder exports
   (Llama, Mistral, Qwen, Phi, Gemma, ...). Needs the ``cpu`` extra (``pip install 'spg[cpu]'``).
-* ``auto`` — ``torch`` for now, everywhere. ONNX Runtime's 4-bit model is not yet the CPU default because its greedy
-  outputs are not float32's: on the 2-core CPU they agreed with float32 for 65 tokens on the main job's document but
-  differed from the first token on a USPTO document (benchmarks/cpu_decoding.py; docs/generation.md, "CPU
-  decoding"), and its speed-up was not measured cleanly on the shared machine.
+* ``auto`` — ``onnx`` on a float32 CPU for the models with a ready form in the cache (the artefacts on the embedded
+  backbone, spg.model.ready: what a laptop runs) when ONNX Runtime is installed; ``torch`` everywhere else (CUDA
+  unchanged; a large model is not exported behind the user's back). On the 2-core CPU the export decodes the
+  same greedy tokens as float32 PyTorch, about 1.5x as fast (benchmarks/cpu_decoding.py).
 """
 
 from __future__ import annotations
