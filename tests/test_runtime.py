@@ -18,6 +18,12 @@ def test_auto_is_onnx_for_a_model_with_a_ready_form_on_a_float32_cpu_and_torch_e
     assert resolve_runtime("auto", CPU, torch.bfloat16, has_ready_form=True) == "torch"
 
 
+def test_auto_is_torch_for_batches_of_documents_which_onnx_would_decode_row_by_row(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: True)
+    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True, rows=4) == "torch"
+    assert resolve_runtime("onnx", CPU, torch.float32, has_ready_form=True, rows=4) == "onnx"
+
+
 def test_auto_is_torch_without_onnx_runtime(monkeypatch):
     monkeypatch.setattr(runtime, "onnx_available", lambda: False)
     assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True) == "torch"

@@ -207,11 +207,13 @@ def load_generator(
     max_prompt_tokens: int = 7168,
     dtype: str = "auto",
     device: str | None = None,
+    rows: int = 1,
 ) -> ClaimGenerator:
     """An SPG artefact dir (``spg_config.json`` inside) or any chat model by name/path (zero-shot), on ``device``
     (default: CUDA when available) in ``dtype`` (``auto``: bfloat16 on a GPU that supports it, else float32).
 
-    ``constrained=None`` means: on for tagged SPG models, off otherwise.
+    ``constrained=None`` means: on for tagged SPG models, off otherwise. ``rows``: the documents a batch will hold
+    (``runtime: auto`` depends on it: spg.generation.runtime).
     """
     where = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, where)
@@ -219,7 +221,7 @@ def load_generator(
     # On the CPU a merged artefact loads from its ready form in $SPG_CACHE, built once (spg.model.ready); a GPU
     # run merges at load as before, so a large model is not copied into the cache.
     ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
-    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None)
+    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None, rows=rows)
     if artefact:
         spg = None
         if ready is not None:

@@ -5,8 +5,9 @@
   (:mod:`spg.generation.onnx_model`); any transformers causal LM that onnxruntime-genai's model builder exports
   (Llama, Mistral, Qwen, Phi, Gemma, ...). Needs the ``cpu`` extra (``pip install 'spg[cpu]'``).
 * ``auto`` — ``onnx`` on a float32 CPU for the models with a ready form in the cache (the artefacts on the embedded
-  backbone, spg.model.ready: what a laptop runs) when ONNX Runtime is installed; ``torch`` everywhere else (CUDA
-  unchanged; a large model is not exported behind the user's back). On the 2-core CPU the export decodes the
+  backbone, spg.model.ready: what a laptop runs) decoding one document at a time (the main job) when ONNX Runtime
+  is installed; ``torch`` everywhere else (CUDA unchanged; batches of documents, which PyTorch decodes together; a
+  large model is not exported behind the user's back). On the 2-core CPU the export decodes the
   same greedy tokens as float32 PyTorch, about 1.5x as fast (benchmarks/cpu_decoding.py).
 """
 
@@ -26,16 +27,18 @@ def onnx_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnxruntime_genai"))
 
 
-def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_ready_form: bool = False) -> str:
+def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_ready_form: bool = False,
+                    rows: int = 1) -> str:
     """The runtime ``setting`` means on ``device`` in ``dtype`` for a model that has a ready form in the cache or not
-    (spg.model.ready: the artefacts on the embedded backbone): ``auto`` is ``onnx`` for those on a float32 CPU when
-    ONNX Runtime is installed, ``torch`` otherwise; ``onnx`` off a float32 CPU, or without ONNX Runtime, is a
-    ValueError saying why."""
+    (spg.model.ready: the artefacts on the embedded backbone), decoding batches of ``rows`` documents: ``auto`` is
+    ``onnx`` for those on a float32 CPU, one document at a time, when ONNX Runtime is installed, ``torch`` otherwise
+    (the ONNX model decodes a batch row by row: at batch 4 PyTorch's batched step was 1.4-2x faster); ``onnx`` off a
+    float32 CPU, or without ONNX Runtime, is a ValueError saying why."""
     if setting not in RUNTIMES:
         raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {setting!r}")
     cpu_fp32 = device.type == "cpu" and dtype == torch.float32
     if setting == "auto":
-        return "onnx" if has_ready_form and cpu_fp32 and onnx_available() else "torch"
+        return "onnx" if has_ready_form and cpu_fp32 and rows == 1 and onnx_available() else "torch"
     if setting == "onnx" and not cpu_fp32:
         raise ValueError(f"runtime onnx runs float32 models on the CPU, not {dtype} on {device}")
     if setting == "onnx" and not onnx_available():
