@@ -3,7 +3,7 @@
 In one run, on real USPTO descriptions (``$SPG_DATA_DIR/uspto/patents.jsonl``, truncated to ``--max-prompt-tokens``)
 and the shipped SPG model:
 
-* the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s this machine reads; reading the
+* the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s one thread reads; reading the
   float32 weights once per step at that rate is the fastest a float32 step can be (KV-cache reads ignored);
 * load time of each runtime (``runtime: torch``, the float32 PyTorch path, and ``--runtime``);
 * decoding tokens/s at batch 1 (the main job's document) and each ``--batch-sizes``: ``plain fp32`` is

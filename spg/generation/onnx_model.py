@@ -5,7 +5,7 @@ Why (measured on the 2-core CPU, issue 23 and docs/generation.md "CPU decoding")
 PyTorch model spends about half its time in per-operator framework work. ONNX Runtime runs the whole step in C++
 with fused attention. The export keeps the weights in float32: it then decodes exactly the tokens PyTorch's float32
 model decodes (greedy, constrained and not), where the 4-bit and 8-bit ``MatMulNBits`` exports the builder offers
-were faster still but left float32's greedy path within 1 to 60 tokens (docs/generation.md lists them).
+were faster still but left float32's greedy path within 0 to 61 tokens (docs/generation.md lists them).
 
 The export is onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once per
 model: beside an SPG artefact's ready form (:func:`ready_onnx_dir`), or for any other model folder in
