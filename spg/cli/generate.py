@@ -219,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
             max_prompt_tokens=config.max_prompt_tokens,
             dtype=config.dtype,
             device=config.device,
+            rows=min(len(docs), config.batch_size_on("cpu")),  # only the CPU's runtime depends on it
         )
     except (OSError, ValueError) as e:
         raise InputError(str(e)) from None

@@ -56,7 +56,7 @@ class DecodeSettings:
     # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
     defer_stop_check: bool = True
     # How the model runs (spg.generation.runtime): torch is the transformers model as loaded; onnx is ONNX Runtime
-    # on a 4-bit export (CPU, float32 only); auto is torch until onnx's greedy outputs match float32's.
+    # on a float32 export (CPU only); auto is onnx on a float32 CPU for the embedded model's artefacts, else torch.
     runtime: str = "auto"
 
     def check(self) -> None:

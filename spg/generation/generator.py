@@ -38,11 +38,11 @@ from spg.generation.constrained import StructureGrammar
 from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch, tagged_claims
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
 from spg.generation.runner import Document
-from spg.generation.runtime import onnx_lm, resolve_runtime
+from spg.generation.runtime import load_ready_onnx, onnx_lm, resolve_runtime
 from spg.generation.whole_claims import whole_plain, whole_tagged
 from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
 from spg.model.backbone import EMBEDDED, load_backbone, resolve, resolve_device, resolve_dtype
-from spg.model.ready import load_ready
+from spg.model.ready import load_ready, ready_root
 from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
 from spg.render import render
@@ -181,9 +181,8 @@ def on_onnx(spg: SPGModel) -> SPGModel:
     """``spg`` with its LM merged and run by ONNX Runtime (``runtime: onnx``); the pointer reads the ONNX model's
     hidden states through the same output-embedding hook."""
     with tempfile.TemporaryDirectory() as folder:
-        # The export reads a saved merged model; the ready-model cache (spg.model.ready) keeps one, so that no
-        # run has to write it again.
-        # A model loaded from its ready form (spg.model.ready) is merged already.
+        # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
+        # beside it (spg.generation.onnx_model.load_ready_onnx); any other artefact is saved and hashed each run.
         merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
         merged.save_pretrained(folder)
         spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
@@ -208,26 +207,32 @@ def load_generator(
     max_prompt_tokens: int = 7168,
     dtype: str = "auto",
     device: str | None = None,
+    rows: int = 1,
 ) -> ClaimGenerator:
     """An SPG artefact dir (``spg_config.json`` inside) or any chat model by name/path (zero-shot), on ``device``
     (default: CUDA when available) in ``dtype`` (``auto``: bfloat16 on a GPU that supports it, else float32).
 
-    ``constrained=None`` means: on for tagged SPG models, off otherwise.
+    ``constrained=None`` means: on for tagged SPG models, off otherwise. ``rows``: the documents a batch will hold
+    (``runtime: auto`` depends on it: spg.generation.runtime).
     """
     where = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, where)
-    runtime = resolve_runtime(settings.runtime, where, torch_dtype)
-    if is_artefact(name_or_dir) and not zero_shot:
-        # On the CPU a merged artefact loads from its ready form in $SPG_CACHE, built once (spg.model.ready); a GPU
-        # run merges at load as before, so a large model is not copied into the cache.
-        spg = load_ready(name_or_dir, torch_dtype) if settings.merge_adapters and where.type == "cpu" else None
+    artefact = is_artefact(name_or_dir) and not zero_shot
+    # On the CPU a merged artefact loads from its ready form in $SPG_CACHE, built once (spg.model.ready); a GPU
+    # run merges at load as before, so a large model is not copied into the cache.
+    ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
+    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None, rows=rows)
+    if artefact:
+        spg = None
+        if ready is not None:
+            spg = load_ready_onnx(name_or_dir, ready) if runtime == "onnx" else load_ready(name_or_dir, torch_dtype, ready)
         if spg is None:
             spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
             if settings.merge_adapters:
                 spg.lm.merge_adapter()
+            if runtime == "onnx":
+                spg = on_onnx(spg)
         config = spg.spg_config
-        if runtime == "onnx":
-            spg = on_onnx(spg)
         mode: Mode = "spg" if config.tagged else "plain"
         if constrained is None:
             constrained = config.tagged

@@ -1,14 +1,15 @@
-"""The ``onnx`` runtime: a causal LM exported once to ONNX with 4-bit weights, run by ONNX Runtime on the CPU, behind
-the transformers model interface so that ``generate``, spg's logits processors and the pointer work unchanged.
+"""The ``onnx`` runtime: a causal LM exported once to ONNX, run by ONNX Runtime on the CPU, behind the transformers
+model interface so that ``generate``, spg's logits processors and the pointer work unchanged.
 
 Why (measured on the 2-core CPU, issue 23 and docs/generation.md "CPU decoding"): a decoding step of the float32
-PyTorch model reads 0.54 GB of weights and spends about half its time in per-operator framework work. ONNX Runtime
-runs the whole step in C++ with fused attention, and its ``MatMulNBits`` kernels read 4-bit weights; the export
-quantises with k-quant (``algo_config=k_quant``, 32-weight blocks) and keeps activations in float32
-(``accuracy_level=1``), which kept greedy outputs identical to float32 where round-to-nearest int4 did not.
+PyTorch model spends about half its time in per-operator framework work. ONNX Runtime runs the whole step in C++
+with fused attention. The export keeps the weights in float32: it then decodes exactly the tokens PyTorch's float32
+model decodes (greedy, constrained and not), where the 4-bit and 8-bit ``MatMulNBits`` exports the builder offers
+were faster still but left float32's greedy path within 0 to 61 tokens (docs/generation.md lists them).
 
 The export is onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once per
-model into ``$SPG_CACHE/onnx`` and keyed by the model's files. Its graph also returns the last layer's hidden
+model: beside an SPG artefact's ready form (:func:`ready_onnx_dir`), or for any other model folder in
+``$SPG_CACHE/onnx`` keyed by its files (:func:`onnx_model_dir`). Its graph also returns the last layer's hidden
 states (``include_hidden_states``): :class:`OnnxCausalLM` hands them to its output-embedding module, so a hook on
 ``get_output_embeddings()`` (the SPG model's ``last_hidden_state``) sees the states the logits come from.
 
@@ -31,37 +32,35 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
+from transformers import (
+    AutoConfig,
+    AutoTokenizer,
+    GenerationConfig,
+    GenerationMixin,
+    PretrainedConfig,
+    PreTrainedModel,
+)
 from transformers.cache_utils import Cache
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from spg.model.backbone import build_once, spg_cache
+from spg.model.ready import file_sha256, ready_model_dir, ready_root
+from spg.model.spg_model import SPGModel
 
-# Builder options: 4-bit weights, k-quant, float32 activations, hidden states as an extra output.
-EXPORT = ["-p", "int4", "-e", "cpu", "--extra_options", "accuracy_level=1", "algo_config=k_quant",
-          "include_hidden_states=true", "hf_token=false"]
-EXPORT_FORMAT = 1  # bump when EXPORT or the build below changes: every exported model is then rebuilt
-
-
-def export_key(hf_dir: Path) -> str:
-    """What an export is built from: the model folder's files, the options and the builder's version."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in hf_dir.iterdir() if p.is_file()):
-        digest.update(path.name.encode())
-        with path.open("rb") as f:
-            digest.update(hashlib.file_digest(f, "sha256").digest())
-    built_from = [EXPORT_FORMAT, EXPORT, version("onnxruntime-genai"), digest.hexdigest()]
-    return hashlib.sha256(json.dumps(built_from).encode()).hexdigest()
+# Builder options: float32 weights and activations (see the module docstring), hidden states as an extra output.
+EXPORT = ["-p", "fp32", "-e", "cpu", "--extra_options", "include_hidden_states=true", "hf_token=false"]
+EXPORT_FORMAT = 2  # bump when EXPORT or the build below changes: every exported model is then rebuilt
 
 
-def onnx_model_dir(hf_dir: str | Path) -> Path:
-    """The ONNX export of the transformers model folder ``hf_dir`` (built now unless the cache has it)."""
-    hf_dir = Path(hf_dir)
-    target = spg_cache() / "onnx" / export_key(hf_dir)[:24]  # by content only: the folder may be a temporary one
-    if (target / "model.onnx").is_file():
-        return target
+def options_key() -> str:
+    """What an export is built with: the builder's options and version and this module's build format."""
+    return hashlib.sha256(json.dumps([EXPORT_FORMAT, EXPORT, version("onnxruntime-genai")]).encode()).hexdigest()
 
-    def export(partial: Path) -> None:
+
+def export(hf_dir: Path, target: Path) -> Path:
+    """``target``: the ONNX export of the transformers model folder ``hf_dir``, built now unless it exists."""
+
+    def build(partial: Path) -> None:
         command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-m", str(hf_dir), "-i", str(hf_dir),
                    "-o", str(partial), "-c", str(partial / "build"), *EXPORT]
         done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
@@ -71,7 +70,18 @@ def onnx_model_dir(hf_dir: str | Path) -> Path:
             raise RuntimeError(f"exporting {hf_dir} to ONNX failed: {' '.join(tail)}")
         shutil.rmtree(partial / "build", ignore_errors=True)
 
-    return build_once(target, export)  # a killed export never leaves a half-written model behind
+    return build_once(target, build)  # a killed export never leaves a half-written model behind
+
+
+def onnx_model_dir(hf_dir: str | Path) -> Path:
+    """The ONNX export of any transformers model folder ``hf_dir``, in ``$SPG_CACHE/onnx`` under a hash of the
+    folder's files and :func:`options_key` (the folder may be a temporary one)."""
+    hf_dir = Path(hf_dir)
+    digest = hashlib.sha256(options_key().encode())
+    for path in sorted(p for p in hf_dir.iterdir() if p.is_file()):
+        digest.update(path.name.encode())
+        digest.update(file_sha256(path).encode())
+    return export(hf_dir, spg_cache() / "onnx" / digest.hexdigest()[:24])
 
 
 class OnnxCache(Cache):
@@ -180,3 +190,25 @@ class OnnxCausalLM(PreTrainedModel, GenerationMixin):
         cache.length += new
         logits = self.lm_head(torch.from_numpy(hidden), torch.from_numpy(logits))
         return CausalLMOutputWithPast(logits=logits, past_key_values=cache)
+
+
+def ready_onnx_dir(model: str | Path, root: Path | None = None) -> Path | None:
+    """The ONNX export of an SPG artefact's float32 ready form (spg.model.ready), kept beside it in its ready folder
+    ``root`` (whose name is already the hash of what the model is built from) and built now unless it is there;
+    None for a model with no ready form."""
+    root = root or ready_root(model, torch.float32)
+    if root is None:
+        return None
+    return export(ready_model_dir(model, torch.float32, root), root / f"onnx-{options_key()[:16]}")
+
+
+def load_ready_onnx(model: str | Path, root: Path | None = None) -> SPGModel | None:
+    """An SPG artefact on the ONNX export of its ready form, its pointer on the exported model's hidden states,
+    without loading the float32 weights into PyTorch; None for a model with no ready form."""
+    root = root or ready_root(model, torch.float32)
+    if root is None:
+        return None
+    onnx_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
+    lm = OnnxCausalLM(AutoConfig.from_pretrained(merged), onnx_dir)
+    lm.generation_config = GenerationConfig.from_pretrained(merged)
+    return SPGModel.from_merged(model, lm, AutoTokenizer.from_pretrained(merged)).eval()

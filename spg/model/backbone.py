@@ -32,6 +32,16 @@ def embedded_gguf() -> tuple[Path, str]:
     return folder, GGUF_FILE
 
 
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
 def build_once(target: Path, write: Callable[[Path], None]) -> Path:
     """``target``, a folder that ``write(folder)`` fills, built now unless it exists. ``write`` fills a folder of
     its own (per process), renamed to ``target`` when complete: a killed build never leaves a half-written
@@ -39,8 +49,11 @@ def build_once(target: Path, write: Callable[[Path], None]) -> Path:
     if target.is_dir():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f"{target.name}.partial-*"):  # left by killed builds (this process id's too)
+        pid = stale.name.rsplit("-", 1)[1]
+        if pid.isdigit() and (int(pid) == os.getpid() or not _running(int(pid))):
+            shutil.rmtree(stale, ignore_errors=True)
     partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)  # left by a killed build of a process with this id
     write(partial)
     try:
         partial.rename(target)

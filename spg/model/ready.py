@@ -11,7 +11,7 @@ Each ready form lives in a folder named by a hash of everything it is built from
 embedded GGUF's bytes, every file of every artefact in the chain (Stage II, its Stage I), the dtype, :data:`READY_FORMAT` (the version of the build
 code below) and the torch, transformers and peft versions. A change to any of them is a new folder, never a stale
 load. Other ready forms of the same model sit beside the merged one in :func:`ready_root` (a quantised copy for a
-CPU runtime, say: ``build_once(ready_root(model, dtype) / "q4", write)``), keyed the same way.
+CPU runtime: the ONNX export of spg.generation.onnx_model), keyed the same way.
 
 Only artefacts on the embedded backbone have a ready form: it is what a laptop runs, and 0.5 GB in float32. Any
 other base (a hub name or a local folder, an 8B model say) loads the long way rather than be copied into the cache.
@@ -34,7 +34,7 @@ READY_FORMAT = 1  # bump when what _build writes changes: every ready form built
 MERGED = "merged"  # the folder of the merged model inside ready_root
 
 
-def _digest(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     with path.open("rb") as f:
         digest = hashlib.sha256()
         for block in iter(lambda: f.read(1 << 20), b""):  # hashlib.file_digest is Python 3.11+; spg runs on 3.10
@@ -47,7 +47,7 @@ def _base_identity(base: str) -> dict | None:
     if base != EMBEDDED:
         return None
     folder, name = embedded_gguf()
-    return {"gguf": _digest(folder / name)}
+    return {"gguf": file_sha256(folder / name)}
 
 
 def ready_key(model: str | Path, dtype: torch.dtype) -> str | None:
@@ -60,7 +60,7 @@ def ready_key(model: str | Path, dtype: torch.dtype) -> str | None:
     base = _base_identity(config.base_model)
     if base is None:
         return None
-    artefacts = [{p.name: _digest(p) for p in sorted(directory.iterdir()) if p.is_file()} for directory in chain]
+    artefacts = [{p.name: file_sha256(p) for p in sorted(directory.iterdir()) if p.is_file()} for directory in chain]
     built_from = {
         "format": READY_FORMAT, "dtype": str(dtype), "base": base, "artefacts": artefacts,
         "versions": {lib: version(lib) for lib in ("torch", "transformers", "peft")},
@@ -78,10 +78,11 @@ def ready_root(model: str | Path, dtype: torch.dtype) -> Path | None:
     return spg_cache() / "ready" / f"{directory.parent.name}.{directory.name}-{key[:20]}"
 
 
-def ready_model_dir(model: str | Path, dtype: torch.dtype) -> Path | None:
+def ready_model_dir(model: str | Path, dtype: torch.dtype, root: Path | None = None) -> Path | None:
     """``model`` (an SPG artefact) with its adapters merged into its base, in ``dtype``, as a ``save_pretrained``
-    folder with its tokenizer: built now unless the cache has it. None when its base is not the embedded backbone."""
-    root = ready_root(model, dtype)
+    folder with its tokenizer: built now unless the cache has it. None when its base is not the embedded backbone.
+    ``root``: its :func:`ready_root`, when the caller has it (the key hashes the GGUF: 0.3 s)."""
+    root = root or ready_root(model, dtype)
     if root is None:
         return None
 
@@ -93,9 +94,9 @@ def ready_model_dir(model: str | Path, dtype: torch.dtype) -> Path | None:
     return build_once(root / MERGED, build)
 
 
-def load_ready(model: str | Path, dtype: torch.dtype) -> SPGModel | None:
+def load_ready(model: str | Path, dtype: torch.dtype, root: Path | None = None) -> SPGModel | None:
     """``model`` from its ready form (built first when missing) on the CPU, for inference; None when it has none."""
-    folder = ready_model_dir(model, dtype)
+    folder = ready_model_dir(model, dtype, root)
     if folder is None:
         return None
     lm = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
