@@ -99,7 +99,10 @@ def test_needed_jobs_skip_finished_ones_and_dependencies_of_finished_ones(tmp_pa
 @pytest.mark.slow
 def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(recipe, tmp_path, capsys):
     config = yaml.safe_load(recipe.read_text())
-    config["systems"][0]["model"] = str(tmp_path / "no-such-model")  # the zero-shot job fails
+    broken = tmp_path / "broken-model"  # a folder that passes the checks before any job but does not load
+    broken.mkdir()
+    (broken / "config.json").write_text("{}")
+    config["systems"][0]["model"] = str(broken)  # so the zero-shot job fails when it runs
     config["only"] = ["Zero-shot", "Baseline"]
     recipe.write_text(yaml.safe_dump(config))
     assert main(["reproduce", "--config", str(recipe)]) == 1
