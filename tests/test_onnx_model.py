@@ -67,6 +67,13 @@ def test_a_batch_is_decoded_row_by_row_as_each_row_alone(exported):
     assert [o.ids for o in together] == [o.ids for o in alone]
 
 
+def test_the_sessions_workers_do_not_spin_between_steps(exported):
+    # spinning workers hold the cores that torch's logits processors need between two ONNX runs
+    _, spg = exported
+    options = spg.lm.session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_an_export_is_found_again_by_the_models_content(exported):
     folder, _ = exported
     first = onnx_model_dir(folder)
