@@ -116,6 +116,23 @@ def test_empty_claim_cannot_be_closed(tokenizer, grammar):
     assert scores[0, ind_end] == float("-inf")
 
 
+def test_a_drafted_token_that_is_dropped_leaves_no_trace_in_the_grammar(tokenizer, grammar):
+    # assisted generation calls the processor on drafted tokens, then again on a shorter sequence
+    ind, ind_end, dep, eot = tokenizer.convert_tokens_to_ids(["<ind>", "</ind>", "<dep>", "<eot>"])
+    a = tokenizer.convert_tokens_to_ids("a")
+    kept, drafts = [1, ind, a], [ind_end, dep, a]
+    drafted = StructureLogitsProcessor(grammar, 50)
+    for end in range(1, len(kept + drafts) + 1):
+        drafted(torch.tensor([(kept + drafts)[:end]]), torch.zeros(1, len(tokenizer)))
+    final = kept + [a]  # the model kept writing claim text instead of closing the claim
+    fresh = StructureLogitsProcessor(grammar, 50)
+    for end in range(1, len(final)):
+        fresh(torch.tensor([final[:end]]), torch.zeros(1, len(tokenizer)))
+    expected = fresh(torch.tensor([final]), torch.zeros(1, len(tokenizer)))
+    assert torch.equal(drafted(torch.tensor([final]), torch.zeros(1, len(tokenizer))), expected)
+    assert expected[0, eot] == float("-inf") and expected[0, ind_end] == 0  # inside a claim, not after one
+
+
 def test_tokenizer_without_structure_tokens_is_rejected():
     with pytest.raises(ValueError, match="no-constrained"):
         StructureGrammar.from_tokenizer(tiny_tokenizer())
@@ -128,14 +145,14 @@ def test_budget_below_one_claim_is_rejected(grammar):
 
 def test_every_decoding_processor_moves_its_tensors_to_the_logits_device(grammar):
     """The device rule without a GPU: logits on the meta device, and every tensor a processor keeps must follow
-    them there (one move, at the first step: a copy per step would make the host wait for the device)."""
+    them there (one move, at the first step: a copy per step would make the host wait for the device).
+    spg.generation.sampling draws its noise with a generator on the logits' device, which the meta device has not."""
     from spg.generation.boundary import BoundaryTemperature
-    from spg.generation.pointer_decode import RowTemperature
     from spg.generation.repetition import GeneratedNoRepeatNGram
 
     vocab = len(grammar.token_class)
     processors = [StructureLogitsProcessor(grammar, 32), GeneratedNoRepeatNGram(3, [1, 2], [3]),
-                  BoundaryTemperature(1.0, [3], [0.5, 0.5]), RowTemperature([0.3, 1.2])]
+                  BoundaryTemperature(1.0, [3], [0.5, 0.5])]
     for processor in processors:
         for length in (10, 11):  # the prompt, then one generated token
             ids = torch.zeros(2, length, dtype=torch.long, device="meta")

@@ -287,9 +287,9 @@ def tag_loving_spg(device: str = "cpu") -> SPGModel:
     return model
 
 
-def greedy_results(model: SPGModel, **settings) -> list[dict]:
+def greedy_results(model: SPGModel, constrained: bool = True, docs: list[Document] = DOCS, **settings) -> list[dict]:
     decode = DecodeSettings(max_new_tokens=40, do_sample=False, **settings)
-    return ClaimGenerator(model.lm, model.tokenizer, "spg", decode, INSTRUCTION, 512, model, True)(DOCS)
+    return ClaimGenerator(model.lm, model.tokenizer, "spg", decode, INSTRUCTION, 512, model, constrained)(docs)
 
 
 def greedy_outputs(model: SPGModel, **settings) -> list[tuple[str, list | None]]:
@@ -402,3 +402,73 @@ def test_the_shipped_model_decodes_the_same_with_its_adapter_merged_and_a_static
         outputs.append([(r["raw"], r["pointer_parents"]) for r in generator(docs)])
     assert outputs[0] == outputs[1]
     assert any(parents and any(p is not None for p in parents) for _, parents in outputs[0])
+
+
+def forward_widths(model: SPGModel) -> list[int]:
+    """The number of positions of every forward of ``model.lm`` from now on (a hook records them)."""
+    widths: list[int] = []
+    model.lm.get_output_embeddings().register_forward_pre_hook(lambda module, args: widths.append(args[0].shape[1]))
+    return widths
+
+
+@pytest.mark.parametrize("constrained", [True, False])
+def test_prompt_lookup_drafts_give_the_same_greedy_outputs_and_pointer_parents(constrained):
+    model = tag_loving_spg()
+    widths = forward_widths(model)
+    one_by_one = [greedy_outputs(model, prompt_lookup_tokens=0, constrained=constrained, docs=[d]) for d in DOCS]
+    steps = len(widths)
+    drafted = [greedy_outputs(model, prompt_lookup_tokens=10, constrained=constrained, docs=[d]) for d in DOCS]
+    assert drafted == one_by_one
+    assert any(parents for (_, parents), in one_by_one) or not constrained  # it covers pointer decisions
+    assert max(widths[steps:][1:]) > 1 and len(widths) - steps < steps  # drafts were checked, in fewer forwards
+
+
+def test_step_states_under_prompt_lookup_equal_the_teacher_forced_states_of_the_output():
+    model = tag_loving_spg()
+    tok = model.tokenizer
+    prompt = tok.encode("a hinge and a hinge pin; the hinge pin in the hinge; a hinge and a hinge pin")
+    ids = torch.tensor([prompt])
+    recorder = StateRecorder(model, 24)
+    out = model.lm.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=24, min_new_tokens=24,
+                            do_sample=False, pad_token_id=tok.pad_token_id, prompt_lookup_num_tokens=10,
+                            logits_processor=LogitsProcessorList([recorder]))
+    generated = out.shape[1] - ids.shape[1]
+    states = recorder.states(generated)
+    assert states.shape[1] == generated - 1
+    with torch.no_grad():
+        teacher = model.lm(out, output_hidden_states=True).hidden_states[-1][0, len(prompt) : out.shape[1] - 1]
+    torch.testing.assert_close(states[0], teacher, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sampling_with_prompt_lookup_gives_valid_forests_up_to_a_tight_budget(seed):
+    model = tag_loving_spg()
+    decode = DecodeSettings(max_new_tokens=12, temperature=1.0, prompt_lookup_tokens=10)
+    gen = ClaimGenerator(model.lm, model.tokenizer, "spg", decode, INSTRUCTION, 512, model, True)
+    torch.manual_seed(seed)
+    (result,) = gen(DOCS[:1])
+    assert result["valid"] or result["cut_by_budget"], result["reasons"]
+
+
+def test_prompt_lookup_is_on_for_one_document_on_the_cpu_unless_set():
+    from spg.generation.pointer_decode import AUTO_PROMPT_LOOKUP, prompt_lookup_tokens
+
+    auto = DecodeSettings()
+    assert prompt_lookup_tokens(auto, "cpu", 1, "dynamic") == AUTO_PROMPT_LOOKUP
+    assert prompt_lookup_tokens(auto, "cpu", 4, "dynamic") == 0  # transformers drafts for one row only
+    assert prompt_lookup_tokens(auto, "cuda", 1, "dynamic") == 0  # GPUs keep their compiled step
+    assert prompt_lookup_tokens(DecodeSettings(prompt_lookup_tokens=4), "cuda", 1, "dynamic") == 4
+    assert prompt_lookup_tokens(DecodeSettings(prompt_lookup_tokens=4), "cuda", 1, "static") == 0
+    assert prompt_lookup_tokens(DecodeSettings(prompt_lookup_tokens=0), "cpu", 1, "dynamic") == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_prompt_lookup_drafts_give_the_same_sampled_outputs(seed):
+    model = tag_loving_spg()
+    outputs = []
+    for drafted in (0, 5):
+        decode = DecodeSettings(max_new_tokens=40, temperature=1.0, prompt_lookup_tokens=drafted)
+        torch.manual_seed(seed)
+        (result,) = ClaimGenerator(model.lm, model.tokenizer, "spg", decode, INSTRUCTION, 512, model, True)(DOCS[:1])
+        outputs.append((result["raw"], result["pointer_parents"]))
+    assert outputs[0] == outputs[1]

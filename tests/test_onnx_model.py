@@ -52,8 +52,10 @@ def test_constrained_decoding_on_onnx_gives_valid_forests_with_pointer_parents(e
     _, spg = exported
     gen = ClaimGenerator(spg.lm, spg.tokenizer, "spg", DecodeSettings(max_new_tokens=40, temperature=1.0),
                          INSTRUCTION, 512, spg, True)
-    torch.manual_seed(0)
-    results = gen([Document("d1", "A chair with four legs."), Document("d2", "A lamp.")])
+    results = []
+    for seed in range(3):  # a few draws, so that some hold dependent claims for the pointer
+        torch.manual_seed(seed)
+        results += gen([Document("d1", "A chair with four legs."), Document("d2", "A lamp.")])
     assert all(r["valid"] for r in results), [r["reasons"] for r in results]
     assert any(p is not None for r in results for p in r["pointer_parents"])
 
@@ -106,3 +108,38 @@ def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_rea
     monkeypatch.setattr(onnx_model, "export", no_export)
     again = load_generator(str(tmp_path / "spg"), settings, device="cpu")
     assert isinstance(again.lm, OnnxCausalLM) and len(again([Document("d1", "A chair.")])) == 1
+
+
+def test_prompt_lookup_drafts_on_onnx_give_the_same_greedy_outputs_and_pointer_parents(exported):
+    # a drafted token the model does not keep is dropped from ONNX Runtime's key/value buffers (OnnxCache.crop)
+    _, spg = exported
+    widths = []
+    hook = spg.lm.get_output_embeddings().register_forward_pre_hook(lambda m, args: widths.append(args[0].shape[1]))
+    doc = Document("d", "a hinge and a hinge pin; the hinge pin in the hinge; a hinge and a hinge pin")
+    outputs = {}
+    try:
+        for drafted in (0, 10):
+            settings = DecodeSettings(max_new_tokens=40, do_sample=False, prompt_lookup_tokens=drafted)
+            widths.clear()
+            (out,) = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)([doc])
+            outputs[drafted] = (out["raw"], out["pointer_parents"], len(widths), max(widths[1:]))
+    finally:
+        hook.remove()
+    assert outputs[10][:2] == outputs[0][:2]
+    assert any(p is not None for p in outputs[0][1])
+    assert outputs[10][2] < outputs[0][2] and outputs[10][3] > 1  # fewer forwards, some checking drafts
+
+
+def test_the_onnx_cache_forgets_dropped_drafts_and_keeps_its_buffers():
+    from spg.generation.onnx_model import OnnxCache
+
+    cache = OnnxCache(reserve=8)
+    cache.room_for(["k"], (1, 2, 4), 10)
+    buffer = cache.buffers["k"]
+    cache.length = 10
+    cache.crop(-3)  # transformers passes minus the drafted positions it drops
+    assert cache.get_seq_length() == 7
+    cache.room_for(["k"], (1, 2, 4), 11)  # 18 positions fit in the buffer reserved for 10 + 8
+    assert cache.buffers["k"] is buffer
+    with pytest.raises(ValueError, match="negative"):
+        cache.crop(5)

@@ -2,7 +2,7 @@ import pytest
 import torch
 from tiny import tiny_llama, tiny_tokenizer
 
-from spg.generation.pointer_decode import DecodeSettings, RowTemperature, generate_batch
+from spg.generation.pointer_decode import DecodeSettings, generate_batch
 from spg.generation.repetition import GeneratedNoRepeatNGram
 
 VOCAB = 12
@@ -64,9 +64,3 @@ def test_generation_never_repeats_an_ngram_of_its_own_output(seed):
         for claim in [*claims, current]:
             grams = [tuple(claim[i : i + 3]) for i in range(len(claim) - 2)]
             assert len(grams) == len(set(grams))
-
-
-def test_row_temperature_divides_each_rows_logits_by_its_own_temperature():
-    scores = torch.tensor([[1.0, 2.0], [1.0, 2.0]])
-    out = RowTemperature([0.5, 2.0])(torch.zeros(2, 1, dtype=torch.long), scores)
-    assert out.tolist() == [[2.0, 4.0], [0.5, 1.0]]

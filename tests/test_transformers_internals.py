@@ -1,4 +1,4 @@
-"""Fences around the three private parts of transformers spg relies on, where no public API does the job.
+"""Fences around the four private parts of transformers spg relies on, where no public API does the job.
 
 Each test fails with a message naming the internal when a transformers release renames it, stops calling it or
 changes what it receives, instead of letting checkpoints, resumes or decoding go silently wrong:
@@ -10,6 +10,8 @@ changes what it receives, instead of letting checkpoints, resumes or decoding go
   PeftModel and the Trainer has no public hook for loading a resumed model's weights.
 * ``transformers.generation.utils.DeferredStopCheck.is_supported``: spg.generation.pointer_decode.deferred_stop_check
   swaps it for the duration of a ``generate`` call (transformers has no setting for reading the stop flag late).
+* ``GenerationMixin._get_candidate_generator``: spg.generation.drafts.drafting swaps it for the duration of a
+  ``generate`` call, so that prompt lookup drafts with spg's RecentLookup (transformers has no setting for it).
 """
 
 from __future__ import annotations
@@ -104,3 +106,34 @@ def test_generate_still_asks_deferred_stop_check_is_supported():
     assert asked, (
         "transformers' generate no longer asks DeferredStopCheck.is_supported whether to read the stop flag late: "
         "spg.generation.pointer_decode.deferred_stop_check, which replaces it, would silently do nothing")
+
+
+def test_assisted_generation_still_takes_its_drafts_from_the_private_candidate_generator():
+    from transformers import GenerationMixin
+
+    from spg.generation.drafts import RecentLookup, drafting
+
+    method = GenerationMixin.__dict__.get("_get_candidate_generator")
+    assert method is not None and parameters(method)[:2] == ["self", "generation_config"], (
+        "transformers.GenerationMixin._get_candidate_generator(self, generation_config, ...) is gone or changed: "
+        "spg.generation.drafts.drafting, which replaces it, would silently draft with transformers' own prompt lookup")
+    tokenizer = tiny_tokenizer()
+    model = tiny_llama(vocab_size=len(tokenizer))
+    prompt = tokenizer(["a chair and a chair and a chair"], return_tensors="pt")
+    made = []
+    original = RecentLookup.get_candidates
+
+    def spy(self, input_ids, **kwargs):
+        made.append(type(self))
+        return original(self, input_ids, **kwargs)
+
+    RecentLookup.get_candidates = spy
+    try:
+        with torch.no_grad(), drafting(4, 3):
+            model.generate(**prompt, max_new_tokens=6, do_sample=False, pad_token_id=tokenizer.pad_token_id,
+                           prompt_lookup_num_tokens=4)
+    finally:
+        RecentLookup.get_candidates = original
+    assert made and GenerationMixin.__dict__["_get_candidate_generator"] is method, (
+        "transformers' assisted generation no longer asks GenerationMixin._get_candidate_generator for its drafts "
+        "(or drafting did not restore it): spg.generation.drafts.drafting would silently do nothing")

@@ -20,8 +20,8 @@ class BoundaryTemperature(LogitsProcessor):
     """Rows whose last token ends a claim (one of ``boundaries``) are sampled at ``temperature`` instead of the
     temperature the rest of the pipeline applies to them (``base``: one per row, or one for all).
 
-    Place it before transformers' own temperature warper (custom processors run first): a boundary row's scores
-    are multiplied by base / temperature, so after the warper's division by base they stand at 1 / temperature.
+    Place it before spg's sampler (spg.generation.sampling): a boundary row's scores are multiplied by
+    base / temperature, so after the sampler's division by base they stand at 1 / temperature.
     """
 
     def __init__(self, temperature: float, boundaries: Iterable[int], base: float | Sequence[float]):

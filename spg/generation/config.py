@@ -58,6 +58,13 @@ class DecodeSettings:
     # How the model runs (spg.generation.runtime): torch is the transformers model as loaded; onnx is ONNX Runtime
     # on a float32 export (CPU only); auto is onnx on a float32 CPU for the embedded model's artefacts, else torch.
     runtime: str = "auto"
+    # Prompt lookup (transformers' assisted generation with drafts copied from the prompt and the output so far): a
+    # step checks up to this many drafted tokens in one forward and keeps those the model would have chosen itself,
+    # so outputs are the same token for token, greedy or sampled (spg.generation.sampling). Claims copy the
+    # description and restate earlier claims, so drafts are often right, and on a CPU a forward over a few tokens
+    # costs little more than over one (docs/generation.md, "CPU decoding"). None: auto, 5 where a batch holds one
+    # document on the CPU (transformers drafts for one row only), off elsewhere; 0: off.
+    prompt_lookup_tokens: int | None = None
 
     def check(self) -> None:
         """What decoding would fail on, or silently misread, rejected before a model loads."""
@@ -73,6 +80,7 @@ class DecodeSettings:
             raise Invalid("boundary_temperature", f"must be above 0, got {self.boundary_temperature}")
         one_of("cache_implementation", self.cache_implementation, CACHE_IMPLEMENTATIONS)
         one_of("runtime", self.runtime, RUNTIMES)
+        at_least("prompt_lookup_tokens", self.prompt_lookup_tokens, 0, " (0: off)")
 
 
 @dataclass(frozen=True)

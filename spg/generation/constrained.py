@@ -104,7 +104,10 @@ def _transition_table() -> torch.Tensor:
 class StructureLogitsProcessor(LogitsProcessor):
     """Masks the logits so each row's generation stays a prefix of a valid forest and ends within budget.
 
-    One instance per ``generate`` call (it remembers the prompt length to count the steps left).
+    One instance per ``generate`` call (it remembers the prompt length to count the steps left). Each row's state is
+    kept per generated position and read from the tokens it is called with, not from how often it was called:
+    assisted generation (``prompt_lookup_tokens``) calls it on drafted tokens, some of which it then drops, and
+    calls it again on a shorter sequence.
     """
 
     def __init__(self, grammar: StructureGrammar, max_new_tokens: int):
@@ -113,30 +116,32 @@ class StructureLogitsProcessor(LogitsProcessor):
         self.token_class = grammar.token_class
         self.max_new_tokens = max_new_tokens
         self.transitions = _transition_table()
-        self._tables: dict[int, torch.Tensor] = {}
+        self._tables: dict[tuple[int, int], torch.Tensor] = {}
         self.prompt_length: int | None = None
-        self.state: torch.Tensor | None = None
+        self.states: torch.Tensor | None = None  # (rows, max_new_tokens + 1): the state after g generated tokens
 
-    def _allowed(self, remaining: int) -> torch.Tensor:
+    def _masks(self, remaining: int, width: int) -> torch.Tensor:
+        """(states, width) float: 0 where a state may emit a token with ``remaining`` steps left, −inf elsewhere
+        (and on the ids of logits wider than the tokenizer)."""
         # Budget only bites in the last few steps; every earlier step shares one table.
-        key = min(remaining, TOKENS_TO_FINISH[EXPECT_IND] + 1)
+        key = (min(remaining, TOKENS_TO_FINISH[EXPECT_IND] + 1), width)
         if key not in self._tables:
-            self._tables[key] = _allowed_table(self.token_class, key)
+            allowed = _allowed_table(self.token_class, key[0])[:, :width]
+            allowed = torch.nn.functional.pad(allowed, (0, width - allowed.shape[-1]))
+            self._tables[key] = torch.zeros(allowed.shape, device=allowed.device).masked_fill(~allowed, float("-inf"))
         return self._tables[key]
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         device = scores.device
         if self.prompt_length is None:
             self.prompt_length = input_ids.shape[1]
-            self.state = torch.full((input_ids.shape[0],), EXPECT_IND, dtype=torch.long, device=device)
+            self.states = torch.full((input_ids.shape[0], self.max_new_tokens + 1), EXPECT_IND, dtype=torch.long,
+                                     device=device)
             self.token_class = self.token_class.to(device)
             self.transitions = self.transitions.to(device)
-        else:
+        generated = input_ids.shape[1] - self.prompt_length
+        remaining = self.max_new_tokens - generated
+        if generated:  # the state before the last token was computed from the same tokens (they precede it)
             last_class = self.token_class[input_ids[:, -1]]
-            self.state = self.transitions[self.state, last_class]
-        remaining = self.max_new_tokens - (input_ids.shape[1] - self.prompt_length)
-        allowed = self._allowed(remaining)[self.state]
-        width = scores.shape[-1]
-        if allowed.shape[-1] < width:  # logits wider than the tokenizer: the extra ids are never allowed
-            allowed = torch.nn.functional.pad(allowed, (0, width - allowed.shape[-1]))
-        return scores.masked_fill(~allowed[:, :width], float("-inf"))
+            self.states[:, generated] = self.transitions[self.states[:, generated - 1], last_class]
+        return scores + self._masks(remaining, scores.shape[-1])[self.states[:, generated]].to(scores.dtype)

@@ -100,6 +100,13 @@ class OnnxCache(Cache):
     def get_seq_length(self, layer_idx: int = 0) -> int:
         return self.length
 
+    def crop(self, tokens_to_remove: int) -> None:
+        """Forget the last ``-tokens_to_remove`` positions (assisted generation drops the drafted tokens it did not
+        keep); the next forward writes over them."""
+        if tokens_to_remove > 0:
+            raise ValueError(f"crop takes the (negative) number of positions to drop, got {tokens_to_remove}")
+        self.length += tokens_to_remove
+
     def room_for(self, names: list[str], shape: tuple[int, int, int], new: int) -> None:
         """Buffers of shape (batch, kv heads, capacity, head dim) with room for ``new`` more tokens."""
         needed = self.length + new
@@ -169,7 +176,16 @@ class OnnxCausalLM(PreTrainedModel, GenerationMixin):
         kwargs.pop("cache_implementation", None)
         budget = kwargs.get("max_new_tokens") or self.generation_config.max_new_tokens or 0
         kwargs["past_key_values"] = OnnxCache(budget)
-        return super().generate(*args, **kwargs)
+        # The model runs on ONNX Runtime's own threads; torch only runs the logits processors between two runs, on
+        # vocabulary-sized vectors one thread handles in a fraction of a millisecond. With more threads each of those
+        # small operations waits for every one of them, and on a machine busy with other work a vector operation
+        # took 30 ms instead of 0.2 (docs/generation.md, "CPU decoding").
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return super().generate(*args, **kwargs)
+        finally:
+            torch.set_num_threads(threads)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
                 past_key_values: OnnxCache | None = None, **kwargs) -> CausalLMOutputWithPast:

@@ -29,8 +29,10 @@ from transformers.generation import utils as generation_utils
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.config import DecodeSettings
 from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
+from spg.generation.drafts import drafting
 from spg.generation.kv_cache import ReservedCache
 from spg.generation.repetition import GeneratedNoRepeatNGram
+from spg.generation.sampling import PositionalSampling
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
 from spg.model.spg_model import SPGModel
@@ -54,34 +56,55 @@ class StateRecorder(LogitsProcessor):
     generated token ``g``'s (the prompt's forward computes none; the last generated token is never fed back).
 
     It reads ``spg.last_hidden_state`` in a logits processor, i.e. after each forward and before the next, and
-    copies its last position into a buffer allocated once: under CUDA graphs a forward's outputs live in memory
-    that the next replay overwrites, so a hook inside the compiled step cannot keep them, and appending to a
-    Python list there would make the compiler re-trace at every step. The copy is a device operation: the host
-    never waits for it.
+    copies the position whose logits it is called with into a buffer allocated once: under CUDA graphs a forward's
+    outputs live in memory that the next replay overwrites, so a hook inside the compiled step cannot keep them, and
+    appending to a Python list there would make the compiler re-trace at every step. The copy is a device operation:
+    the host never waits for it.
+
+    Positions come from the tokens it is called with, so assisted generation (``prompt_lookup_tokens``) records the
+    same states: its forward checks several drafted tokens at once and calls the processors once per position, and
+    a drafted token it drops is written over when the position is decoded again. It also calls them on drafts
+    before the forward that computes them; those calls find no state for their position and record nothing.
     """
 
     def __init__(self, spg: SPGModel, max_new_tokens: int):
         self.spg = spg
         self.max_new_tokens = max_new_tokens
         self.buffer: torch.Tensor | None = None
-        self.prompt_length = 0
-        self.calls = 0
+        self.prompt_length: int | None = None
+        self.recorded = 0  # states of generated tokens 0 .. recorded − 1 are in the buffer
+        self._forward: torch.Tensor | None = None  # the latest forward's states ...
+        self._start = 0  # ... and the position of its first one
+        spg.last_hidden_state = None  # an earlier call's states are not this one's
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        state = self.spg.last_hidden_state[:, -1]
-        if self.buffer is None:  # prefill: the prompt's last state, which no generated token has
-            self.prompt_length = input_ids.shape[1]
+        length = input_ids.shape[1]  # these logits come from the state of the token at length − 1
+        if self.prompt_length is None:
+            self.prompt_length = length
+        hidden = self.spg.last_hidden_state
+        if hidden is None:
+            return scores
+        if self.buffer is None:  # the prefill: allocated once
             # the last generated token is never fed back: at most max_new_tokens − 1 states
-            self.buffer = state.new_empty(state.shape[0], max(self.max_new_tokens - 1, 0), state.shape[-1])
-        else:
-            self.buffer[:, input_ids.shape[1] - self.prompt_length - 1] = state
-        self.calls += 1
+            self.buffer = hidden.new_empty(hidden.shape[0], max(self.max_new_tokens - 1, 0), hidden.shape[-1])
+        if hidden is not self._forward:  # the prefill starts at 0; a check of drafted tokens at this call's token
+            self._start = 0 if self._forward is None else length - 1
+            self._forward = hidden
+        # one position: the step's own token (compiled steps reuse one output tensor: identity cannot date them)
+        index = length - 1 - self._start if hidden.shape[1] > 1 else 0
+        generated = length - 1 - self.prompt_length
+        if 0 <= generated < self.buffer.shape[1] and 0 <= index < hidden.shape[1]:
+            self.buffer[:, generated] = hidden[:, index]
+            self.recorded = max(self.recorded, generated + 1)
         return scores
 
-    def states(self) -> torch.Tensor:
+    def states(self, generated: int | None = None) -> torch.Tensor:
+        """The states of the first ``generated`` − 1 generated tokens (default: all recorded); drafts that assisted
+        generation dropped past the end are not among them."""
         if self.buffer is None:
             raise RuntimeError("StateRecorder.states() before generate ran")
-        return self.buffer[:, : self.calls - 1]
+        count = self.recorded if generated is None else min(self.recorded, max(generated - 1, 0))
+        return self.buffer[:, :count]
 
 
 @dataclass(frozen=True)
@@ -161,18 +184,6 @@ def _stop_ids(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, tagged
     return sorted(ids)
 
 
-class RowTemperature(LogitsProcessor):
-    """A sampling temperature per batch row. transformers takes one temperature per call; Stage II draws one
-    candidate per temperature, and one decoding loop over all of them costs little more than one of them."""
-
-    def __init__(self, temperatures: Sequence[float]):
-        self.temperatures = torch.tensor(temperatures, dtype=torch.float32).unsqueeze(1)
-
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        self.temperatures = self.temperatures.to(scores.device, scores.dtype)  # once: a copy per step would sync
-        return scores / self.temperatures
-
-
 # Where transformers compiles the decoding step of a static cache (GenerationMixin._valid_auto_compile_criteria).
 COMPILED_DEVICES = ("cuda", "xpu", "neuron", "tpu")
 
@@ -192,6 +203,24 @@ def kv_cache(settings: DecodeSettings, device_type: str) -> str:
     if setting not in ("static", "dynamic"):
         raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
     return setting
+
+
+# Drafted tokens are copied after the latest earlier occurrence of the last this-many tokens (shorter n-grams when none
+# occurred: spg.generation.drafts); 3 kept more drafts than 2 on the shipped model's outputs.
+PROMPT_LOOKUP_NGRAM = 3
+# Tokens drafted per step where ``prompt_lookup_tokens`` is left to spg: on the 2-core CPU a forward over 4 to 6 tokens
+# costs little more than over one, over 10 clearly more, and the shipped model kept about 2.5 of 5 (docs/generation.md).
+AUTO_PROMPT_LOOKUP = 5
+
+
+def prompt_lookup_tokens(settings: DecodeSettings, device_type: str, rows: int, cache: str) -> int:
+    """Drafted tokens per step (0: none): ``prompt_lookup_tokens``, whose ``None`` means :data:`AUTO_PROMPT_LOOKUP` on
+    the CPU. transformers' assisted generation drafts for a batch of one row with a dynamic cache only."""
+    if rows != 1 or cache != "dynamic":
+        return 0
+    if settings.prompt_lookup_tokens is None:
+        return AUTO_PROMPT_LOOKUP if device_type == "cpu" else 0
+    return settings.prompt_lookup_tokens
 
 
 @contextlib.contextmanager
@@ -255,25 +284,27 @@ def generate_batch(
     ids, mask = ids.to(lm.device), mask.to(lm.device)
     stops = _stop_ids(lm, tokenizer, tagged)
     processors = LogitsProcessorList()
-    if row_temperatures is not None:
-        processors.append(RowTemperature(row_temperatures))
     tags = structure_token_ids(tokenizer) if tagged else {}
     newline = tokenizer.encode("\n", add_special_tokens=False)
     if settings.no_repeat_ngram_size:
         # A claim starts after an opening tag, or after a line break in numbered plain claims.
         starts = [tags[IND], tags[DEP]] if tagged else newline
         processors.append(GeneratedNoRepeatNGram(settings.no_repeat_ngram_size, [*stops, *tags.values()], starts))
-    if settings.boundary_temperature is not None and settings.do_sample:
+    sampled = settings.do_sample or row_temperatures is not None
+    temperature = row_temperatures if row_temperatures is not None else settings.temperature
+    if settings.boundary_temperature is not None and sampled:
         # A claim ends at a closing tag, or at a line break in numbered plain claims.
         ends = [tags[IND_END], tags[DEP_END]] if tagged else newline
-        base = row_temperatures if row_temperatures is not None else settings.temperature
-        processors.append(BoundaryTemperature(settings.boundary_temperature, ends, base))
+        processors.append(BoundaryTemperature(settings.boundary_temperature, ends, temperature))
     if grammar is not None:
         if not tagged:
             raise ValueError("constrained decoding applies to tagged (SPG) generation only")
         processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens))
-    temperature = 1.0 if row_temperatures is not None else settings.temperature
-    sampling = {"do_sample": True, "temperature": temperature} if settings.do_sample else {"do_sample": False}
+    if sampled:  # last: it draws from what the processors before it left (spg.generation.sampling)
+        processors.append(PositionalSampling(temperature))
+    # generate selects greedily: sampling is PositionalSampling's, at spg's temperature only (a model's own
+    # sampling defaults, such as top_p, are not applied)
+    sampling = {"do_sample": False, "temperature": None, "top_k": None, "top_p": None}
     if settings.repetition_penalty != 1.0:
         sampling["repetition_penalty"] = settings.repetition_penalty
     cache = kv_cache(settings, ids.device.type)
@@ -291,12 +322,15 @@ def generate_batch(
         **cached,
         **sampling,
     )
+    drafted = prompt_lookup_tokens(settings, ids.device.type, len(prompts), cache)
+    if drafted:
+        kwargs.update(prompt_lookup_num_tokens=drafted, max_matching_ngram_size=PROMPT_LOOKUP_NGRAM)
     if spg is not None:
         recorder = StateRecorder(spg, settings.max_new_tokens)
         processors.insert(0, recorder)
-    with deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"):
+    with deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"), drafting(drafted, PROMPT_LOOKUP_NGRAM):
         out = lm.generate(**kwargs)
-    states = recorder.states() if spg is not None else None
+    states = recorder.states(out.shape[1] - ids.shape[1]) if spg is not None else None
     new = out[:, ids.shape[1] :].tolist()
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
     results = []

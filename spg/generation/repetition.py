@@ -52,7 +52,10 @@ class GeneratedNoRepeatNGram(LogitsProcessor):
             is_boundary = torch.isin(generated, self.boundaries)
             claim_start = torch.where(is_boundary, positions, -1).amax(1, keepdim=True) + 1
             repeats &= positions[: length - n + 1] >= claim_start
-        banned = torch.zeros_like(scores).scatter_add_(1, generated[:, n - 1 :], repeats.to(scores.dtype)) > 0
+        # Each earlier (n−1)-gram's successor is banned where it repeats, left alone elsewhere (the minimum with +inf),
+        # written by token index: the work follows the claim's length, not the vocabulary's
+        successors = generated[:, n - 1 :]
+        bans = torch.where(repeats, float("-inf"), float("inf")).to(scores.dtype)
         if len(self.exempt):
-            banned[:, self.exempt] = False
-        return scores.masked_fill(banned, float("-inf"))
+            bans = bans.masked_fill(torch.isin(successors, self.exempt), float("inf"))
+        return scores.scatter_reduce(1, successors, bans, reduce="amin")

@@ -1,0 +1,39 @@
+"""Sampling whose token at each position is fixed by the seed and the position, not by the forwards before it.
+
+``argmax(scores / T + G)``, with ``G`` independent standard Gumbel noise over the vocabulary, is a sample of
+``softmax(scores / T)`` (the Gumbel-max trick). :class:`PositionalSampling` adds that noise as the last logits
+processor and ``generate`` then decodes greedily. The noise of position ``p`` comes from a generator seeded with a key
+drawn once per ``generate`` call from torch's global RNG (so ``torch.manual_seed`` and spg's ``seed`` rule it as
+before) plus ``p``. Prompt lookup (``prompt_lookup_tokens``: transformers' assisted generation) then keeps a drafted
+token exactly when plain decoding would have sampled it, and a run with drafts writes the same tokens as one without:
+transformers' own assisted sampling draws a fresh multinomial for every position a forward checks, so the sample, and
+with it the claims a user gets for a seed, would change with the number of drafts checked (docs/generation.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from transformers import LogitsProcessor
+
+
+class PositionalSampling(LogitsProcessor):
+    """Adds the Gumbel noise of each row's next position to ``scores / temperature`` (one temperature, or one per
+    batch row: Stage II draws each candidate at its own); greedy selection of the result samples.
+
+    Place it after every processor that masks or rescales scores (spg's grammar, loop control, boundary
+    temperature): they act on the model's scores, and the noise is what turns the argmax into a draw.
+    """
+
+    def __init__(self, temperature: float | Sequence[float]):
+        self.temperature = torch.as_tensor(temperature, dtype=torch.float32).reshape(-1, 1)
+        self.key = int(torch.randint(0, 2**62, ()).item())
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        self.temperature = self.temperature.to(scores.device, scores.dtype)  # once: a copy per step would sync
+        generator = torch.Generator(device=scores.device)
+        generator.manual_seed(self.key + input_ids.shape[1])  # the position this call chooses the token of
+        uniform = torch.rand(scores.shape, generator=generator, device=scores.device, dtype=scores.dtype)
+        # −log(−log u) is standard Gumbel; in place, as it runs once per position each forward checks
+        return scores.div(self.temperature).sub_(uniform.log_().neg_().log_())
