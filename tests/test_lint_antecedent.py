@@ -284,3 +284,52 @@ def test_cannot_and_due_end_a_noun_phrase():
 def test_an_action_noun_in_ment_named_with_its_owner_is_inherent():
     assert _terms("A door comprising a sliding door, a sensor sensing the position of the sliding door based on the "
                   "movement of the sliding door and the movement of the sliding door again.") == []  # fmt: skip
+
+
+def test_an_adverb_before_the_last_word_makes_that_word_a_predicate():
+    assert _terms(
+        "A tool comprising a housing and a retention member attached to said housing, said retention member "
+        "rotatably moveable about an axis, and a resonator, the level of the resonator substantially constant."
+    ) == []
+
+
+def test_a_bare_verb_after_a_plural_noun_with_its_object_ends_the_reference():
+    assert _terms(
+        "A valve comprising annular grooves and torsional members each having a free end, wherein said annular "
+        "grooves prevent side loading and the free ends engage one another."
+    ) == []
+    # a noun after a plural modifier stays in the phrase: "the sales tax" is not "the sales" taxing
+    assert _terms("A till recording sales, wherein the sales tax is added.") == ["the sales tax"]
+
+
+def test_a_postpositive_word_ends_the_reference():
+    assert _terms(
+        "A cleaner comprising a nozzle assembly, a control device and a voltage controller setting a command "
+        "voltage, an agitator drawing the nozzle assembly forward, said control device able to stop the agitator, "
+        "and the controller holding the command voltage irrespective of a load."
+    ) == []
+
+
+def test_a_verb_after_a_reference_with_an_added_participle_ends_it():
+    # "opened film tube": the participle opens no phrase, so the introduction is "film tube"
+    assert _terms(
+        "A machine advancing a length of opened film tube, wherein an end of the opened film tube subsequently "
+        "drops onto a container, and storing washing water, wherein the washing water penetrates through laundry."
+    ) == []
+
+
+def test_a_plural_after_an_ed_participle_is_a_noun_not_a_verb():
+    assert _terms("A glove comprising separate elongated sections, a top side of said elongated sections to receive fingers.") == []
+
+
+def test_using_ends_a_noun_phrase():
+    assert _terms("A method comprising generating an image, and displaying the image using multi-slice imaging.") == []
+
+
+def test_a_coordinated_word_without_an_ordinal_after_it_is_read_alone_too():
+    # "a front and a rearward end" shares the head "end"; "the input and the network" does not share one
+    assert _terms(
+        "A machine comprising a chassis having a front and a rearward end, an input, a network and a module "
+        "coupled to the input and the network, moving said chassis from said rearward end towards said front end."
+    ) == []
+    assert _terms("A system comprising an input and a model to receive the input and generate information.") == []

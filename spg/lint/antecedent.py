@@ -99,7 +99,9 @@ _STOP = _words(
     "is are was were be been being has have having had do does did can could may might must shall should will "
     "would comprising comprises comprise including includes include consisting consists consist containing "
     "contains contain characterized characterised configured adapted arranged operable operative capable "
-    "extends extend according whereupon i.e e.g etc also only further respectively same less least more most very"
+    "extends extend according whereupon i.e e.g etc also only further respectively same less least more most very "
+    # a participle that works as a preposition ("generating the image using multi-slice imaging")
+    "using"
 )
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
@@ -110,7 +112,10 @@ _AFTER_HEAD = _words(
     "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
     "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
     "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
-    "comprise moves causes emits detects free due"
+    "comprise moves causes emits detects free due "
+    # adjectives that follow what they qualify and never open or continue a noun phrase: "said control device able
+    # to", "the command voltage irrespective of whether"
+    "able unable irrespective regardless"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -208,9 +213,17 @@ _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
     "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
 )
+# Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
+# assembly forward" (as a first word they are modifiers: "the forward end").
+_POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards")
+# Nouns in "-s" that are singular (or name one thing as a modifier: "the graphics processor").
+_S_SINGULARS = _words("lens means series species news chassis bias gas canvas atlas alias")
+# Suffixes that mark a noun, not a bare verb ("the communications center", "the parts holder").
+_NOUN_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ity", "ness", "er", "or", "ure", "ism", "ist", "ship",
+                  "hood", "ics", "ant", "al", "ay", "ey", "ty", "ry", "ly", "dy", "ny", "gy", "my")  # fmt: skip
 # Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
 _DEFINING = _words("is are denotes denote represents represent means")
-_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by")
+_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by one")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -237,6 +250,28 @@ def _singular(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "means", "series", "species")):
         return word[:-1]
     return word
+
+
+def _plural_form(word: str) -> bool:
+    """Whether a word reads as a plural noun ("grooves", "pools"), not a singular in "-s" ("lens", "axis")."""
+    return (
+        len(word) > 3
+        and word.isalpha()
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "as", "ics"))
+        and word not in _S_SINGULARS
+    )
+
+
+def _bare_verb(word: str) -> bool:
+    """Whether a word may be a bare (plural-agreeing) verb: no "-s", "-ed", "-ing" and no noun suffix."""
+    return (
+        len(word) > 3
+        and word.isalpha()
+        and not word.endswith(("s", "ed", "ing") + _NOUN_SUFFIXES)
+        and word not in _PRONOMINAL
+        and word not in _ING_NOUNS
+    )
 
 
 def _classify(token: str) -> tuple[int, str, str]:
@@ -270,7 +305,8 @@ class _Chunk:
     ``words`` singularised with non-restrictive modifiers dropped, head last."""
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
-                 "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named")  # fmt: skip
+                 "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
+                 "adverb_last", "alone")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -281,6 +317,9 @@ class _Chunk:
         # complement after it ("… create a wall", "… move through")
         self.plural_subject = self.complement = False
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
+        self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
+        self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
+        self.alone: tuple | None = None  # (words, raw, forms) before a coordination lent it a head it may not share
         self.reintroduces: _Chunk | None = None
 
 
@@ -347,9 +386,15 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         while k < n and k - j < 8 and not flags[k - 1] & _F_POSSESSIVE:  # "the user's skin": the user is meant
             c = kinds[k]
             if c == _WORD:
-                if k + 1 < n and flags[k + 1] & _F_OBJECT and (flags[k] ^ flags[k - 1]) & _F_VERB_S:
+                if (
+                    k + 1 < n
+                    and flags[k + 1] & _F_OBJECT
+                    and (flags[k] ^ flags[k - 1]) & _F_VERB_S
+                    and kinds[k - 1] != _ED
+                ):
                     # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
-                    # loss calculators receive an input"
+                    # loss calculators receive an input"; not after an "-ed" participle, which modifies the noun that
+                    # follows it ("said elongated sections to receive")
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
@@ -369,11 +414,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 # compound before a last singular noun ("the latch holding ledge", "the exception handling routine")
                 break
             k += 1
+        adverb_last = False
         if _ADV in kinds[j:k]:
             raw = tuple(lows[m] for m in range(j, k) if kinds[m] != _ADV)
             kept = tuple(sings[m] for m in range(j, k) if kinds[m] != _ADV)
+            adverb_last = kinds[k - 2] == _ADV and len(raw) > 1
         else:
             raw, kept = lows[j:k], sings[j:k]
+        forms = kept
         nxt = lows[k] if k < n else ""
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
             close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
@@ -386,6 +434,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
         ch = _Chunk(claim, i, k, kept, raw)
+        ch.forms, ch.adverb_last = forms, adverb_last
         ch.definite = cls == _DEF
         ch.article = cls == _ART and j == i + 1
         ch.preamble = i < first_claim or restating
@@ -425,12 +474,17 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             )
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
+                if ch.words[0] not in _POSITIONAL:
+                    # "a front and a rearward end" shares a head, "the input and the convolutional network" does
+                    # not: without an ordinal opening the second conjunct, the word alone is read too
+                    pending.alone = (pending.words, pending.raw, pending.forms)
                 # the ordinal takes everything the second conjunct names after its own ordinals: "first and second
                 # hinge pin assemblies" introduces "a first hinge pin assembly" and "a second hinge pin assembly"
                 lead = next(m for m, w in enumerate(ch.words) if w not in _POSITIONAL)
                 lead_raw = next(m for m, w in enumerate(raw) if w not in _POSITIONAL)
                 pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
-                ch.definite = ch.definite or pending.definite
+                pending.forms = pending.forms + forms[lead_raw:]
+                ch.definite = ch.definite or (pending.definite and pending.alone is None)
             else:  # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
             pending = None
@@ -660,6 +714,22 @@ class _Reader:
                     return True
         return False
 
+    def based(self, ref: _Chunk, cut: int, loose: bool = True) -> bool:
+        """Whether the first ``cut`` words of ``ref`` have basis as a phrase of their own, ending at an
+        introduction's head; with ``loose``, a participle modifier may be added as in :meth:`judge` ("the opened
+        film tube" ← "opened film tube", whose participle opens no phrase)."""
+        forms = [(r, w) for r, w in zip(ref.raw[:cut], ref.forms[:cut]) if r not in _NON_RESTRICTIVE]
+        if not forms:
+            return False
+        head = forms[-1][1]
+        mods = tuple(w for _, w in forms[:-1])
+        if self.matches(ref, head, mods, headed=True):
+            return True
+        if not loose:
+            return False
+        plain = tuple(w for r, w in forms[:-1] if not r.endswith(("ed", "ing")))
+        return plain != mods and bool(self.matches(ref, head, plain, headed=True))
+
     def judge(self, ref: _Chunk) -> tuple[str, list[_Chunk]] | None:
         """None when ``ref`` has basis; else ("antecedent", [closest]) or ("antecedent-ambiguous", [two])."""
         words = ref.words
@@ -693,22 +763,35 @@ class _Reader:
         ):
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         raw = ref.raw
+        if ref.adverb_last and self.based(ref, len(raw) - 1):
+            # an adverb before the last word: that word is a predicate, not a head ("said retention member
+            # rotatably moveable about an axis"); an adverb modifies a verb or adjective, never a head noun
+            return None
         for cut in range(len(raw) - 1, 0, -1):
             # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
             verb = raw[cut]
             last = cut == len(raw) - 1
             if (
-                (verb.endswith("s") and not verb.endswith("ss"))
-                or (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
+                (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
                 # an irregular participle with its complement: "the pull bolt held by", "the address sent to"
                 or (last and verb in _IRREGULAR_PARTICIPLES and ref.complement)
                 # a bare verb agreeing with a plural or coordinated subject, with its complement after it: "the
                 # arm and the ridge create a wall", "the microcarrier elements flow into", "the brushhead move"
                 or (last and ref.plural_subject and ref.complement)
-            ):
-                short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
-                if short and self.matches(ref, short[-1], short[:-1], headed=True):
-                    return None
+                # a postpositive adjective or adverb particle closing the phrase: "drawing the nozzle assembly
+                # forward and …"
+                or (last and verb in _POSTPOSITIVE)
+                # a bare verb right after a plural noun it agrees with, with its object or complement after it:
+                # "said annular grooves prevent side loading", "the elements instantiate engines"
+                or (_plural_form(raw[cut - 1]) and _bare_verb(verb) and (not last or ref.complement))
+                # a verb in "-s" with its object or complement: "the washing water penetrates through"
+                or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
+            ) and self.based(ref, cut, loose=True):
+                return None
+            # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
+            # then only as the introduction reads
+            if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
+                return None
         # One element of that kind in scope and modifiers that set it against nothing: the referent is clear
         # ("the golf club shaft" when the claim has one shaft; Energizer v. ITC, MPEP 2173.05(e)). A positional
         # or ordinal modifier the introduction lacks ("the second layer" after "a layer") is never added freely.
@@ -739,6 +822,13 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                 continue
             total += 1
             verdict = reader.judge(ch)
+            if verdict is not None and ch.alone is not None:
+                shared = ch.words, ch.raw, ch.forms
+                ch.words, ch.raw, ch.forms = ch.alone
+                if reader.judge(ch) is None:
+                    verdict = None
+                else:
+                    ch.words, ch.raw, ch.forms = shared
             if verdict is None:
                 resolved += 1
                 continue
