@@ -120,17 +120,28 @@ def test_coordinated_ordinals_share_their_head():
     assert _terms("A wall having a first layer, the first and second layers being thin.") != []
 
 
-def test_reintroduced_element_makes_later_reference_ambiguous():
+def test_reintroduced_element_makes_a_reference_below_the_reintroducing_claim_ambiguous():
     forest = Forest.from_parents(
         [
             "A device comprising a widget, the widget being red.",
-            "The device of claim 1, further comprising a widget, wherein the widget is blue.",
+            "The device of claim 1, further comprising a widget.",
+            "The device of claim 2, wherein the widget is blue.",
         ],
-        [[], [1]],
+        [[], [1], [2]],
     )
     [finding] = check_antecedents(forest)
-    assert (finding.claim, finding.term, finding.rule) == (2, "the widget", "antecedent-ambiguous")
+    assert (finding.claim, finding.term, finding.rule) == (3, "the widget", "antecedent-ambiguous")
     assert "'a widget' (claim 1)" in finding.message and "'a widget' (claim 2)" in finding.message
+
+
+def test_a_reference_after_its_own_claims_reintroduction_means_the_nearest_one():
+    # The claim that re-introduces the element and then refers to it means its own introduction.
+    texts = [
+        "A device comprising a widget, the widget being red.",
+        "The device of claim 1, further comprising a widget, wherein the widget is blue.",
+        "The device of claim 1, wherein said device comprises a widget and two pins, said widget holding the pins.",
+    ]
+    assert check_antecedents(Forest.from_parents(texts, [[], [1], [1]])) == []
 
 
 def test_a_claim_of_another_category_restates_without_ambiguity():

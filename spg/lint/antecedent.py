@@ -740,7 +740,16 @@ class _Reader:
         if found:
             latest = found[0]
             latest.taken = True
-            if latest.reintroduces is not None and latest.words == words and ref.clean and ref.singular:
+            if (
+                latest.reintroduces is not None
+                and latest.claim != ref.claim
+                and latest.words == words
+                and ref.clean
+                and ref.singular
+            ):
+                # a claim that re-introduces an element and then refers to it means its own, nearest introduction
+                # ("further comprising a widget, wherein the widget is blue"; "said hinge assembly comprises a
+                # hinge body …, said hinge body being …"); a claim below it may mean either
                 return "antecedent-ambiguous", [latest.reintroduces, latest]
             return None
         same_head = [c for c in reversed(self.index.get(head, ())) if c.words[-1] == head]
