@@ -344,3 +344,23 @@ def test_a_coordinated_word_without_an_ordinal_after_it_is_read_alone_too():
         "coupled to the input and the network, moving said chassis from said rearward end towards said front end."
     ) == []
     assert _terms("A system comprising an input and a model to receive the input and generate information.") == []
+
+
+def test_british_and_american_spellings_name_one_thing():
+    assert _terms(
+        "A process feeding a first oxygen-lean vapour stream and a stabiliser to a centre column, wherein the first "
+        "oxygen-lean vapor stream, the stabilizer and the center column are cooled."
+    ) == []
+    # a respelt word is still compared: "the second vapor stream" has no basis
+    assert _terms("A process feeding a first vapour stream, wherein the second vapor stream is cooled.") == [
+        "the second vapor stream"
+    ]
+
+
+def test_a_compound_may_be_written_open_hyphenated_or_closed():
+    assert _terms(
+        "A binding comprising a footplate, a strip line and a man-machine interface, wherein the foot plate, the "
+        "strip-line and the machine interface are fixed."
+    ) == []
+    # the letters must start at a word boundary of the introduction: "the airline" is no "hair line"
+    assert _terms("A comb forming a hair line, wherein the airline is straight.") == ["the airline"]

@@ -252,6 +252,49 @@ def _singular(word: str) -> str:
     return word
 
 
+# British spellings whose American form is not made by the suffix rules of :func:`_american`.
+_BRITISH = {
+    "aluminium": "aluminum", "grey": "gray", "tyre": "tire", "mould": "mold", "programme": "program",
+    "plough": "plow", "kerb": "curb", "draught": "draft", "storey": "story", "manoeuvre": "maneuver",
+    "defence": "defense", "licence": "license", "offence": "offense", "judgement": "judgment", "ageing": "aging",
+    "catalogue": "catalog", "analogue": "analog", "dialogue": "dialog", "sulphur": "sulfur", "sulphate": "sulfate",
+    "sulphide": "sulfide", "sulphonate": "sulfonate", "sulphonic": "sulfonic", "oestrogen": "estrogen",
+    "haemoglobin": "hemoglobin", "foetal": "fetal", "foetus": "fetus", "oesophagus": "esophagus",
+}  # fmt: skip
+# Word endings British English spells differently (vapour, centre, stabilise, analyse, labelled): both forms of a
+# word name one thing, so every word is compared in its American form.
+_BRITISH_ENDINGS = (
+    ("our", "or"), ("oured", "ored"), ("ouring", "oring"), ("ourless", "orless"),
+    ("tre", "ter"), ("bre", "ber"),
+    ("isation", "ization"), ("ise", "ize"), ("ised", "ized"), ("ising", "izing"), ("iser", "izer"),
+    ("lyse", "lyze"), ("lysed", "lyzed"), ("lysing", "lyzing"), ("lyser", "lyzer"),
+    ("elled", "eled"), ("elling", "eling"), ("eller", "eler"),
+)  # fmt: skip
+_BRITISH_SUFFIXES = tuple(b for b, _ in _BRITISH_ENDINGS)
+
+
+def _american(word: str) -> str:
+    """A word in American spelling ("vapour" → "vapor", "centre" → "center", "stabiliser" → "stabilizer"). Only
+    words of five letters or more are respelt, so "four", "tour", "acre" and "rise" stay."""
+    got = _BRITISH.get(word)
+    if got is not None:
+        return got
+    if word.startswith("sulph"):
+        word = "sulf" + word[5:]
+    if len(word) < 5 or not word.endswith(_BRITISH_SUFFIXES):
+        return word
+    for british, american in _BRITISH_ENDINGS:
+        if word.endswith(british) and len(word) - len(british) >= 2:
+            return word[: -len(british)] + american
+    return word
+
+
+# The word lists compared with a phrase's (American) words hold both spellings ("colour", "centre", "contour").
+_PROPERTIES, _PARTS, _IDIOM_HEADS, _MEASURES = (
+    words | frozenset(map(_american, words)) for words in (_PROPERTIES, _PARTS, _IDIOM_HEADS, _MEASURES)
+)
+
+
 def _plural_form(word: str) -> bool:
     """Whether a word reads as a plural noun ("grooves", "pools"), not a singular in "-s" ("lens", "axis")."""
     return (
@@ -297,7 +340,7 @@ def _classify(token: str) -> tuple[int, str, str]:
         cls = _ED
     else:
         cls = _WORD
-    return cls, w, _singular(w) if cls == _WORD else w
+    return cls, w, _american(_singular(w) if cls == _WORD else w)
 
 
 class _Chunk:
@@ -615,6 +658,23 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     return False
 
 
+def _spells(words: tuple[str, ...], target: str) -> bool:
+    """Whether consecutive words (or hyphenated parts) of ``words``, ending at the end of a word, join to
+    ``target``."""
+    parts = [(part, m == len(w.split("-")) - 1) for w in words for m, part in enumerate(w.split("-"))]
+    for end in range(len(parts) - 1, -1, -1):
+        if not parts[end][1]:
+            continue
+        joined = ""
+        for i in range(end, -1, -1):
+            joined = parts[i][0] + joined
+            if joined == target:
+                return True
+            if len(joined) >= len(target):
+                break
+    return False
+
+
 def _stem(verb: str) -> str:
     """ "determining", "determined" → "determin": what a gerund, a participle and a nominalisation share."""
     return verb[:-3] if verb.endswith("ing") else verb[:-2] if verb.endswith("ed") else verb
@@ -663,6 +723,8 @@ class _Reader:
                 index[w] = [ch]
             else:
                 got.append(ch)
+            if "-" in w:  # "a strip-line" is found for "the strip line" too (compounded())
+                index.setdefault(w.replace("-", ""), []).append(ch)
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
@@ -714,6 +776,21 @@ class _Reader:
                     return True
         return False
 
+    def compounded(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """Whether an introduction in scope spells ``words`` as one compound, written open, hyphenated or closed
+        ("the foot plate" ← "a footplate", "the strip-line" ← "a strip line", "the machine interface" ← "a
+        man-machine interface"): the same letters, from the start of a word (or of a hyphenated part) to the end
+        of a word of the introduction."""
+        target = "".join(words).replace("-", "")
+        if len(target) < 6:
+            return False
+        index = self.index
+        for p in range(len(target) - 2):
+            for c in index.get(target[p:], ()):
+                if _spells(c.words, target) and self.in_scope(c.claim, c.start, ref):
+                    return True
+        return False
+
     def based(self, ref: _Chunk, cut: int, loose: bool = True) -> bool:
         """Whether the first ``cut`` words of ``ref`` have basis as a phrase of their own, ending at an
         introduction's head; with ``loose``, a participle modifier may be added as in :meth:`judge` ("the opened
@@ -758,7 +835,7 @@ class _Reader:
             return None
         if not ref.singular and in_scope and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods):
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
-        if self.named_action(ref):
+        if self.named_action(ref) or self.compounded(ref, words):
             return None
         if ref.of_named and self.mentions(head) == 1:
             # "the body of said shoe": a part named once, with its owner, is that owner's (MPEP 2173.05(e)); a noun
