@@ -364,3 +364,49 @@ def test_a_compound_may_be_written_open_hyphenated_or_closed():
     ) == []
     # the letters must start at a word boundary of the introduction: "the airline" is no "hair line"
     assert _terms("A comb forming a hair line, wherein the airline is straight.") == ["the airline"]
+
+
+def test_an_abbreviation_defined_in_the_claims_names_its_long_form():
+    assert _terms(
+        "A node comprising a radio frequency (RF) section, a source Mobility Management Network Element (MMNE) and a "
+        "private branch exchange, hereafter PBX, telephony circuit, wherein the RF section, the source MMNE and said "
+        "PBX telephony circuit are linked, and the radio frequency section is shielded."
+    ) == []
+    # letters that spell no long form define nothing
+    assert _terms("A node comprising a radio frequency (XQ) section and a power section, the XQ section shielded.") == [
+        "the XQ section"
+    ]
+
+
+def test_comma_separated_modifiers_introduce_one_phrase():
+    assert _terms(
+        "A cork extractor comprising a first half-cylinder shell and a second, complementary half-cylinder shell, "
+        "said cork being guided along said second half-cylinder shell."
+    ) == []
+    assert _terms("An extractor comprising a second, complementary shell, wherein the first shell is red.") == [
+        "the first shell"
+    ]
+
+
+def test_a_first_plurality_of_members_introduces_the_first_members_not_a_first_member():
+    assert _terms(
+        "A charge comprising a first plurality of elongated tubular receptacles, each of said first elongated "
+        "tubular receptacles having a cavity."
+    ) == []
+    # a group's ordinal is not its members': "the first current source" does not say which one is meant
+    assert _terms("A circuit comprising a first set of current sources, wherein the first current source is on.") == [
+        "the first current source"
+    ]
+
+
+def test_a_count_gives_its_members_ordinals_unless_the_claims_name_them_themselves():
+    assert _terms(
+        "A carding machine comprising at least two opening cylinders or briseurs and a pair of arms, the first "
+        "briseur being upstream of the second briseur and the second arm being short."
+    ) == []
+    assert _terms("A machine comprising two briseurs, wherein the third briseur is idle.") == ["the third briseur"]
+    # a claim set that introduces "a first strap section" itself counts explicitly: a first/second slip is found
+    assert _terms(
+        "A protector comprising two strap sections, a first strap section having an end and a first strap section "
+        "having an end, wherein the second strap section is joinable."
+    ) == ["the second strap section"]

@@ -101,7 +101,9 @@ _STOP = _words(
     "contains contain characterized characterised configured adapted arranged operable operative capable "
     "extends extend according whereupon i.e e.g etc also only further respectively same less least more most very "
     # a participle that works as a preposition ("generating the image using multi-slice imaging")
-    "using"
+    "using "
+    # what defines an abbreviation ("a private branch exchange, hereafter PBX, telephony circuit")
+    "hereafter hereinafter"
 )
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
@@ -203,6 +205,11 @@ _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", 
 _MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
 _SET_PHRASES = _words("balance type kind sum group")
+# Nouns of a group whose members a positional modifier before them passes on ("a first plurality of receptacles").
+_GROUPS = _words("plurality multiplicity set group series array bank")
+_ORDINALS = tuple(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
+_ORDINALS_SET = frozenset(_ORDINALS)
+_CARDINALS = {w: n for n, w in enumerate(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 2)}
 # Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase").
 _NAMED = _words("step steps phase order")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
@@ -317,6 +324,38 @@ def _bare_verb(word: str) -> bool:
     )
 
 
+def _abbreviation(token: str) -> bool:
+    """Whether a token reads as an abbreviation ("RF", "MMNE", "PCBs"): a capital first and at most one small
+    letter."""
+    if not 2 <= len(token) <= 10 or not token[0].isupper():
+        return False
+    letters = [c for c in token if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return upper >= 2 and upper >= len(letters) - 1
+
+
+def _expansion(short: str, words: tuple[str, ...]) -> int:
+    """Where in ``words`` the long form of the abbreviation ``short`` starts, -1 if it spells none: the initials
+    of the last words ("radio frequency (RF)"), else the letters in order from the end with the first at the start
+    of a word ("private branch exchange (PBX)"; A. Schwartz and M. Hearst, PSB 2003)."""
+    letters = [c for c in short.lower() if c.isalnum()]
+    if letters[-1:] == ["s"] and short[-1] == "s":
+        letters.pop()  # "PCBs": a plural
+    n = len(letters)
+    if 0 < n <= len(words) and all(w[:1] == c for w, c in zip(words[-n:], letters)):
+        return len(words) - n
+    text = " ".join(words)
+    at = len(text) - 1
+    for m in range(n - 1, -1, -1):
+        c = letters[m]
+        while at >= 0 and (text[at] != c or (m == 0 and at > 0 and text[at - 1] != " ")):
+            at -= 1
+        if at < 0:
+            return -1
+        at -= 1
+    return text[: at + 1].count(" ")
+
+
 def _classify(token: str) -> tuple[int, str, str]:
     """(class, lowercased form, singular of that) of a raw token."""
     w = token.lower()
@@ -349,7 +388,8 @@ class _Chunk:
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
-                 "adverb_last", "alone")  # fmt: skip
+                 "adverb_last", "alone", "same", "implied",
+                 "collective")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -363,6 +403,9 @@ class _Chunk:
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
         self.alone: tuple | None = None  # (words, raw, forms) before a coordination lent it a head it may not share
+        self.same: _Chunk | None = None  # the phrase this one reads another way ("a radio frequency (RF) section")
+        self.implied = False  # an ordinal a count implies ("two arms": "a first arm")
+        self.collective = False  # "first receptacles" from "a first plurality of receptacles": plural references only
         self.reintroduces: _Chunk | None = None
 
 
@@ -405,7 +448,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     out: list[_Chunk] = []
     actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
-    one_of: tuple[str, ...] | None = None  # "a first one of" waits for the phrase it picks from
+    one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
+    counted: _Chunk | None = None  # "two cylinders" lends its count to "or briseurs"
+    pair = collective = False  # one_of holds the ordinals "a pair of" implies, or a group's ordinal
+    # what a phrase lends the one after it: "a second, complementary shell", "a radio frequency (RF) section",
+    # "a private branch exchange, hereafter PBX, telephony circuit": (where it must start, the readings it lends)
+    lend: tuple[int, list[tuple[str, ...]]] | None = None
     search = _START_RE.search
     i = 0
     while True:
@@ -472,7 +520,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
-                one_of = kept  # "a first one of the polymer materials" introduces "a first polymer material"
+                one_of = [kept]  # "a first one of the polymer materials" introduces "a first polymer material"
             continue
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
@@ -536,15 +584,77 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         out.append(ch)
         if one_of is not None:
             if not ch.singular:
-                part = _Chunk(claim, i, k, one_of + tuple(w for w in ch.words if w not in _POSITIONAL), raw)
+                for picked in one_of:
+                    part = _Chunk(claim, i, k, picked + tuple(w for w in ch.words if w not in _POSITIONAL), raw)
+                    part.article, part.same, part.implied, part.collective = True, ch, pair, collective
+                    out.append(part)
+            one_of, pair, collective = None, False, False
+        if lend is not None and i >= lend[0]:
+            if i == lend[0] and not ch.definite and not ch.article and ch.words[0] not in _POSITIONAL:
+                for lead in lend[1]:
+                    part = _Chunk(claim, i, k, lead + ch.words, raw)
+                    part.article, part.same = True, ch
+                    out.append(part)
+            lend = None
+        if lend is None and not ch.definite and k + 2 < n:
+            lend = _lends(ch, tokens, lows, k)
+            if lend is not None and lend[1] and lend[1][-1][-1] != ch.words[-1]:
+                # the abbreviation names the phrase it follows: "a source Mobility Management Network Element
+                # (MMNE)" introduces "a source MMNE"
+                part = _Chunk(claim, i, k, lend[1][-1], raw)
                 part.article = True
                 out.append(part)
-            one_of = None
+        if cls == _ART and nxt == "of" and len(kept) > 1 and kept[-1] in _GROUPS and _POSITIONAL.issuperset(kept[:-1]):
+            # "a first plurality of receptacles" introduces "first receptacles": "said first receptacles" are its
+            # members, but "the first receptacle" would not say which one
+            one_of, collective = [kept[:-1]], True
+        elif cls == _ART and nxt == "of" and kept == ("pair",):
+            one_of = [("first",), ("second",)]  # "a pair of arms": a first and a second arm
+            pair = True
+        if not ch.definite and not ch.singular:
+            # a count gives its members ordinals (MPEP 2173.05(e) accepts "the second briseur" after "at least two
+            # briseurs"): "two imaging devices" introduces "a first imaging device" and "a second imaging device";
+            # the count reaches a plural coordinated right after it ("two opening cylinders or briseurs")
+            count = _CARDINALS.get(raw[0], 0)
+            if not count and counted is not None and i == counted.end + 1 and lows[i - 1] in ("or", "and"):
+                count = _CARDINALS[counted.raw[0]]
+                rest = ch.words
+            else:
+                rest = ch.words[1:]
+            if count and rest:
+                for ordinal in _ORDINALS[:count]:
+                    part = _Chunk(claim, i, k, (ordinal,) + rest, raw)
+                    part.article, part.same, part.implied = True, ch, True
+                    out.append(part)
+                counted = ch if raw[0] in _CARDINALS else counted
         i = k
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
         actions = [a for a in actions if a[1] not in inside]
     return out, actions
+
+
+def _lends(ch: _Chunk, tokens: list[str], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
+    """What an introduction ending at token ``k`` lends the phrase right after a comma, a parenthesised
+    abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
+    When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""
+    after = lows[k]
+    if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
+        # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
+        return k + 1, [ch.words]
+    if after == "(" and lows[k + 2] == ")" and _abbreviation(tokens[k + 1]):
+        short, start = tokens[k + 1], k + 3
+    elif after == "," and lows[k + 1] in ("hereafter", "hereinafter") and k + 3 < len(lows):
+        if not _abbreviation(tokens[k + 2]) or lows[k + 3] != ",":
+            return None
+        short, start = tokens[k + 2], k + 4
+    else:
+        return None
+    forms = [w for w, r in zip(ch.forms, ch.raw) if r not in _NON_RESTRICTIVE]
+    at = _expansion(short, tuple(ch.raw))
+    if at < 0 or len(forms) != len(ch.raw):
+        return None
+    return start, [ch.words, tuple(forms[:at]) + (_american(_singular(short.lower())),)]
 
 
 def _positions(words: tuple[str, ...], word: str) -> list[int]:
@@ -714,7 +824,7 @@ class _Reader:
     def introduce(self, ch: _Chunk) -> None:
         if ch.article and ch.clean and not ch.preamble:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
-            if earlier and earlier[0].taken and earlier[0].claim != ch.claim:
+            if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
         index = self.index
         for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
@@ -733,12 +843,19 @@ class _Reader:
                 self.acted.setdefault(stem[:3], []).append((claim, token, stem))
 
     def matches(
-        self, ref: _Chunk, head: str, mods: tuple[str, ...], exact: bool = False, headed: bool = False
+        self,
+        ref: _Chunk,
+        head: str,
+        mods: tuple[str, ...],
+        exact: bool = False,
+        headed: bool = False,
+        explicit: bool = False,
     ) -> list[_Chunk]:
         """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
-        only those reading exactly so, ``headed``: only those whose head is ``head``."""
+        only those reading exactly so, ``headed``: only those whose head is ``head``, ``explicit``: not the
+        ordinals a count implies."""
         out = []
-        claim, start, anc = ref.claim, ref.start, self.ancestry
+        claim, start, anc, singular = ref.claim, ref.start, self.ancestry, ref.singular
         # the scope test of in_scope, unrolled: it runs for every candidate of every reference
         multi = anc.multi[claim]
         bits = anc.bits_of(claim) if multi else 0
@@ -754,13 +871,32 @@ class _Reader:
                     continue
             elif not (tin[cc] < tin_c and tout_c < tout[cc]):
                 continue
-            if headed and not _ends_with(c.words, head):
+            if (headed and not _ends_with(c.words, head)) or (explicit and c.implied) or (c.collective and singular):
                 continue
             if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
                 out.append(c)
                 if len(out) == 2:
                     break
         return out
+
+    def find(self, ref: _Chunk, head: str, mods: tuple[str, ...], explicit: bool = False) -> list[_Chunk]:
+        """:meth:`matches`, and if none, again without the reference's participle modifiers ("the heated gas" ←
+        "a gas")."""
+        found = self.matches(ref, head, mods, explicit=explicit)
+        if not found and any(r.endswith(("ed", "ing")) for r in ref.raw[:-1]):
+            plain = tuple(w for w, r in zip(mods, ref.raw) if not r.endswith(("ed", "ing")))
+            found = self.matches(ref, head, plain, explicit=explicit)
+        return found
+
+    def ordinals_named(self, ref: _Chunk, head: str) -> bool:
+        """Whether an explicit introduction in ``ref``'s scope gives ``head`` an ordinal ("a first strap section")."""
+        return any(
+            not c.implied
+            and c.words[-1] == head
+            and not _ORDINALS_SET.isdisjoint(c.words)
+            and self.in_scope(c.claim, c.start, ref)
+            for c in self.index.get(head, ())
+        )
 
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
@@ -787,6 +923,8 @@ class _Reader:
         index = self.index
         for p in range(len(target) - 2):
             for c in index.get(target[p:], ()):
+                if c.implied or (c.collective and ref.singular):
+                    continue
                 if _spells(c.words, target) and self.in_scope(c.claim, c.start, ref):
                     return True
         return False
@@ -800,20 +938,22 @@ class _Reader:
             return False
         head = forms[-1][1]
         mods = tuple(w for _, w in forms[:-1])
-        if self.matches(ref, head, mods, headed=True):
+        if self.matches(ref, head, mods, headed=True, explicit=True):
             return True
         if not loose:
             return False
         plain = tuple(w for r, w in forms[:-1] if not r.endswith(("ed", "ing")))
-        return plain != mods and bool(self.matches(ref, head, plain, headed=True))
+        return plain != mods and bool(self.matches(ref, head, plain, headed=True, explicit=True))
 
     def judge(self, ref: _Chunk) -> tuple[str, list[_Chunk]] | None:
         """None when ``ref`` has basis; else ("antecedent", [closest]) or ("antecedent-ambiguous", [two])."""
         words = ref.words
         head, mods = words[-1], words[:-1]
-        found = self.matches(ref, head, mods)
-        if not found and any(r.endswith(("ed", "ing")) for r in ref.raw[:-1]):
-            found = self.matches(ref, head, tuple(w for w, r in zip(mods, ref.raw) if not r.endswith(("ed", "ing"))))
+        found = self.find(ref, head, mods)
+        if found and found[0].implied and self.ordinals_named(ref, head):
+            # a claim set that introduces "a first strap section" itself counts its members explicitly: "two strap
+            # sections" then implies no ordinal (a first/second slip there is still found)
+            found = self.find(ref, head, mods, explicit=True)
         if found:
             latest = found[0]
             latest.taken = True
@@ -833,7 +973,8 @@ class _Reader:
         in_scope = [c for c in same_head if self.in_scope(c.claim, c.start, ref)]
         if ref.inherent and not _contradicts(mods, in_scope):
             return None
-        if not ref.singular and in_scope and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods):
+        base = (in_scope[0].same or in_scope[0]).words if in_scope else ()  # what was written, not a reading of it
+        if not ref.singular and in_scope and all(m in base or m not in _POSITIONAL for m in mods):
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
         if self.named_action(ref) or self.compounded(ref, words):
             return None
@@ -883,8 +1024,8 @@ class _Reader:
         # or ordinal modifier the introduction lacks ("the second layer" after "a layer") is never added freely.
         if (
             in_scope
-            and len({c.words for c in in_scope}) == 1
-            and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods)
+            and len({(c.same or c).words for c in in_scope}) == 1
+            and all(m in base or m not in _POSITIONAL for m in mods)
         ):
             return None
         return "antecedent", in_scope[:1] or [c for c in same_head if not c.definite][:1]
