@@ -410,3 +410,12 @@ def test_a_count_gives_its_members_ordinals_unless_the_claims_name_them_themselv
         "A protector comprising two strap sections, a first strap section having an end and a first strap section "
         "having an end, wherein the second strap section is joinable."
     ) == ["the second strap section"]
+
+
+def test_a_parent_cited_by_its_number_alone_is_the_claims_scope():
+    forest = parse_claims(
+        "1. A thermal printhead comprising a notch.\n"
+        "2. The thermal printhead according to 1, wherein said notch is long.\n"
+        "3. The printhead of 2 wherein said notch is deep and the spring is red."
+    )
+    assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(3, "the spring")]

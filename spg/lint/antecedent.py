@@ -66,6 +66,7 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
+from spg.parse import bare_citation
 
 
 @dataclass(frozen=True)
@@ -684,6 +685,13 @@ class _Ancestry:
         self.parents = [
             sorted({index[p] for p in c.parents if p in index and index[p] < i}) for i, c in enumerate(forest.claims)
         ]
+        for i, c in enumerate(forest.claims):
+            if not self.parents[i]:
+                # "The printhead according to 1, wherein said notch …": a parent cited by its number alone is the
+                # claim's scope all the same (the parser leaves such a claim independent, as the gold links do)
+                cited = bare_citation(c.text, c.num)
+                if cited is not None and cited in index and index[cited] < i:
+                    self.parents[i] = [index[cited]]
         n = len(self.parents)
         children: list[list[int]] = [[] for _ in range(n)]
         self.multi = [False] * n  # the claim or one of its ancestors cites several parents
