@@ -419,3 +419,22 @@ def test_a_parent_cited_by_its_number_alone_is_the_claims_scope():
         "3. The printhead of 2 wherein said notch is deep and the spring is red."
     )
     assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(3, "the spring")]
+
+
+def test_a_nominalisation_with_a_positional_modifier_is_no_named_action():
+    # "the determination" names the action "determining"; "the first position" is one of several positions
+    assert _terms("A method comprising positioning a lever and extending an arm, wherein the first position is set.") == [
+        "the first position"
+    ]
+
+
+def test_a_tooth_is_an_element_not_anatomy():
+    assert _terms("A buckle comprising a frame, wherein the tooth engages the frame.") == ["the tooth"]
+    assert _terms("A toothbrush comprising bristles for brushing the teeth.") == []
+
+
+def test_two_positional_nouns_each_with_its_article_are_read_alone():
+    assert _terms("A case comprising a housing having a top, a front, a rear and sides between the front and the rear.") == []
+    assert _terms("A case comprising a housing having a top and sides between the front and the rear.") == [
+        "the front", "the rear"
+    ]

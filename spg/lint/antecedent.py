@@ -142,7 +142,7 @@ _IDIOM_HEADS = _words(
     "same other like following foregoing preceding former latter art group step steps form vicinity basis presence "
     "absence case fact extent invention claim claims manner way purpose formula formulae respect event instance "
     "order alternative need sake expense help aid contrary range balance remainder internet earth ground lesser "
-    "greater equation proviso improvement phase relation teeth tooth neck skin wrist mouth "
+    "greater equation proviso improvement phase relation teeth neck skin wrist mouth "
     "atmosphere world"
 )
 # Parts and properties any element has (MPEP 2173.05(e): "the outer surface of said sphere" needs no introduction).
@@ -577,8 +577,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
                 pending.forms = pending.forms + forms[lead_raw:]
                 ch.definite = ch.definite or (pending.definite and pending.alone is None)
-            else:  # "the first or, if present, fourth columns": too far to read, so not judged
+            elif i > pending.end + 2 or not ch.definite:
+                # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
+            # else two positional nouns, each with its article ("the front and the rear"): each is read alone
             pending = None
         if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
             pending = ch
@@ -913,7 +915,9 @@ class _Reader:
         if ref.raw[0].endswith("ing") and all(w in _ACTION_HEADS for w in words[1:]):
             named = _stem(ref.raw[0])
             return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
-        if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES):
+        if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES) and _POSITIONAL.isdisjoint(words):
+            # a positional modifier names one of several things ("the first position", "the right vertical
+            # extension"), not the action "positioned", "extending" names
             for c, t, stem in self.acted.get(head[:3], ()):
                 common = next((m for m, (x, y) in enumerate(zip(stem, head)) if x != y), min(len(stem), len(head)))
                 if common >= max(3, len(stem) - 2) and self.in_scope(c, t, ref):
