@@ -438,3 +438,47 @@ def test_two_positional_nouns_each_with_its_article_are_read_alone():
     assert _terms("A case comprising a housing having a top and sides between the front and the rear.") == [
         "the front", "the rear"
     ]
+
+
+def test_a_step_named_by_its_action_and_object_resolves_against_the_action():
+    assert _terms(
+        "A method comprising the step of adding weight to a rest.",
+        "The method of claim 1 wherein said adding weight step comprises placing a bag on the rest.",
+    ) == []
+    # the object must be in scope too
+    assert _terms("A method comprising the step of adding weight to a rest, wherein said adding salt step is slow.") == [
+        "said adding salt step"
+    ]
+
+
+def test_a_name_given_in_place_defines_what_it_names():
+    assert _terms(
+        "A medium engraved to the first depth d1 by a beam, wherein the first depth is less than the pump P3 allows."
+    ) == []
+
+
+def test_units_formulae_and_reference_directions_are_not_elements():
+    assert _terms(
+        "A foil wherein the ratio is 3:1 based on the parts by weight, an anhydride represented by the formula "
+        "HOOC-R, and a burner at an angle of 30° to the horizontal."
+    ) == []
+
+
+def test_for_the_action_of_names_a_purpose_not_an_element():
+    assert _terms(
+        "A feeder comprising a wall defining an enclosure for the reception therein of feed, and a network for the "
+        "automated processing of calls."
+    ) == []
+    # without "for" the action noun of a named thing is still read as a reference where it names no part
+    assert _terms("A feeder comprising a wall, wherein the reception area is wide.") == ["the reception area"]
+
+
+def test_a_positional_part_named_after_its_owner_is_that_owners():
+    assert _terms(
+        "A dome assembly comprising a dome plate having an inner portion and an outer portion, a line connected to "
+        "said dome plate outer portion."
+    ) == []
+    # the part must be introduced with its positional modifier
+    assert _terms("A dome assembly comprising a dome plate having an inner portion, a line on said dome plate outer portion.") == [
+        "said dome plate outer portion"
+    ]

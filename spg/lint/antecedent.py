@@ -205,7 +205,7 @@ _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", 
 # first direction") names something that needs an introduction.
 _MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
-_SET_PHRASES = _words("balance type kind sum group")
+_SET_PHRASES = _words("balance type kind sum group formula formulae formulas")
 # Nouns of a group whose members a positional modifier before them passes on ("a first plurality of receptacles").
 _GROUPS = _words("plurality multiplicity set group series array bank")
 _ORDINALS = tuple(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
@@ -222,8 +222,8 @@ _IRREGULAR_PARTICIPLES = _words(
     "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
 )
 # Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
-# assembly forward" (as a first word they are modifiers: "the forward end").
-_POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards")
+# assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
+_POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
 # Nouns in "-s" that are singular (or name one thing as a modifier: "the graphics processor").
 _S_SINGULARS = _words("lens means series species news chassis bias gas canvas atlas alias")
 # Suffixes that mark a noun, not a bare verb ("the communications center", "the parts holder").
@@ -543,7 +543,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or (bool(claim_at) and _names_claim(kinds, k, claim_at))
                 # a definition, not a reference: "wherein t is the total optical path length", "the distance r"
                 or (i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP)
-                or (len(raw) > 1 and len(raw[-1]) == 1)
+                # a reference direction: "at an angle of 30° to the horizontal"
+                or raw in (("horizontal",), ("vertical",))
+                # a unit, not an element: "based on the parts by weight"
+                or (nxt == "by" and k + 1 < n and lows[k + 1] in ("weight", "mass", "volume"))
             )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
@@ -563,7 +566,18 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
+                # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
+                # the automated processing of calls" names what is done, not an element
+                or (
+                    i > 0
+                    and lows[i - 1] == "for"
+                    and head.endswith(_NOMINAL_SUFFIXES)
+                    and (nxt == "of" or (nxt[:5] == "there" and k + 1 < n and lows[k + 1] == "of"))
+                )
             )
+        if ch.definite and len(raw) > 1 and (len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit())):
+            # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3"
+            ch.definite = False
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
                 if ch.words[0] not in _POSITIONAL:
@@ -908,11 +922,32 @@ class _Reader:
             for c in self.index.get(head, ())
         )
 
+    def owned_part(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """ "said dome plate outer portion" ← "a dome plate having … an outer portion": a part named after its owner
+        (the outer portion of said dome plate) has basis when the owner is an element in scope and the part, with
+        its positional modifiers, is introduced in scope. The owner carries no positional modifier of its own."""
+        for s in range(1, len(words) - 1):
+            owner, part = words[:s], words[s:]
+            if not _POSITIONAL.isdisjoint(owner):
+                break
+            if _POSITIONAL.isdisjoint(part[:-1]):
+                continue  # an unmodified face is the rule above
+            if self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True) and self.matches(
+                ref, part[-1], part[:-1], explicit=True
+            ):
+                return True
+        return False
+
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
         head = words[-1]
-        if ref.raw[0].endswith("ing") and all(w in _ACTION_HEADS for w in words[1:]):
+        if (
+            ref.raw[0].endswith("ing")
+            and head in _ACTION_HEADS
+            # the action's object may stand between ("said adding weight step" after "the step of adding weight")
+            and all(w in _ACTION_HEADS or self.matches(ref, w, ()) for w in words[1:-1])
+        ) or (ref.raw[0].endswith("ing") and len(words) == 1):
             named = _stem(ref.raw[0])
             return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
         if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES) and _POSITIONAL.isdisjoint(words):
@@ -1001,6 +1036,8 @@ class _Reader:
             and self.matches(ref, mods[-1], mods[:-1], headed=True)
         ):
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
+        if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
+            return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
             # an adverb before the last word: that word is a predicate, not a head ("said retention member
