@@ -482,3 +482,7 @@ def test_a_positional_part_named_after_its_owner_is_that_owners():
     assert _terms("A dome assembly comprising a dome plate having an inner portion, a line on said dome plate outer portion.") == [
         "said dome plate outer portion"
     ]
+
+
+def test_a_compound_spelt_another_way_is_read_before_the_verb_it_ran_into():
+    assert _terms("A device in the housing of a man-machine interface, wherein the machine interface controls at least a TV.") == []

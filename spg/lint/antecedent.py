@@ -792,13 +792,15 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     return False
 
 
-def _spells(words: tuple[str, ...], target: str) -> bool:
-    """Whether consecutive words (or hyphenated parts) of ``words``, ending at the end of a word, join to
-    ``target``."""
+def _spells(words: tuple[str, ...], target: str, headed: bool = False) -> bool:
+    """Whether consecutive words (or hyphenated parts) of ``words``, ending at the end of a word (with ``headed``,
+    of the last word), join to ``target``."""
     parts = [(part, m == len(w.split("-")) - 1) for w in words for m, part in enumerate(w.split("-"))]
     for end in range(len(parts) - 1, -1, -1):
         if not parts[end][1]:
             continue
+        if headed and end < len(parts) - 1:
+            break
         joined = ""
         for i in range(end, -1, -1):
             joined = parts[i][0] + joined
@@ -959,11 +961,11 @@ class _Reader:
                     return True
         return False
 
-    def compounded(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+    def compounded(self, ref: _Chunk, words: tuple[str, ...], headed: bool = False) -> bool:
         """Whether an introduction in scope spells ``words`` as one compound, written open, hyphenated or closed
         ("the foot plate" ← "a footplate", "the strip-line" ← "a strip line", "the machine interface" ← "a
         man-machine interface"): the same letters, from the start of a word (or of a hyphenated part) to the end
-        of a word of the introduction."""
+        of a word of the introduction (with ``headed``, of its last word)."""
         target = "".join(words).replace("-", "")
         if len(target) < 6:
             return False
@@ -972,7 +974,7 @@ class _Reader:
             for c in index.get(target[p:], ()):
                 if c.implied or (c.collective and ref.singular):
                     continue
-                if _spells(c.words, target) and self.in_scope(c.claim, c.start, ref):
+                if _spells(c.words, target, headed) and self.in_scope(c.claim, c.start, ref):
                     return True
         return False
 
@@ -986,6 +988,9 @@ class _Reader:
         head = forms[-1][1]
         mods = tuple(w for _, w in forms[:-1])
         if self.matches(ref, head, mods, headed=True, explicit=True):
+            return True
+        # "the machine interface controls" ← "a man-machine interface"
+        if self.compounded(ref, mods + (head,), headed=True):
             return True
         if not loose:
             return False
