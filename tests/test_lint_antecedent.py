@@ -486,3 +486,18 @@ def test_a_positional_part_named_after_its_owner_is_that_owners():
 
 def test_a_compound_spelt_another_way_is_read_before_the_verb_it_ran_into():
     assert _terms("A device in the housing of a man-machine interface, wherein the machine interface controls at least a TV.") == []
+
+
+def test_a_relation_between_named_things_and_a_statistic_of_them_are_inherent():
+    assert _terms(
+        "A device comprising a hook and a base, means for adjusting the distance between said hook and said base, "
+        "the ratio of a blend to the weighted average of its polymers, and the cross-sectional area of the base."
+    ) == []
+    # a relation with a positional modifier is one of several and needs an introduction
+    assert _terms("A device comprising a hook and a base, the first distance between said hook and said base.") == [
+        "the first distance"
+    ]
+
+
+def test_the_resulting_product_of_a_step_is_introduced_by_it():
+    assert _terms("A method comprising mixing water and keratin, wherein the resulting solution contains keratin.") == []

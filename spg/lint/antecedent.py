@@ -162,7 +162,7 @@ _PARTS = _PROPERTIES | _words(
     "periphery perimeter circumference front rear back axis plane portion part half majority entirety boundary "
     "profile contour outline region rest beginning start completion operation execution output input result "
     "sequence structure course remainder use substituent sine cosine tangent logarithm square root inverse "
-    "product quotient reciprocal"
+    "product quotient reciprocal average mean median"
 )
 # Faces every solid has: named after their owner ("the tissue surface", "the light emitting side") they are that
 # owner's (MPEP 2173.05(e)); an abstract part ("the ring structure", "the power product") may be an element itself.
@@ -203,7 +203,9 @@ _CONTRAST = {
 _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", "ment")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
-_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
+_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum cross-sectional")
+# Relations between things, named by "between" ("the distance between the plates"): properties of the pair.
+_RELATIONS = _words("distance spacing angle gap difference ratio clearance interval relationship relation overlap")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
 _SET_PHRASES = _words("balance type kind sum group formula formulae formulas")
 # Nouns of a group whose members a positional modifier before them passes on ("a first plurality of receptacles").
@@ -564,6 +566,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     )
                 )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # a relation of the things named after it: "the distance between said means and the object"
+                or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
                 # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
@@ -575,8 +579,11 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     and (nxt == "of" or (nxt[:5] == "there" and k + 1 < n and lows[k + 1] == "of"))
                 )
             )
-        if ch.definite and len(raw) > 1 and (len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit())):
-            # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3"
+        if ch.definite and len(raw) > 1 and (
+            len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit()) or raw[0] == "resulting"
+        ):
+            # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
+            # "the resulting solution" names what the step just recited yields
             ch.definite = False
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
