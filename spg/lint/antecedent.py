@@ -24,9 +24,20 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   A reference that ran into a verb ("the oxygen content falls") is read again without it; so is one that ran into
   a bare verb after a coordinated or plural subject ("the hinge portion and the ridge create a wall"), an "-ing"
   noun or an irregular participle with its complement after it ("said lid fitting onto", "the pull bolt held by").
-  A comparative before "than" ends a phrase ("the ring portion thinner than").
-* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase, and "a first one
-  of the polymer materials" introduces "the first polymer material".
+  A comparative before "than" ends a phrase ("the ring portion thinner than"); so do an adverb before the last
+  word, which makes it a predicate ("said member rotatably moveable about"), a bare verb after a plural noun with
+  its object ("said grooves prevent side loading"), postpositive words ("said device able to", "the voltage
+  irrespective of", "drawing the nozzle assembly forward") and "using".
+* Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
+  "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
+  footplate", "the machine interface" ← "a man-machine interface").
+* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase ("the input and the
+  network", with no ordinal after "and", is also read word by word), and "a first one of the polymer materials"
+  introduces "the first polymer material". More introductions claims write: an abbreviation whose letters spell
+  its long form ("a radio frequency (RF) section", "a private branch exchange, hereafter PBX, telephony circuit"),
+  comma-separated modifiers ("a second, complementary shell"), "a first plurality of receptacles" (for "said first
+  receptacles", not for a singular "the first receptacle") and a count ("at least two briseurs", "a pair of arms":
+  "the second briseur"), unless the claims introduce ordinals of that noun themselves.
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -34,21 +45,29 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
   "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
-  else in the claim set: a noun the claims return to is an element they track.
-* A definite phrase defining a symbol is no reference ("wherein t is the total optical path length", "the
-  distance r").
+  else in the claim set: a noun the claims return to is an element they track. A part named after its owner
+  ("said dome plate outer portion") is the owner's when both are introduced; a relation "between" named things
+  ("the distance between"), "for the <nominalisation> of" (a purpose) and "the resulting solution" need none.
+* A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
+  symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
+  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
   added freely ("the second shaft" after "a shaft" is reported).
-* Actions: "the determining step", "the adjusting", "said loading", "the notifying means" resolve against an earlier
-  "determining", "adjusting", … in scope, and "the determination" against "determining".
+* Actions: "the determining step", "the adjusting", "said loading", "the notifying means" and "said adding weight
+  step" (its object introduced) resolve against an earlier "determining", "adjusting", … in scope, and "the
+  determination" against "determining" (not "the first position" against "positioned").
+* Scope follows a parent cited by its number alone ("The printhead according to 1, wherein", :func:`spg.parse.
+  bare_citation`), which the parser, like the corpus's gold links, leaves independent.
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
   phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
   ("the Internet", "the ground").
 * A missing antecedent is reported once: the first occurrence in a claim; it then serves as the introduction for
   the rest of that claim and the claims depending on it.
 * Ambiguity is reported where a dependent claim re-introduces an element its ancestors introduced and referred to
-  ("a widget … the widget" in claim 1, "further comprising a widget … the widget" in claim 2). A restatement inside
+  ("a widget … the widget" in claim 1, "further comprising a widget" in claim 2) and a claim below it refers to it
+  ("the widget" in claim 3); the re-introducing claim's own reference means its own, nearest introduction. A
+  restatement inside
   one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
   alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
   modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
@@ -579,8 +598,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     and (nxt == "of" or (nxt[:5] == "there" and k + 1 < n and lows[k + 1] == "of"))
                 )
             )
-        if ch.definite and len(raw) > 1 and (
-            len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit()) or raw[0] == "resulting"
+        if (
+            ch.definite
+            and len(raw) > 1
+            and (len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit()) or raw[0] == "resulting")
         ):
             # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
             # "the resulting solution" names what the step just recited yields
@@ -620,7 +641,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     part.article, part.same = True, ch
                     out.append(part)
             lend = None
-        if lend is None and not ch.definite and k + 2 < n:
+        if lend is None and not ch.definite and k + 2 < n and lows[k] in ("(", ","):
             lend = _lends(ch, tokens, lows, k)
             if lend is not None and lend[1] and lend[1][-1][-1] != ch.words[-1]:
                 # the abbreviation names the phrase it follows: "a source Mobility Management Network Element
@@ -952,11 +973,14 @@ class _Reader:
         words = ref.words
         head = words[-1]
         if (
-            ref.raw[0].endswith("ing")
-            and head in _ACTION_HEADS
-            # the action's object may stand between ("said adding weight step" after "the step of adding weight")
-            and all(w in _ACTION_HEADS or self.matches(ref, w, ()) for w in words[1:-1])
-        ) or (ref.raw[0].endswith("ing") and len(words) == 1):
+            (
+                ref.raw[0].endswith("ing")
+                and head in _ACTION_HEADS
+                # the action's object may stand between ("said adding weight step" after "the step of adding weight")
+                and all(w in _ACTION_HEADS or self.matches(ref, w, ()) for w in words[1:-1])
+            )
+            or (ref.raw[0].endswith("ing") and len(words) == 1)
+        ):
             named = _stem(ref.raw[0])
             return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
         if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES) and _POSITIONAL.isdisjoint(words):
