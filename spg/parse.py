@@ -260,6 +260,33 @@ def unread_citations(forest: Forest) -> list[Diagnostic]:
     return out
 
 
+# A dependent claim that cites its parent by number alone: "The thermal printhead according to 1, wherein", "The
+# port of 8, wherein", "The method as claimed in 14, wherein". A definite opening ("The …": an independent claim
+# opens with "A"/"An"), a citing phrase, a bare number and right after it the end of the opening (a comma not
+# followed by another number, "wherein", "in which", "further", "characterised", …): a quantity ("the mixture of 5,
+# 10 or 20 parts", "the tube of 5 mm") never ends an opening so.
+_BARE_CITATION = re.compile(
+    r"\s*the\b[^,;:.()\d]{1,80}?\b(?:according\s+to|as\s+(?:claimed|defined|recited|described)\s+in"
+    r"|as\s+set\s+forth\s+in|as\s+in|of|in)\s+(\d{1,4})"
+    r"(?=\s*,(?!\s*\d)|\s+(?:wherein|where|whereby|in\s+which|further|characteri[sz]ed|comprising|including|claims?)\b)",
+    re.IGNORECASE,
+)
+
+
+def bare_citation(text: str, num: int) -> int | None:
+    """The claim that claim ``num`` cites by its number alone in its opening ("The printhead according to 1,
+    wherein …"), if it is an earlier one; None otherwise. The gold links of the shared corpus (USPTO reference tags)
+    know only citations with the word "claim", so :func:`claim_parents` leaves these claims independent, and readers
+    that need a claim's scope (the antecedent analysis of ``spg lint``) ask this."""
+    if not isinstance(text, str) or text[:8].lstrip()[:3].lower() != "the":
+        return None
+    match = _BARE_CITATION.match(text)
+    if match is None:
+        return None
+    cited = int(match.group(1))
+    return cited if 0 < cited < num else None
+
+
 def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
     """Sorted unique claim numbers cited by claim ``num``; () means the claim is independent."""
     refs = extract_references(text, num)

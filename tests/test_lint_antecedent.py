@@ -120,17 +120,28 @@ def test_coordinated_ordinals_share_their_head():
     assert _terms("A wall having a first layer, the first and second layers being thin.") != []
 
 
-def test_reintroduced_element_makes_later_reference_ambiguous():
+def test_reintroduced_element_makes_a_reference_below_the_reintroducing_claim_ambiguous():
     forest = Forest.from_parents(
         [
             "A device comprising a widget, the widget being red.",
-            "The device of claim 1, further comprising a widget, wherein the widget is blue.",
+            "The device of claim 1, further comprising a widget.",
+            "The device of claim 2, wherein the widget is blue.",
         ],
-        [[], [1]],
+        [[], [1], [2]],
     )
     [finding] = check_antecedents(forest)
-    assert (finding.claim, finding.term, finding.rule) == (2, "the widget", "antecedent-ambiguous")
+    assert (finding.claim, finding.term, finding.rule) == (3, "the widget", "antecedent-ambiguous")
     assert "'a widget' (claim 1)" in finding.message and "'a widget' (claim 2)" in finding.message
+
+
+def test_a_reference_after_its_own_claims_reintroduction_means_the_nearest_one():
+    # The claim that re-introduces the element and then refers to it means its own introduction.
+    texts = [
+        "A device comprising a widget, the widget being red.",
+        "The device of claim 1, further comprising a widget, wherein the widget is blue.",
+        "The device of claim 1, wherein said device comprises a widget and two pins, said widget holding the pins.",
+    ]
+    assert check_antecedents(Forest.from_parents(texts, [[], [1], [1]])) == []
 
 
 def test_a_claim_of_another_category_restates_without_ambiguity():
@@ -284,3 +295,209 @@ def test_cannot_and_due_end_a_noun_phrase():
 def test_an_action_noun_in_ment_named_with_its_owner_is_inherent():
     assert _terms("A door comprising a sliding door, a sensor sensing the position of the sliding door based on the "
                   "movement of the sliding door and the movement of the sliding door again.") == []  # fmt: skip
+
+
+def test_an_adverb_before_the_last_word_makes_that_word_a_predicate():
+    assert _terms(
+        "A tool comprising a housing and a retention member attached to said housing, said retention member "
+        "rotatably moveable about an axis, and a resonator, the level of the resonator substantially constant."
+    ) == []
+
+
+def test_a_bare_verb_after_a_plural_noun_with_its_object_ends_the_reference():
+    assert _terms(
+        "A valve comprising annular grooves and torsional members each having a free end, wherein said annular "
+        "grooves prevent side loading and the free ends engage one another."
+    ) == []
+    # a noun after a plural modifier stays in the phrase: "the sales tax" is not "the sales" taxing
+    assert _terms("A till recording sales, wherein the sales tax is added.") == ["the sales tax"]
+
+
+def test_a_postpositive_word_ends_the_reference():
+    assert _terms(
+        "A cleaner comprising a nozzle assembly, a control device and a voltage controller setting a command "
+        "voltage, an agitator drawing the nozzle assembly forward, said control device able to stop the agitator, "
+        "and the controller holding the command voltage irrespective of a load."
+    ) == []
+
+
+def test_a_verb_after_a_reference_with_an_added_participle_ends_it():
+    # "opened film tube": the participle opens no phrase, so the introduction is "film tube"
+    assert _terms(
+        "A machine advancing a length of opened film tube, wherein an end of the opened film tube subsequently "
+        "drops onto a container, and storing washing water, wherein the washing water penetrates through laundry."
+    ) == []
+
+
+def test_a_plural_after_an_ed_participle_is_a_noun_not_a_verb():
+    assert _terms("A glove comprising separate elongated sections, a top side of said elongated sections to receive fingers.") == []
+
+
+def test_using_ends_a_noun_phrase():
+    assert _terms("A method comprising generating an image, and displaying the image using multi-slice imaging.") == []
+
+
+def test_a_coordinated_word_without_an_ordinal_after_it_is_read_alone_too():
+    # "a front and a rearward end" shares the head "end"; "the input and the network" does not share one
+    assert _terms(
+        "A machine comprising a chassis having a front and a rearward end, an input, a network and a module "
+        "coupled to the input and the network, moving said chassis from said rearward end towards said front end."
+    ) == []
+    assert _terms("A system comprising an input and a model to receive the input and generate information.") == []
+
+
+def test_british_and_american_spellings_name_one_thing():
+    assert _terms(
+        "A process feeding a first oxygen-lean vapour stream and a stabiliser to a centre column, wherein the first "
+        "oxygen-lean vapor stream, the stabilizer and the center column are cooled."
+    ) == []
+    # a respelt word is still compared: "the second vapor stream" has no basis
+    assert _terms("A process feeding a first vapour stream, wherein the second vapor stream is cooled.") == [
+        "the second vapor stream"
+    ]
+
+
+def test_a_compound_may_be_written_open_hyphenated_or_closed():
+    assert _terms(
+        "A binding comprising a footplate, a strip line and a man-machine interface, wherein the foot plate, the "
+        "strip-line and the machine interface are fixed."
+    ) == []
+    # the letters must start at a word boundary of the introduction: "the airline" is no "hair line"
+    assert _terms("A comb forming a hair line, wherein the airline is straight.") == ["the airline"]
+
+
+def test_an_abbreviation_defined_in_the_claims_names_its_long_form():
+    assert _terms(
+        "A node comprising a radio frequency (RF) section, a source Mobility Management Network Element (MMNE) and a "
+        "private branch exchange, hereafter PBX, telephony circuit, wherein the RF section, the source MMNE and said "
+        "PBX telephony circuit are linked, and the radio frequency section is shielded."
+    ) == []
+    # letters that spell no long form define nothing
+    assert _terms("A node comprising a radio frequency (XQ) section and a power section, the XQ section shielded.") == [
+        "the XQ section"
+    ]
+
+
+def test_comma_separated_modifiers_introduce_one_phrase():
+    assert _terms(
+        "A cork extractor comprising a first half-cylinder shell and a second, complementary half-cylinder shell, "
+        "said cork being guided along said second half-cylinder shell."
+    ) == []
+    assert _terms("An extractor comprising a second, complementary shell, wherein the first shell is red.") == [
+        "the first shell"
+    ]
+
+
+def test_a_first_plurality_of_members_introduces_the_first_members_not_a_first_member():
+    assert _terms(
+        "A charge comprising a first plurality of elongated tubular receptacles, each of said first elongated "
+        "tubular receptacles having a cavity."
+    ) == []
+    # a group's ordinal is not its members': "the first current source" does not say which one is meant
+    assert _terms("A circuit comprising a first set of current sources, wherein the first current source is on.") == [
+        "the first current source"
+    ]
+
+
+def test_a_count_gives_its_members_ordinals_unless_the_claims_name_them_themselves():
+    assert _terms(
+        "A carding machine comprising at least two opening cylinders or briseurs and a pair of arms, the first "
+        "briseur being upstream of the second briseur and the second arm being short."
+    ) == []
+    assert _terms("A machine comprising two briseurs, wherein the third briseur is idle.") == ["the third briseur"]
+    # a claim set that introduces "a first strap section" itself counts explicitly: a first/second slip is found
+    assert _terms(
+        "A protector comprising two strap sections, a first strap section having an end and a first strap section "
+        "having an end, wherein the second strap section is joinable."
+    ) == ["the second strap section"]
+
+
+def test_a_parent_cited_by_its_number_alone_is_the_claims_scope():
+    forest = parse_claims(
+        "1. A thermal printhead comprising a notch.\n"
+        "2. The thermal printhead according to 1, wherein said notch is long.\n"
+        "3. The printhead of 2 wherein said notch is deep and the spring is red."
+    )
+    assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(3, "the spring")]
+
+
+def test_a_nominalisation_with_a_positional_modifier_is_no_named_action():
+    # "the determination" names the action "determining"; "the first position" is one of several positions
+    assert _terms("A method comprising positioning a lever and extending an arm, wherein the first position is set.") == [
+        "the first position"
+    ]
+
+
+def test_a_tooth_is_an_element_not_anatomy():
+    assert _terms("A buckle comprising a frame, wherein the tooth engages the frame.") == ["the tooth"]
+    assert _terms("A toothbrush comprising bristles for brushing the teeth.") == []
+
+
+def test_two_positional_nouns_each_with_its_article_are_read_alone():
+    assert _terms("A case comprising a housing having a top, a front, a rear and sides between the front and the rear.") == []
+    assert _terms("A case comprising a housing having a top and sides between the front and the rear.") == [
+        "the front", "the rear"
+    ]
+
+
+def test_a_step_named_by_its_action_and_object_resolves_against_the_action():
+    assert _terms(
+        "A method comprising the step of adding weight to a rest.",
+        "The method of claim 1 wherein said adding weight step comprises placing a bag on the rest.",
+    ) == []
+    # the object must be in scope too
+    assert _terms("A method comprising the step of adding weight to a rest, wherein said adding salt step is slow.") == [
+        "said adding salt step"
+    ]
+
+
+def test_a_name_given_in_place_defines_what_it_names():
+    assert _terms(
+        "A medium engraved to the first depth d1 by a beam, wherein the first depth is less than the pump P3 allows."
+    ) == []
+
+
+def test_units_formulae_and_reference_directions_are_not_elements():
+    assert _terms(
+        "A foil wherein the ratio is 3:1 based on the parts by weight, an anhydride represented by the formula "
+        "HOOC-R, and a burner at an angle of 30° to the horizontal."
+    ) == []
+
+
+def test_for_the_action_of_names_a_purpose_not_an_element():
+    assert _terms(
+        "A feeder comprising a wall defining an enclosure for the reception therein of feed, and a network for the "
+        "automated processing of calls."
+    ) == []
+    # without "for" the action noun of a named thing is still read as a reference where it names no part
+    assert _terms("A feeder comprising a wall, wherein the reception area is wide.") == ["the reception area"]
+
+
+def test_a_positional_part_named_after_its_owner_is_that_owners():
+    assert _terms(
+        "A dome assembly comprising a dome plate having an inner portion and an outer portion, a line connected to "
+        "said dome plate outer portion."
+    ) == []
+    # the part must be introduced with its positional modifier
+    assert _terms("A dome assembly comprising a dome plate having an inner portion, a line on said dome plate outer portion.") == [
+        "said dome plate outer portion"
+    ]
+
+
+def test_a_compound_spelt_another_way_is_read_before_the_verb_it_ran_into():
+    assert _terms("A device in the housing of a man-machine interface, wherein the machine interface controls at least a TV.") == []
+
+
+def test_a_relation_between_named_things_and_a_statistic_of_them_are_inherent():
+    assert _terms(
+        "A device comprising a hook and a base, means for adjusting the distance between said hook and said base, "
+        "the ratio of a blend to the weighted average of its polymers, and the cross-sectional area of the base."
+    ) == []
+    # a relation with a positional modifier is one of several and needs an introduction
+    assert _terms("A device comprising a hook and a base, the first distance between said hook and said base.") == [
+        "the first distance"
+    ]
+
+
+def test_the_resulting_product_of_a_step_is_introduced_by_it():
+    assert _terms("A method comprising mixing water and keratin, wherein the resulting solution contains keratin.") == []

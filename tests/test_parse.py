@@ -554,3 +554,18 @@ def test_claim_numbers_past_9999_are_claims_of_their_own():
     assert len(forest) == 10_002 and forest.by_num[10_002].parents == (10_001,)
     assert [n for n, _ in split_claims("1. A widget. 123456789012. The widget of claim 1.")] == [1, 123456789012]
     assert parse_claims(["1. A widget.", "10000. The widget of claim 1."]).by_num[10_000].parents == (1,)
+
+
+def test_bare_citation_reads_a_parent_cited_by_its_number_alone_in_the_opening():
+    from spg.parse import bare_citation
+
+    assert bare_citation("The thermal printhead according to 1, wherein said notch is long.", 2) == 1
+    assert bare_citation("The port of 8, wherein said member is flat.", 9) == 8
+    assert bare_citation("The method as claimed in 14, wherein step c) is hot.", 15) == 14
+    assert bare_citation("The composition of 3 wherein said region is short.", 4) == 3
+    # not a later claim, not the claim itself, not a quantity, not an independent claim
+    assert bare_citation("The printhead according to 5, wherein said notch is long.", 3) is None
+    assert bare_citation("The printhead according to 3, wherein said notch is long.", 3) is None
+    assert bare_citation("The mixture of 5, 10 or 20 parts, wherein water is added.", 30) is None
+    assert bare_citation("The tube of 5 mm, wherein the wall is thin.", 30) is None
+    assert bare_citation("A printhead according to 1, wherein a notch is long.", 2) is None

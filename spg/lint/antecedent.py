@@ -24,9 +24,20 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   A reference that ran into a verb ("the oxygen content falls") is read again without it; so is one that ran into
   a bare verb after a coordinated or plural subject ("the hinge portion and the ridge create a wall"), an "-ing"
   noun or an irregular participle with its complement after it ("said lid fitting onto", "the pull bolt held by").
-  A comparative before "than" ends a phrase ("the ring portion thinner than").
-* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase, and "a first one
-  of the polymer materials" introduces "the first polymer material".
+  A comparative before "than" ends a phrase ("the ring portion thinner than"); so do an adverb before the last
+  word, which makes it a predicate ("said member rotatably moveable about"), a bare verb after a plural noun with
+  its object ("said grooves prevent side loading"), postpositive words ("said device able to", "the voltage
+  irrespective of", "drawing the nozzle assembly forward") and "using".
+* Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
+  "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
+  footplate", "the machine interface" ← "a man-machine interface").
+* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase ("the input and the
+  network", with no ordinal after "and", is also read word by word), and "a first one of the polymer materials"
+  introduces "the first polymer material". More introductions claims write: an abbreviation whose letters spell
+  its long form ("a radio frequency (RF) section", "a private branch exchange, hereafter PBX, telephony circuit"),
+  comma-separated modifiers ("a second, complementary shell"), "a first plurality of receptacles" (for "said first
+  receptacles", not for a singular "the first receptacle") and a count ("at least two briseurs", "a pair of arms":
+  "the second briseur"), unless the claims introduce ordinals of that noun themselves.
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -34,21 +45,29 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
   "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
-  else in the claim set: a noun the claims return to is an element they track.
-* A definite phrase defining a symbol is no reference ("wherein t is the total optical path length", "the
-  distance r").
+  else in the claim set: a noun the claims return to is an element they track. A part named after its owner
+  ("said dome plate outer portion") is the owner's when both are introduced; a relation "between" named things
+  ("the distance between"), "for the <nominalisation> of" (a purpose) and "the resulting solution" need none.
+* A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
+  symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
+  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
   added freely ("the second shaft" after "a shaft" is reported).
-* Actions: "the determining step", "the adjusting", "said loading", "the notifying means" resolve against an earlier
-  "determining", "adjusting", … in scope, and "the determination" against "determining".
+* Actions: "the determining step", "the adjusting", "said loading", "the notifying means" and "said adding weight
+  step" (its object introduced) resolve against an earlier "determining", "adjusting", … in scope, and "the
+  determination" against "determining" (not "the first position" against "positioned").
+* Scope follows a parent cited by its number alone ("The printhead according to 1, wherein", :func:`spg.parse.
+  bare_citation`), which the parser, like the corpus's gold links, leaves independent.
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
   phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
   ("the Internet", "the ground").
 * A missing antecedent is reported once: the first occurrence in a claim; it then serves as the introduction for
   the rest of that claim and the claims depending on it.
 * Ambiguity is reported where a dependent claim re-introduces an element its ancestors introduced and referred to
-  ("a widget … the widget" in claim 1, "further comprising a widget … the widget" in claim 2). A restatement inside
+  ("a widget … the widget" in claim 1, "further comprising a widget" in claim 2) and a claim below it refers to it
+  ("the widget" in claim 3); the re-introducing claim's own reference means its own, nearest introduction. A
+  restatement inside
   one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
   alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
   modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
@@ -66,6 +85,7 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
+from spg.parse import bare_citation
 
 
 @dataclass(frozen=True)
@@ -99,7 +119,11 @@ _STOP = _words(
     "is are was were be been being has have having had do does did can could may might must shall should will "
     "would comprising comprises comprise including includes include consisting consists consist containing "
     "contains contain characterized characterised configured adapted arranged operable operative capable "
-    "extends extend according whereupon i.e e.g etc also only further respectively same less least more most very"
+    "extends extend according whereupon i.e e.g etc also only further respectively same less least more most very "
+    # a participle that works as a preposition ("generating the image using multi-slice imaging")
+    "using "
+    # what defines an abbreviation ("a private branch exchange, hereafter PBX, telephony circuit")
+    "hereafter hereinafter"
 )
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
@@ -110,7 +134,10 @@ _AFTER_HEAD = _words(
     "receives transmits generates determines provides allows enables permits prevents rotates engages communicates "
     "operates performs executes creates cooperate cooperates remain remains become becomes occur occurs exceed "
     "exceeds correspond corresponds indicates represents identifies produces reduces abut abuts surrounds defines "
-    "comprise moves causes emits detects free due"
+    "comprise moves causes emits detects free due "
+    # adjectives that follow what they qualify and never open or continue a noun phrase: "said control device able
+    # to", "the command voltage irrespective of whether"
+    "able unable irrespective regardless"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -134,7 +161,7 @@ _IDIOM_HEADS = _words(
     "same other like following foregoing preceding former latter art group step steps form vicinity basis presence "
     "absence case fact extent invention claim claims manner way purpose formula formulae respect event instance "
     "order alternative need sake expense help aid contrary range balance remainder internet earth ground lesser "
-    "greater equation proviso improvement phase relation teeth tooth neck skin wrist mouth "
+    "greater equation proviso improvement phase relation teeth neck skin wrist mouth "
     "atmosphere world"
 )
 # Parts and properties any element has (MPEP 2173.05(e): "the outer surface of said sphere" needs no introduction).
@@ -154,7 +181,7 @@ _PARTS = _PROPERTIES | _words(
     "periphery perimeter circumference front rear back axis plane portion part half majority entirety boundary "
     "profile contour outline region rest beginning start completion operation execution output input result "
     "sequence structure course remainder use substituent sine cosine tangent logarithm square root inverse "
-    "product quotient reciprocal"
+    "product quotient reciprocal average mean median"
 )
 # Faces every solid has: named after their owner ("the tissue surface", "the light emitting side") they are that
 # owner's (MPEP 2173.05(e)); an abstract part ("the ring structure", "the power product") may be an element itself.
@@ -195,9 +222,16 @@ _CONTRAST = {
 _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", "ment")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
-_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum")
+_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum cross-sectional")
+# Relations between things, named by "between" ("the distance between the plates"): properties of the pair.
+_RELATIONS = _words("distance spacing angle gap difference ratio clearance interval relationship relation overlap")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
-_SET_PHRASES = _words("balance type kind sum group")
+_SET_PHRASES = _words("balance type kind sum group formula formulae formulas")
+# Nouns of a group whose members a positional modifier before them passes on ("a first plurality of receptacles").
+_GROUPS = _words("plurality multiplicity set group series array bank")
+_ORDINALS = tuple(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
+_ORDINALS_SET = frozenset(_ORDINALS)
+_CARDINALS = {w: n for n, w in enumerate(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 2)}
 # Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase").
 _NAMED = _words("step steps phase order")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
@@ -208,9 +242,17 @@ _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
     "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
 )
+# Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
+# assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
+_POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
+# Nouns in "-s" that are singular (or name one thing as a modifier: "the graphics processor").
+_S_SINGULARS = _words("lens means series species news chassis bias gas canvas atlas alias")
+# Suffixes that mark a noun, not a bare verb ("the communications center", "the parts holder").
+_NOUN_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ity", "ness", "er", "or", "ure", "ism", "ist", "ship",
+                  "hood", "ics", "ant", "al", "ay", "ey", "ty", "ry", "ly", "dy", "ny", "gy", "my")  # fmt: skip
 # Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
 _DEFINING = _words("is are denotes denote represents represent means")
-_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by")
+_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by one")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -239,6 +281,103 @@ def _singular(word: str) -> str:
     return word
 
 
+# British spellings whose American form is not made by the suffix rules of :func:`_american`.
+_BRITISH = {
+    "aluminium": "aluminum", "grey": "gray", "tyre": "tire", "mould": "mold", "programme": "program",
+    "plough": "plow", "kerb": "curb", "draught": "draft", "storey": "story", "manoeuvre": "maneuver",
+    "defence": "defense", "licence": "license", "offence": "offense", "judgement": "judgment", "ageing": "aging",
+    "catalogue": "catalog", "analogue": "analog", "dialogue": "dialog", "sulphur": "sulfur", "sulphate": "sulfate",
+    "sulphide": "sulfide", "sulphonate": "sulfonate", "sulphonic": "sulfonic", "oestrogen": "estrogen",
+    "haemoglobin": "hemoglobin", "foetal": "fetal", "foetus": "fetus", "oesophagus": "esophagus",
+}  # fmt: skip
+# Word endings British English spells differently (vapour, centre, stabilise, analyse, labelled): both forms of a
+# word name one thing, so every word is compared in its American form.
+_BRITISH_ENDINGS = (
+    ("our", "or"), ("oured", "ored"), ("ouring", "oring"), ("ourless", "orless"),
+    ("tre", "ter"), ("bre", "ber"),
+    ("isation", "ization"), ("ise", "ize"), ("ised", "ized"), ("ising", "izing"), ("iser", "izer"),
+    ("lyse", "lyze"), ("lysed", "lyzed"), ("lysing", "lyzing"), ("lyser", "lyzer"),
+    ("elled", "eled"), ("elling", "eling"), ("eller", "eler"),
+)  # fmt: skip
+_BRITISH_SUFFIXES = tuple(b for b, _ in _BRITISH_ENDINGS)
+
+
+def _american(word: str) -> str:
+    """A word in American spelling ("vapour" → "vapor", "centre" → "center", "stabiliser" → "stabilizer"). Only
+    words of five letters or more are respelt, so "four", "tour", "acre" and "rise" stay."""
+    got = _BRITISH.get(word)
+    if got is not None:
+        return got
+    if word.startswith("sulph"):
+        word = "sulf" + word[5:]
+    if len(word) < 5 or not word.endswith(_BRITISH_SUFFIXES):
+        return word
+    for british, american in _BRITISH_ENDINGS:
+        if word.endswith(british) and len(word) - len(british) >= 2:
+            return word[: -len(british)] + american
+    return word
+
+
+# The word lists compared with a phrase's (American) words hold both spellings ("colour", "centre", "contour").
+_PROPERTIES, _PARTS, _IDIOM_HEADS, _MEASURES = (
+    words | frozenset(map(_american, words)) for words in (_PROPERTIES, _PARTS, _IDIOM_HEADS, _MEASURES)
+)
+
+
+def _plural_form(word: str) -> bool:
+    """Whether a word reads as a plural noun ("grooves", "pools"), not a singular in "-s" ("lens", "axis")."""
+    return (
+        len(word) > 3
+        and word.isalpha()
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "as", "ics"))
+        and word not in _S_SINGULARS
+    )
+
+
+def _bare_verb(word: str) -> bool:
+    """Whether a word may be a bare (plural-agreeing) verb: no "-s", "-ed", "-ing" and no noun suffix."""
+    return (
+        len(word) > 3
+        and word.isalpha()
+        and not word.endswith(("s", "ed", "ing") + _NOUN_SUFFIXES)
+        and word not in _PRONOMINAL
+        and word not in _ING_NOUNS
+    )
+
+
+def _abbreviation(token: str) -> bool:
+    """Whether a token reads as an abbreviation ("RF", "MMNE", "PCBs"): a capital first and at most one small
+    letter."""
+    if not 2 <= len(token) <= 10 or not token[0].isupper():
+        return False
+    letters = [c for c in token if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return upper >= 2 and upper >= len(letters) - 1
+
+
+def _expansion(short: str, words: tuple[str, ...]) -> int:
+    """Where in ``words`` the long form of the abbreviation ``short`` starts, -1 if it spells none: the initials
+    of the last words ("radio frequency (RF)"), else the letters in order from the end with the first at the start
+    of a word ("private branch exchange (PBX)"; A. Schwartz and M. Hearst, PSB 2003)."""
+    letters = [c for c in short.lower() if c.isalnum()]
+    if letters[-1:] == ["s"] and short[-1] == "s":
+        letters.pop()  # "PCBs": a plural
+    n = len(letters)
+    if 0 < n <= len(words) and all(w[:1] == c for w, c in zip(words[-n:], letters)):
+        return len(words) - n
+    text = " ".join(words)
+    at = len(text) - 1
+    for m in range(n - 1, -1, -1):
+        c = letters[m]
+        while at >= 0 and (text[at] != c or (m == 0 and at > 0 and text[at - 1] != " ")):
+            at -= 1
+        if at < 0:
+            return -1
+        at -= 1
+    return text[: at + 1].count(" ")
+
+
 def _classify(token: str) -> tuple[int, str, str]:
     """(class, lowercased form, singular of that) of a raw token."""
     w = token.lower()
@@ -262,7 +401,7 @@ def _classify(token: str) -> tuple[int, str, str]:
         cls = _ED
     else:
         cls = _WORD
-    return cls, w, _singular(w) if cls == _WORD else w
+    return cls, w, _american(_singular(w) if cls == _WORD else w)
 
 
 class _Chunk:
@@ -270,7 +409,9 @@ class _Chunk:
     ``words`` singularised with non-restrictive modifiers dropped, head last."""
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
-                 "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named")  # fmt: skip
+                 "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
+                 "adverb_last", "alone", "same", "implied",
+                 "collective")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -281,6 +422,12 @@ class _Chunk:
         # complement after it ("… create a wall", "… move through")
         self.plural_subject = self.complement = False
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
+        self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
+        self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
+        self.alone: tuple | None = None  # (words, raw, forms) before a coordination lent it a head it may not share
+        self.same: _Chunk | None = None  # the phrase this one reads another way ("a radio frequency (RF) section")
+        self.implied = False  # an ordinal a count implies ("two arms": "a first arm")
+        self.collective = False  # "first receptacles" from "a first plurality of receptacles": plural references only
         self.reintroduces: _Chunk | None = None
 
 
@@ -323,7 +470,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     out: list[_Chunk] = []
     actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
-    one_of: tuple[str, ...] | None = None  # "a first one of" waits for the phrase it picks from
+    one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
+    counted: _Chunk | None = None  # "two cylinders" lends its count to "or briseurs"
+    pair = collective = False  # one_of holds the ordinals "a pair of" implies, or a group's ordinal
+    # what a phrase lends the one after it: "a second, complementary shell", "a radio frequency (RF) section",
+    # "a private branch exchange, hereafter PBX, telephony circuit": (where it must start, the readings it lends)
+    lend: tuple[int, list[tuple[str, ...]]] | None = None
     search = _START_RE.search
     i = 0
     while True:
@@ -347,9 +499,15 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         while k < n and k - j < 8 and not flags[k - 1] & _F_POSSESSIVE:  # "the user's skin": the user is meant
             c = kinds[k]
             if c == _WORD:
-                if k + 1 < n and flags[k + 1] & _F_OBJECT and (flags[k] ^ flags[k - 1]) & _F_VERB_S:
+                if (
+                    k + 1 < n
+                    and flags[k + 1] & _F_OBJECT
+                    and (flags[k] ^ flags[k - 1]) & _F_VERB_S
+                    and kinds[k - 1] != _ED
+                ):
                     # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
-                    # loss calculators receive an input"
+                    # loss calculators receive an input"; not after an "-ed" participle, which modifies the noun that
+                    # follows it ("said elongated sections to receive")
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
@@ -369,11 +527,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 # compound before a last singular noun ("the latch holding ledge", "the exception handling routine")
                 break
             k += 1
+        adverb_last = False
         if _ADV in kinds[j:k]:
             raw = tuple(lows[m] for m in range(j, k) if kinds[m] != _ADV)
             kept = tuple(sings[m] for m in range(j, k) if kinds[m] != _ADV)
+            adverb_last = kinds[k - 2] == _ADV and len(raw) > 1
         else:
             raw, kept = lows[j:k], sings[j:k]
+        forms = kept
         nxt = lows[k] if k < n else ""
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
             close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
@@ -381,11 +542,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
-                one_of = kept  # "a first one of the polymer materials" introduces "a first polymer material"
+                one_of = [kept]  # "a first one of the polymer materials" introduces "a first polymer material"
             continue
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
         ch = _Chunk(claim, i, k, kept, raw)
+        ch.forms, ch.adverb_last = forms, adverb_last
         ch.definite = cls == _DEF
         ch.article = cls == _ART and j == i + 1
         ch.preamble = i < first_claim or restating
@@ -402,7 +564,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or (bool(claim_at) and _names_claim(kinds, k, claim_at))
                 # a definition, not a reference: "wherein t is the total optical path length", "the distance r"
                 or (i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP)
-                or (len(raw) > 1 and len(raw[-1]) == 1)
+                # a reference direction: "at an angle of 30° to the horizontal"
+                or raw in (("horizontal",), ("vertical",))
+                # a unit, not an element: "based on the parts by weight"
+                or (nxt == "by" and k + 1 < n and lows[k + 1] in ("weight", "mass", "volume"))
             )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
@@ -420,34 +585,121 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     )
                 )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # a relation of the things named after it: "the distance between said means and the object"
+                or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
+                # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
+                # the automated processing of calls" names what is done, not an element
+                or (
+                    i > 0
+                    and lows[i - 1] == "for"
+                    and head.endswith(_NOMINAL_SUFFIXES)
+                    and (nxt == "of" or (nxt[:5] == "there" and k + 1 < n and lows[k + 1] == "of"))
+                )
             )
+        if (
+            ch.definite
+            and len(raw) > 1
+            and (len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit()) or raw[0] == "resulting")
+        ):
+            # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
+            # "the resulting solution" names what the step just recited yields
+            ch.definite = False
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
+                if ch.words[0] not in _POSITIONAL:
+                    # "a front and a rearward end" shares a head, "the input and the convolutional network" does
+                    # not: without an ordinal opening the second conjunct, the word alone is read too
+                    pending.alone = (pending.words, pending.raw, pending.forms)
                 # the ordinal takes everything the second conjunct names after its own ordinals: "first and second
                 # hinge pin assemblies" introduces "a first hinge pin assembly" and "a second hinge pin assembly"
                 lead = next(m for m, w in enumerate(ch.words) if w not in _POSITIONAL)
                 lead_raw = next(m for m, w in enumerate(raw) if w not in _POSITIONAL)
                 pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
-                ch.definite = ch.definite or pending.definite
-            else:  # "the first or, if present, fourth columns": too far to read, so not judged
+                pending.forms = pending.forms + forms[lead_raw:]
+                ch.definite = ch.definite or (pending.definite and pending.alone is None)
+            elif i > pending.end + 2 or not ch.definite:
+                # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
+            # else two positional nouns, each with its article ("the front and the rear"): each is read alone
             pending = None
         if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
             pending = ch
         out.append(ch)
         if one_of is not None:
             if not ch.singular:
-                part = _Chunk(claim, i, k, one_of + tuple(w for w in ch.words if w not in _POSITIONAL), raw)
+                for picked in one_of:
+                    part = _Chunk(claim, i, k, picked + tuple(w for w in ch.words if w not in _POSITIONAL), raw)
+                    part.article, part.same, part.implied, part.collective = True, ch, pair, collective
+                    out.append(part)
+            one_of, pair, collective = None, False, False
+        if lend is not None and i >= lend[0]:
+            if i == lend[0] and not ch.definite and not ch.article and ch.words[0] not in _POSITIONAL:
+                for lead in lend[1]:
+                    part = _Chunk(claim, i, k, lead + ch.words, raw)
+                    part.article, part.same = True, ch
+                    out.append(part)
+            lend = None
+        if lend is None and not ch.definite and k + 2 < n and lows[k] in ("(", ","):
+            lend = _lends(ch, tokens, lows, k)
+            if lend is not None and lend[1] and lend[1][-1][-1] != ch.words[-1]:
+                # the abbreviation names the phrase it follows: "a source Mobility Management Network Element
+                # (MMNE)" introduces "a source MMNE"
+                part = _Chunk(claim, i, k, lend[1][-1], raw)
                 part.article = True
                 out.append(part)
-            one_of = None
+        if cls == _ART and nxt == "of" and len(kept) > 1 and kept[-1] in _GROUPS and _POSITIONAL.issuperset(kept[:-1]):
+            # "a first plurality of receptacles" introduces "first receptacles": "said first receptacles" are its
+            # members, but "the first receptacle" would not say which one
+            one_of, collective = [kept[:-1]], True
+        elif cls == _ART and nxt == "of" and kept == ("pair",):
+            one_of = [("first",), ("second",)]  # "a pair of arms": a first and a second arm
+            pair = True
+        if not ch.definite and not ch.singular:
+            # a count gives its members ordinals (MPEP 2173.05(e) accepts "the second briseur" after "at least two
+            # briseurs"): "two imaging devices" introduces "a first imaging device" and "a second imaging device";
+            # the count reaches a plural coordinated right after it ("two opening cylinders or briseurs")
+            count = _CARDINALS.get(raw[0], 0)
+            if not count and counted is not None and i == counted.end + 1 and lows[i - 1] in ("or", "and"):
+                count = _CARDINALS[counted.raw[0]]
+                rest = ch.words
+            else:
+                rest = ch.words[1:]
+            if count and rest:
+                for ordinal in _ORDINALS[:count]:
+                    part = _Chunk(claim, i, k, (ordinal,) + rest, raw)
+                    part.article, part.same, part.implied = True, ch, True
+                    out.append(part)
+                counted = ch if raw[0] in _CARDINALS else counted
         i = k
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
         actions = [a for a in actions if a[1] not in inside]
     return out, actions
+
+
+def _lends(ch: _Chunk, tokens: list[str], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
+    """What an introduction ending at token ``k`` lends the phrase right after a comma, a parenthesised
+    abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
+    When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""
+    after = lows[k]
+    if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
+        # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
+        return k + 1, [ch.words]
+    if after == "(" and lows[k + 2] == ")" and _abbreviation(tokens[k + 1]):
+        short, start = tokens[k + 1], k + 3
+    elif after == "," and lows[k + 1] in ("hereafter", "hereinafter") and k + 3 < len(lows):
+        if not _abbreviation(tokens[k + 2]) or lows[k + 3] != ",":
+            return None
+        short, start = tokens[k + 2], k + 4
+    else:
+        return None
+    forms = [w for w, r in zip(ch.forms, ch.raw) if r not in _NON_RESTRICTIVE]
+    at = _expansion(short, tuple(ch.raw))
+    if at < 0 or len(forms) != len(ch.raw):
+        return None
+    return start, [ch.words, tuple(forms[:at]) + (_american(_singular(short.lower())),)]
 
 
 def _positions(words: tuple[str, ...], word: str) -> list[int]:
@@ -477,6 +729,13 @@ class _Ancestry:
         self.parents = [
             sorted({index[p] for p in c.parents if p in index and index[p] < i}) for i, c in enumerate(forest.claims)
         ]
+        for i, c in enumerate(forest.claims):
+            if not self.parents[i]:
+                # "The printhead according to 1, wherein said notch …": a parent cited by its number alone is the
+                # claim's scope all the same (the parser leaves such a claim independent, as the gold links do)
+                cited = bare_citation(c.text, c.num)
+                if cited is not None and cited in index and index[cited] < i:
+                    self.parents[i] = [index[cited]]
         n = len(self.parents)
         children: list[list[int]] = [[] for _ in range(n)]
         self.multi = [False] * n  # the claim or one of its ancestors cites several parents
@@ -561,6 +820,25 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     return False
 
 
+def _spells(words: tuple[str, ...], target: str, headed: bool = False) -> bool:
+    """Whether consecutive words (or hyphenated parts) of ``words``, ending at the end of a word (with ``headed``,
+    of the last word), join to ``target``."""
+    parts = [(part, m == len(w.split("-")) - 1) for w in words for m, part in enumerate(w.split("-"))]
+    for end in range(len(parts) - 1, -1, -1):
+        if not parts[end][1]:
+            continue
+        if headed and end < len(parts) - 1:
+            break
+        joined = ""
+        for i in range(end, -1, -1):
+            joined = parts[i][0] + joined
+            if joined == target:
+                return True
+            if len(joined) >= len(target):
+                break
+    return False
+
+
 def _stem(verb: str) -> str:
     """ "determining", "determined" → "determin": what a gerund, a participle and a nominalisation share."""
     return verb[:-3] if verb.endswith("ing") else verb[:-2] if verb.endswith("ed") else verb
@@ -600,7 +878,7 @@ class _Reader:
     def introduce(self, ch: _Chunk) -> None:
         if ch.article and ch.clean and not ch.preamble:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
-            if earlier and earlier[0].taken and earlier[0].claim != ch.claim:
+            if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
         index = self.index
         for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
@@ -609,6 +887,8 @@ class _Reader:
                 index[w] = [ch]
             else:
                 got.append(ch)
+            if "-" in w:  # "a strip-line" is found for "the strip line" too (compounded())
+                index.setdefault(w.replace("-", ""), []).append(ch)
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
@@ -617,12 +897,19 @@ class _Reader:
                 self.acted.setdefault(stem[:3], []).append((claim, token, stem))
 
     def matches(
-        self, ref: _Chunk, head: str, mods: tuple[str, ...], exact: bool = False, headed: bool = False
+        self,
+        ref: _Chunk,
+        head: str,
+        mods: tuple[str, ...],
+        exact: bool = False,
+        headed: bool = False,
+        explicit: bool = False,
     ) -> list[_Chunk]:
         """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
-        only those reading exactly so, ``headed``: only those whose head is ``head``."""
+        only those reading exactly so, ``headed``: only those whose head is ``head``, ``explicit``: not the
+        ordinals a count implies."""
         out = []
-        claim, start, anc = ref.claim, ref.start, self.ancestry
+        claim, start, anc, singular = ref.claim, ref.start, self.ancestry, ref.singular
         # the scope test of in_scope, unrolled: it runs for every candidate of every reference
         multi = anc.multi[claim]
         bits = anc.bits_of(claim) if multi else 0
@@ -638,7 +925,7 @@ class _Reader:
                     continue
             elif not (tin[cc] < tin_c and tout_c < tout[cc]):
                 continue
-            if headed and not _ends_with(c.words, head):
+            if (headed and not _ends_with(c.words, head)) or (explicit and c.implied) or (c.collective and singular):
                 continue
             if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
                 out.append(c)
@@ -646,40 +933,133 @@ class _Reader:
                     break
         return out
 
+    def find(self, ref: _Chunk, head: str, mods: tuple[str, ...], explicit: bool = False) -> list[_Chunk]:
+        """:meth:`matches`, and if none, again without the reference's participle modifiers ("the heated gas" ←
+        "a gas")."""
+        found = self.matches(ref, head, mods, explicit=explicit)
+        if not found and any(r.endswith(("ed", "ing")) for r in ref.raw[:-1]):
+            plain = tuple(w for w, r in zip(mods, ref.raw) if not r.endswith(("ed", "ing")))
+            found = self.matches(ref, head, plain, explicit=explicit)
+        return found
+
+    def ordinals_named(self, ref: _Chunk, head: str) -> bool:
+        """Whether an explicit introduction in ``ref``'s scope gives ``head`` an ordinal ("a first strap section")."""
+        return any(
+            not c.implied
+            and c.words[-1] == head
+            and not _ORDINALS_SET.isdisjoint(c.words)
+            and self.in_scope(c.claim, c.start, ref)
+            for c in self.index.get(head, ())
+        )
+
+    def owned_part(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """ "said dome plate outer portion" ← "a dome plate having … an outer portion": a part named after its owner
+        (the outer portion of said dome plate) has basis when the owner is an element in scope and the part, with
+        its positional modifiers, is introduced in scope. The owner carries no positional modifier of its own."""
+        for s in range(1, len(words) - 1):
+            owner, part = words[:s], words[s:]
+            if not _POSITIONAL.isdisjoint(owner):
+                break
+            if _POSITIONAL.isdisjoint(part[:-1]):
+                continue  # an unmodified face is the rule above
+            if self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True) and self.matches(
+                ref, part[-1], part[:-1], explicit=True
+            ):
+                return True
+        return False
+
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
         head = words[-1]
-        if ref.raw[0].endswith("ing") and all(w in _ACTION_HEADS for w in words[1:]):
+        if (
+            (
+                ref.raw[0].endswith("ing")
+                and head in _ACTION_HEADS
+                # the action's object may stand between ("said adding weight step" after "the step of adding weight")
+                and all(w in _ACTION_HEADS or self.matches(ref, w, ()) for w in words[1:-1])
+            )
+            or (ref.raw[0].endswith("ing") and len(words) == 1)
+        ):
             named = _stem(ref.raw[0])
             return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
-        if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES):
+        if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES) and _POSITIONAL.isdisjoint(words):
+            # a positional modifier names one of several things ("the first position", "the right vertical
+            # extension"), not the action "positioned", "extending" names
             for c, t, stem in self.acted.get(head[:3], ()):
                 common = next((m for m, (x, y) in enumerate(zip(stem, head)) if x != y), min(len(stem), len(head)))
                 if common >= max(3, len(stem) - 2) and self.in_scope(c, t, ref):
                     return True
         return False
 
+    def compounded(self, ref: _Chunk, words: tuple[str, ...], headed: bool = False) -> bool:
+        """Whether an introduction in scope spells ``words`` as one compound, written open, hyphenated or closed
+        ("the foot plate" ← "a footplate", "the strip-line" ← "a strip line", "the machine interface" ← "a
+        man-machine interface"): the same letters, from the start of a word (or of a hyphenated part) to the end
+        of a word of the introduction (with ``headed``, of its last word)."""
+        target = "".join(words).replace("-", "")
+        if len(target) < 6:
+            return False
+        index = self.index
+        for p in range(len(target) - 2):
+            for c in index.get(target[p:], ()):
+                if c.implied or (c.collective and ref.singular):
+                    continue
+                if _spells(c.words, target, headed) and self.in_scope(c.claim, c.start, ref):
+                    return True
+        return False
+
+    def based(self, ref: _Chunk, cut: int, loose: bool = True) -> bool:
+        """Whether the first ``cut`` words of ``ref`` have basis as a phrase of their own, ending at an
+        introduction's head; with ``loose``, a participle modifier may be added as in :meth:`judge` ("the opened
+        film tube" ← "opened film tube", whose participle opens no phrase)."""
+        forms = [(r, w) for r, w in zip(ref.raw[:cut], ref.forms[:cut]) if r not in _NON_RESTRICTIVE]
+        if not forms:
+            return False
+        head = forms[-1][1]
+        mods = tuple(w for _, w in forms[:-1])
+        if self.matches(ref, head, mods, headed=True, explicit=True):
+            return True
+        # "the machine interface controls" ← "a man-machine interface"
+        if self.compounded(ref, mods + (head,), headed=True):
+            return True
+        if not loose:
+            return False
+        plain = tuple(w for r, w in forms[:-1] if not r.endswith(("ed", "ing")))
+        return plain != mods and bool(self.matches(ref, head, plain, headed=True, explicit=True))
+
     def judge(self, ref: _Chunk) -> tuple[str, list[_Chunk]] | None:
         """None when ``ref`` has basis; else ("antecedent", [closest]) or ("antecedent-ambiguous", [two])."""
         words = ref.words
         head, mods = words[-1], words[:-1]
-        found = self.matches(ref, head, mods)
-        if not found and any(r.endswith(("ed", "ing")) for r in ref.raw[:-1]):
-            found = self.matches(ref, head, tuple(w for w, r in zip(mods, ref.raw) if not r.endswith(("ed", "ing"))))
+        found = self.find(ref, head, mods)
+        if found and found[0].implied and self.ordinals_named(ref, head):
+            # a claim set that introduces "a first strap section" itself counts its members explicitly: "two strap
+            # sections" then implies no ordinal (a first/second slip there is still found)
+            found = self.find(ref, head, mods, explicit=True)
         if found:
             latest = found[0]
             latest.taken = True
-            if latest.reintroduces is not None and latest.words == words and ref.clean and ref.singular:
+            if (
+                latest.reintroduces is not None
+                and latest.claim != ref.claim
+                and latest.words == words
+                and ref.clean
+                and ref.singular
+            ):
+                # a claim that re-introduces an element and then refers to it means its own, nearest introduction
+                # ("further comprising a widget, wherein the widget is blue"; "said hinge assembly comprises a
+                # hinge body …, said hinge body being …"); a claim below it may mean either
                 return "antecedent-ambiguous", [latest.reintroduces, latest]
             return None
         same_head = [c for c in reversed(self.index.get(head, ())) if c.words[-1] == head]
         in_scope = [c for c in same_head if self.in_scope(c.claim, c.start, ref)]
         if ref.inherent and not _contradicts(mods, in_scope):
             return None
-        if not ref.singular and in_scope and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods):
+        base = (in_scope[0].same or in_scope[0]).words if in_scope else ()  # what was written, not a reading of it
+        if not ref.singular and in_scope and all(m in base or m not in _POSITIONAL for m in mods):
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
-        if self.named_action(ref):
+        if self.named_action(ref) or self.compounded(ref, words):
             return None
         if ref.of_named and self.mentions(head) == 1:
             # "the body of said shoe": a part named once, with its owner, is that owner's (MPEP 2173.05(e)); a noun
@@ -692,30 +1072,45 @@ class _Reader:
             and self.matches(ref, mods[-1], mods[:-1], headed=True)
         ):
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
+        if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
+            return None
         raw = ref.raw
+        if ref.adverb_last and self.based(ref, len(raw) - 1):
+            # an adverb before the last word: that word is a predicate, not a head ("said retention member
+            # rotatably moveable about an axis"); an adverb modifies a verb or adjective, never a head noun
+            return None
         for cut in range(len(raw) - 1, 0, -1):
             # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
             verb = raw[cut]
             last = cut == len(raw) - 1
             if (
-                (verb.endswith("s") and not verb.endswith("ss"))
-                or (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
+                (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
                 # an irregular participle with its complement: "the pull bolt held by", "the address sent to"
                 or (last and verb in _IRREGULAR_PARTICIPLES and ref.complement)
                 # a bare verb agreeing with a plural or coordinated subject, with its complement after it: "the
                 # arm and the ridge create a wall", "the microcarrier elements flow into", "the brushhead move"
                 or (last and ref.plural_subject and ref.complement)
-            ):
-                short = tuple(_singular(r) for r in raw[:cut] if r not in _NON_RESTRICTIVE)
-                if short and self.matches(ref, short[-1], short[:-1], headed=True):
-                    return None
+                # a postpositive adjective or adverb particle closing the phrase: "drawing the nozzle assembly
+                # forward and …"
+                or (last and verb in _POSTPOSITIVE)
+                # a bare verb right after a plural noun it agrees with, with its object or complement after it:
+                # "said annular grooves prevent side loading", "the elements instantiate engines"
+                or (_plural_form(raw[cut - 1]) and _bare_verb(verb) and (not last or ref.complement))
+                # a verb in "-s" with its object or complement: "the washing water penetrates through"
+                or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
+            ) and self.based(ref, cut, loose=True):
+                return None
+            # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
+            # then only as the introduction reads
+            if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
+                return None
         # One element of that kind in scope and modifiers that set it against nothing: the referent is clear
         # ("the golf club shaft" when the claim has one shaft; Energizer v. ITC, MPEP 2173.05(e)). A positional
         # or ordinal modifier the introduction lacks ("the second layer" after "a layer") is never added freely.
         if (
             in_scope
-            and len({c.words for c in in_scope}) == 1
-            and all(m in in_scope[0].words or m not in _POSITIONAL for m in mods)
+            and len({(c.same or c).words for c in in_scope}) == 1
+            and all(m in base or m not in _POSITIONAL for m in mods)
         ):
             return None
         return "antecedent", in_scope[:1] or [c for c in same_head if not c.definite][:1]
@@ -739,6 +1134,13 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                 continue
             total += 1
             verdict = reader.judge(ch)
+            if verdict is not None and ch.alone is not None:
+                shared = ch.words, ch.raw, ch.forms
+                ch.words, ch.raw, ch.forms = ch.alone
+                if reader.judge(ch) is None:
+                    verdict = None
+                else:
+                    ch.words, ch.raw, ch.forms = shared
             if verdict is None:
                 resolved += 1
                 continue
