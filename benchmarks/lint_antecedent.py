@@ -14,14 +14,18 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   (then only the whole phrase X must be new before the introduction). A defect counts as found when a finding
   covers the mutated introduction (a) or the reference (b–d);
 * claims per second on all USPTO claims, both analyses alternated (min–max of ``--repeat`` runs, and the ratio);
-* precision from a labelled sample (verdict "real" when an examiner would plausibly reject the reference under
-  35 USC 112(b)), and how many labelled warnings the analysis still reports. ``--labels PATH`` names the sample;
-  the default, ``lint_antecedent_labels.jsonl`` beside this script, is the development sample (110 warnings drawn
-  with ``--draw 110 --seed 1`` from an earlier analysis, read while the grammar was tuned). The fresh sample,
-  ``lint_antecedent_fresh_labels.jsonl``, is drawn from the frozen analysis with ``--draw 120 --seed 7`` and
-  labelled by someone who did not tune it. ``--draw N`` prints a random sample of N warnings to label instead.
+* precision from a labelled sample (verdict "real" when an examiner would plausibly object to the reference under
+  35 USC 112(b); the rubric is in docs/lint-antecedent.md), and how many labelled warnings the analysis still
+  reports. ``--labels PATH [PATH ...]`` names the sample, one file per labeller of the same warnings (their agreement
+  and the warnings all of them call real are printed too). The default is the fresh sample of this analysis:
+  ``lint_antecedent_seed8_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 8`` and labelled by two readers
+  who never saw its code. Beside it: ``lint_antecedent_seed7_{1,2}.jsonl`` (the analysis of the stop before, labelled
+  the same way, then used to improve the grammar) and ``lint_antecedent_labels.jsonl`` (the first development sample,
+  110 warnings of an earlier analysis labelled by the person tuning it). ``--draw N`` prints a random sample of N
+  warnings to label instead, ``--packet DIR`` writes it with each document's claims for the labellers.
 
-    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N] [--labels PATH]
+    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N [--packet DIR]]
+        [--labels PATH [PATH ...]]
 """
 
 from __future__ import annotations
@@ -42,7 +46,9 @@ from spg.lint.antecedent import check_antecedents
 from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims
 
-LABELS = Path(__file__).with_name("lint_antecedent_labels.jsonl")
+HERE = Path(__file__).parent
+# The fresh sample of this analysis: drawn with --draw 120 --seed 8, labelled by two readers who never saw its code.
+LABELS = [HERE / "lint_antecedent_seed8_1.jsonl", HERE / "lint_antecedent_seed8_2.jsonl"]
 
 
 def _split(words: str) -> list[str]:
@@ -280,54 +286,71 @@ def speed(docs: list[dict], repeat: int) -> tuple[list[float], list[float]]:
     return new, ratio
 
 
-def draw(docs: list[dict], n: int, seed: int) -> None:
+def draw(docs: list[dict], n: int, seed: int, packet: Path | None) -> None:
+    """Print ``n`` random warnings on ``docs`` as JSON lines to label; with ``packet``, also write them to
+    ``packet/items.jsonl`` and each document's claims, as parsed, to ``packet/docs/ID.txt`` for the labellers."""
     pool = []
     for doc in docs:
         forest = parse_claims(doc["claims"])
-        pool += [(doc["id"], kind(doc), f) for f in check_antecedents(forest)]
-    for doc_id, k, f in random.Random(seed).sample(pool, min(n, len(pool))):
-        print(
-            json.dumps(
-                {
-                    "doc": doc_id,
-                    "kind": k,
-                    "claim": f.claim,
-                    "start": f.start,
-                    "term": f.term,
-                    "rule": f.rule,
-                    "message": f.message,
-                    "verdict": "",
-                    "reason": "",
-                },
-                ensure_ascii=False,
-            )
-        )
+        pool += [(doc, f) for f in check_antecedents(forest)]
+    items = []
+    for doc, f in random.Random(seed).sample(pool, min(n, len(pool))):
+        item = {"doc": doc["id"], "kind": kind(doc), "claim": f.claim, "start": f.start, "term": f.term,
+                "rule": f.rule, "message": f.message}
+        items.append(json.dumps(item, ensure_ascii=False))
+        print(items[-1])
+        if packet is not None:
+            (packet / "docs").mkdir(parents=True, exist_ok=True)
+            lines = [f"# {doc['id']} ({kind(doc)}): its claims as spg parsed them; 'depends on' = the claims it cites", ""]
+            for c in parse_claims(doc["claims"]).claims:
+                cited = f"depends on {', '.join(map(str, c.parents))}" if c.parents else "independent"
+                lines += [f"[{c.num}] ({cited})", c.text, ""]
+            (packet / "docs" / f"{doc['id']}.txt").write_text("\n".join(lines), encoding="utf-8")
+    if packet is not None:
+        (packet / "items.jsonl").write_text("".join(line + "\n" for line in items), encoding="utf-8")
 
 
-def precision(docs: list[dict], path: Path) -> None:
-    if not path.is_file():
-        print(f"precision: no labelled sample at {path}")
+def precision(docs: list[dict], paths: list[Path]) -> None:
+    """Precision on a labelled sample: per labeller, and where several labelled the same warnings, their agreement
+    (Cohen's kappa for two) and the warnings all of them call real."""
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        print(f"precision: no labelled sample at {', '.join(map(str, missing))}")
         return
-    labels = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    sets = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in paths]
     by_id = {d["id"]: d for d in docs}
-    still = []
-    for item in labels:
-        forest = parse_claims(by_id[item["doc"]]["claims"])
-        if any(
-            f.claim == item["claim"] and f.start == item["start"] and f.term == item["term"]
-            for f in check_antecedents(forest)
-        ):
-            still.append(item)
-    real = sum(item["verdict"] == "real" for item in labels)
-    real_still = sum(item["verdict"] == "real" for item in still)
-    print(
-        f"precision on the labelled sample ({path.name}, {len(labels)} warnings drawn at random from the USPTO "
-        f"set): {real} real = {real / len(labels):.0%}; {len(still)} of them are still reported, {real_still} of "
-        f"those real = {real_still / max(len(still), 1):.0%}"
-    )
-    for k in sorted({i["kind"] for i in labels}):
-        sub = [i for i in still if i["kind"] == k]
-        print(f"  still reported, {k}: {sum(i['verdict'] == 'real' for i in sub)} of {len(sub)} real")
+    found: dict[str, set] = {}
+
+    def reported(item: dict) -> bool:
+        if item["doc"] not in found:
+            found[item["doc"]] = {(f.claim, f.start, f.term) for f in check_antecedents(parse_claims(by_id[item["doc"]]["claims"]))}
+        return (item["claim"], item["start"], item["term"]) in found[item["doc"]]
+
+    for path, labels in zip(paths, sets, strict=True):
+        still = [i for i in labels if reported(i)]
+        real, real_still = (sum(i["verdict"] == "real" for i in group) for group in (labels, still))
+        print(f"precision on the labelled sample {path.name} ({len(labels)} warnings drawn at random from the USPTO set): "
+              f"{real} real = {real / len(labels):.0%}; {len(still)} of them are still reported, {real_still} of those "
+              f"real = {real_still / max(len(still), 1):.0%}")
+        for k in sorted({i["kind"] for i in labels}):
+            sub = [i for i in still if i["kind"] == k]
+            print(f"  still reported, {k}: {sum(i['verdict'] == 'real' for i in sub)} of {len(sub)} real")
+    if len(sets) > 1:
+        keys = [(i["doc"], i["claim"], i["start"], i["term"]) for i in sets[0]]
+        verdicts = [[{(i["doc"], i["claim"], i["start"], i["term"]): i["verdict"] for i in labels}[k] for k in keys]
+                    for labels in sets]
+        agree = sum(len(set(v)) == 1 for v in zip(*verdicts))
+        line = f"labellers agree on {agree} of {len(keys)}"
+        if len(sets) == 2:
+            p_real = [sum(v == "real" for v in labels) / len(keys) for labels in verdicts]
+            chance = p_real[0] * p_real[1] + (1 - p_real[0]) * (1 - p_real[1])
+            line += f" (Cohen's kappa {(agree / len(keys) - chance) / max(1 - chance, 1e-9):.2f})"
+        still = [k for k, item in zip(keys, sets[0], strict=True) if reported(item)]
+        verdict_of = [dict(zip(keys, labels, strict=True)) for labels in verdicts]
+        all_real = sum(all(v[k] == "real" for v in verdict_of) for k in still)
+        any_real = sum(any(v[k] == "real" for v in verdict_of) for k in still)
+        print(f"{line}; of the {len(still)} still reported, {all_real} are real by every labeller "
+              f"({all_real / max(len(still), 1):.0%}), {any_real} by at least one ({any_real / max(len(still), 1):.0%})")
 
 
 def main() -> None:
@@ -336,11 +359,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timing runs (alternating the two analyses)")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites and --draw")
     ap.add_argument("--draw", type=int, default=0, help="print N random warnings on the USPTO set to label, and stop")
-    ap.add_argument("--labels", type=Path, default=LABELS, help="labelled sample to score precision on (JSON lines)")
+    ap.add_argument("--packet", type=Path, help="with --draw: a folder for the labellers (items.jsonl, docs/ID.txt)")
+    ap.add_argument("--labels", type=Path, nargs="+", default=LABELS,
+                    help="labelled sample to score precision on (JSON lines); several: the same sample by each labeller")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
     if args.draw:
-        draw(uspto, args.draw, args.seed)
+        draw(uspto, args.draw, args.seed, args.packet)
         return
     pap2pat = load("pap2pat/patents.jsonl.gz")
     print("Antecedent warnings per claim (spg.lint.antecedent; today's pattern, spg.metrics.antecedent, beside it)")
