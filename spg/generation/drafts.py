@@ -61,7 +61,10 @@ class RecentLookup(CandidateGenerator):
 @contextlib.contextmanager
 def drafting(tokens: int, ngram: int) -> Iterator[None]:
     """Within the block, ``generate`` calls that ask for prompt lookup (``prompt_lookup_num_tokens``) draft with
-    :class:`RecentLookup`; other assisted generation is left to transformers."""
+    :class:`RecentLookup`; other assisted generation is left to transformers. ``tokens=0``: nothing is swapped."""
+    if not tokens:
+        yield
+        return
     original = GenerationMixin.__dict__["_get_candidate_generator"]
 
     def candidates(self, generation_config, *args, **kwargs):

@@ -323,8 +323,8 @@ def generate_batch(
         **sampling,
     )
     drafted = prompt_lookup_tokens(settings, ids.device.type, len(prompts), cache)
-    if drafted:
-        kwargs.update(prompt_lookup_num_tokens=drafted, max_matching_ngram_size=PROMPT_LOOKUP_NGRAM)
+    if drafted:  # what makes transformers' generate draft; spg.generation.drafts supplies the drafts
+        kwargs["prompt_lookup_num_tokens"] = drafted
     if spg is not None:
         recorder = StateRecorder(spg, settings.max_new_tokens)
         processors.insert(0, recorder)
