@@ -387,6 +387,8 @@ def test_generate_refuses_settings_out_of_range_before_a_model_loads(flags, name
         ("temperature: [0.1\nbatch_size: 2\n", "gen.yaml line 2, column 11: not valid YAML"),
         ("temperature: hot\n", "gen.yaml: temperature: 'hot' is not a valid float"),
         ("batch_size: 0\n", "gen.yaml: batch_size must be at least 1, got 0"),
+        ("max_new_tokens: 8\nmin_new_tokens: 8\n",
+         "gen.yaml: min_new_tokens must be below max_new_tokens (8) for constrained decoding, got 8"),
     ],
 )
 def test_generate_refuses_a_bad_config_file_in_one_line(yaml, named, tmp_path, capsys, no_model):

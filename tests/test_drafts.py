@@ -34,3 +34,8 @@ def test_reading_the_sequence_as_it_grows_drafts_what_reading_it_at_once_does():
     growing = RecentLookup(5, 3, 1000)
     for end in range(1, len(ids) + 1):
         assert drafted(growing, ids[:end]) == drafted(RecentLookup(5, 3, 1000), ids[:end]), end
+
+
+def test_an_occurrence_just_before_the_end_drafts_the_repetition():
+    assert drafted(RecentLookup(5, 3, 100), [5, 1, 2, 1, 2, 1, 2]) == [1, 2, 1, 2, 1]
+    assert drafted(RecentLookup(4, 3, 100), [7, 3, 3, 3, 3]) == [3, 3, 3, 3]

@@ -424,17 +424,29 @@ def test_prompt_lookup_drafts_give_the_same_greedy_outputs_and_pointer_parents(c
 
 
 def test_step_states_under_prompt_lookup_equal_the_teacher_forced_states_of_the_output():
+    from spg.generation.drafts import drafting
+
     model = tag_loving_spg()
     tok = model.tokenizer
-    prompt = tok.encode("a hinge and a hinge pin; the hinge pin in the hinge; a hinge and a hinge pin")
+    torch.manual_seed(0)
+    base = torch.randint(3, 200, (12,)).tolist()  # no 3-gram twice: the first draft comes from the copy below
+    greedy = dict(do_sample=False, pad_token_id=tok.pad_token_id)
+    ahead = model.lm.generate(input_ids=torch.tensor([base]), max_new_tokens=6, min_new_tokens=6, **greedy)
+    # what the model will write, also written in the prompt: the first forward's drafts are kept, and a transformers
+    # model returns the states of the logits it keeps only, not the prompt's
+    prompt = base + ahead[0, len(base) :].tolist() + base
     ids = torch.tensor([prompt])
+    widths = forward_widths(model)
     recorder = StateRecorder(model, 24)
-    out = model.lm.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=24, min_new_tokens=24,
-                            do_sample=False, pad_token_id=tok.pad_token_id, prompt_lookup_num_tokens=10,
-                            logits_processor=LogitsProcessorList([recorder]))
+    with drafting(5, 3):
+        out = model.lm.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=24,
+                                min_new_tokens=24, prompt_lookup_num_tokens=5,
+                                logits_processor=LogitsProcessorList([recorder]), **greedy)
     generated = out.shape[1] - ids.shape[1]
     states = recorder.states(generated)
     assert states.shape[1] == generated - 1
+    assert 1 < widths[0] < len(prompt)  # the first forward checked drafts and returned only the kept logits' states
+    assert out[0, len(prompt) : len(prompt) + 5].tolist() == ahead[0, len(base) : len(base) + 5].tolist()  # kept
     with torch.no_grad():
         teacher = model.lm(out, output_hidden_states=True).hidden_states[-1][0, len(prompt) : out.shape[1] - 1]
     torch.testing.assert_close(states[0], teacher, atol=1e-5, rtol=1e-4)

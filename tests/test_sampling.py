@@ -49,3 +49,19 @@ def test_each_row_is_divided_by_its_own_temperature():
     torch.manual_seed(2)
     noise = PositionalSampling(1.0)(torch.zeros(2, 9, dtype=torch.long), torch.zeros(2, 2))
     torch.testing.assert_close(tempered - noise, torch.tensor([[2.0, 4.0], [0.5, 1.0]]))
+
+
+def test_only_the_top_k_and_the_top_p_nucleus_are_drawn_as_generate_draws_them():
+    from transformers import GenerationConfig
+
+    torch.manual_seed(3)
+    scores = torch.tensor([[4.0, 3.0, 2.0, 1.0, 0.0]])
+    top2 = PositionalSampling(1.0, top_k=2)
+    assert {int(draw(top2, scores, p)) for p in range(1, 500)} == {0, 1}
+    nucleus = PositionalSampling(1.0, top_k=0, top_p=0.8)  # softmax: 0.64, 0.24, 0.09, ...: 0.8 needs two
+    assert {int(draw(nucleus, scores, p)) for p in range(1, 500)} == {0, 1}
+    default = PositionalSampling.for_model(1.0, GenerationConfig())
+    assert [type(w).__name__ for w in default.warpers] == ["TopKLogitsWarper"] and default.warpers[0].top_k == 50
+    own = PositionalSampling.for_model(1.0, GenerationConfig(top_k=5, top_p=0.9))
+    assert [(type(w).__name__, getattr(w, "top_k", None)) for w in own.warpers] == [
+        ("TopKLogitsWarper", 5), ("TopPLogitsWarper", None)]

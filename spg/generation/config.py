@@ -119,6 +119,10 @@ class GenerateConfig:
         if self.is_constrained():
             at_least("max_new_tokens", self.decode.max_new_tokens, CONSTRAINED_MIN_NEW_TOKENS,
                      " for constrained decoding (the shortest forest, <ind> x </ind> <eot>)")
+            if self.decode.min_new_tokens >= self.decode.max_new_tokens:
+                # the forest must end with <eot> within the budget, which min_new_tokens forbids until it is spent
+                raise Invalid("min_new_tokens", f"must be below max_new_tokens ({self.decode.max_new_tokens}) for "
+                                                f"constrained decoding, got {self.decode.min_new_tokens}")
         frame = frame_before_loading(self.model, self.zero_shot)
         if frame is not None:
             check_room(self.model, self.max_prompt_tokens, frame)

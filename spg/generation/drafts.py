@@ -28,8 +28,9 @@ from transformers.generation.candidate_generator import CandidateGenerator
 
 class RecentLookup(CandidateGenerator):
     """Drafts up to ``tokens`` tokens: those after the latest earlier occurrence of the sequence's last ``ngram``
-    tokens (or fewer, down to one, when none occurred), never past ``max_length`` − 1 (the checking forward's last
-    position must lie inside the budget). One row (assisted generation's batch), read once: ``index[n]`` maps each
+    tokens (or fewer, down to one, when none occurred), copied on into the draft itself where the occurrence ends
+    close to the end, never past ``max_length`` − 1 (the checking forward's last position must lie inside the
+    budget). One row (assisted generation's batch), read once: ``index[n]`` maps each
     n-gram that has a successor to the position after its latest occurrence, and grows by the tokens kept."""
 
     def __init__(self, tokens: int, ngram: int, max_length: int):
@@ -50,8 +51,13 @@ class RecentLookup(CandidateGenerator):
         for n in range(min(self.ngram, len(self.ids)), 0, -1):
             start = self.index[n].get(tuple(self.ids[-n:]))
             if start is not None and room > 0:
-                draft = input_ids[:, start : start + room]
-                return torch.cat([input_ids, draft], dim=1), None
+                # The copy runs on past the end of the sequence into what it has copied: an occurrence just before
+                # the end (a repeated phrase, a run of one token) drafts the repetition, not one or two tokens.
+                seen, draft = len(self.ids), []
+                for p in range(start, start + room):
+                    draft.append(self.ids[p] if p < seen else draft[p - seen])
+                drafted = torch.tensor([draft], dtype=input_ids.dtype, device=input_ids.device)
+                return torch.cat([input_ids, drafted], dim=1), None
         return input_ids, None
 
     def update_candidate_strategy(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, num_matches: int):
@@ -61,7 +67,8 @@ class RecentLookup(CandidateGenerator):
 @contextlib.contextmanager
 def drafting(tokens: int, ngram: int) -> Iterator[None]:
     """Within the block, ``generate`` calls that ask for prompt lookup (``prompt_lookup_num_tokens``) draft with
-    :class:`RecentLookup`; other assisted generation is left to transformers. ``tokens=0``: nothing is swapped."""
+    :class:`RecentLookup`; other assisted generation is left to transformers. ``tokens=0``: nothing is swapped. Like
+    any swap of a class attribute, not for blocks that overlap in two threads (spg decodes in one)."""
     if not tokens:
         yield
         return

@@ -56,15 +56,20 @@ class StateRecorder(LogitsProcessor):
     generated token ``g``'s (the prompt's forward computes none; the last generated token is never fed back).
 
     It reads ``spg.last_hidden_state`` in a logits processor, i.e. after each forward and before the next, and
-    copies the position whose logits it is called with into a buffer allocated once: under CUDA graphs a forward's
-    outputs live in memory that the next replay overwrites, so a hook inside the compiled step cannot keep them, and
-    appending to a Python list there would make the compiler re-trace at every step. The copy is a device operation:
-    the host never waits for it.
+    copies the state the logits it is called with come from into a buffer allocated once: under CUDA graphs a
+    forward's outputs live in memory that the next replay overwrites, so a hook inside the compiled step cannot keep
+    them, and appending to a Python list there would make the compiler re-trace at every step. The copy is a device
+    operation: the host never waits for it.
 
     Positions come from the tokens it is called with, so assisted generation (``prompt_lookup_tokens``) records the
-    same states: its forward checks several drafted tokens at once and calls the processors once per position, and
-    a drafted token it drops is written over when the position is decoded again. It also calls them on drafts
-    before the forward that computes them; those calls find no state for their position and record nothing.
+    same states. Its forward checks several drafted tokens at once and calls the processors once for each of the
+    forward's last positions, in order, the last call with the whole sequence; how many states the forward returned
+    depends on the model (all of the prompt's at the first forward on ONNX Runtime, one per logit kept on a
+    transformers model). So the states of a forward over several positions are copied when it is done with (the next
+    forward, or :meth:`states`), counted back from its last call; a drafted token that was dropped is written over
+    when its position is decoded again. transformers' own prompt lookup also calls the processors on drafts before
+    the forward that checks them, which this reading would take for calls of the previous forward: spg drafts with
+    spg.generation.drafts, which does not.
     """
 
     def __init__(self, spg: SPGModel, max_new_tokens: int):
@@ -73,8 +78,8 @@ class StateRecorder(LogitsProcessor):
         self.buffer: torch.Tensor | None = None
         self.prompt_length: int | None = None
         self.recorded = 0  # states of generated tokens 0 .. recorded − 1 are in the buffer
-        self._forward: torch.Tensor | None = None  # the latest forward's states ...
-        self._start = 0  # ... and the position of its first one
+        self._forward: torch.Tensor | None = None  # the latest forward over several positions ...
+        self._lengths: list[int] = []  # ... and the lengths of the ids the processors were called with after it
         spg.last_hidden_state = None  # an earlier call's states are not this one's
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
@@ -87,22 +92,38 @@ class StateRecorder(LogitsProcessor):
         if self.buffer is None:  # the prefill: allocated once
             # the last generated token is never fed back: at most max_new_tokens − 1 states
             self.buffer = hidden.new_empty(hidden.shape[0], max(self.max_new_tokens - 1, 0), hidden.shape[-1])
-        if hidden is not self._forward:  # the prefill starts at 0; a check of drafted tokens at this call's token
-            self._start = 0 if self._forward is None else length - 1
+        if hidden is not self._forward:  # a new forward: the one before is done with (its drafts are older)
+            self._copy_forward()
+        if hidden.shape[1] == 1:  # a step's own token (compiled steps reuse one output tensor: copy it now)
+            self._record(length, hidden[:, 0])
+        else:
             self._forward = hidden
-        # one position: the step's own token (compiled steps reuse one output tensor: identity cannot date them)
-        index = length - 1 - self._start if hidden.shape[1] > 1 else 0
-        generated = length - 1 - self.prompt_length
-        if 0 <= generated < self.buffer.shape[1] and 0 <= index < hidden.shape[1]:
-            self.buffer[:, generated] = hidden[:, index]
-            self.recorded = max(self.recorded, generated + 1)
+            self._lengths.append(length)
         return scores
+
+    def _copy_forward(self) -> None:
+        """The states of the latest forward over several positions: its last call had the whole sequence, whose last
+        position is the forward's last state."""
+        if self._forward is not None and self._lengths:
+            end, width = max(self._lengths), self._forward.shape[1]
+            for length in self._lengths:
+                row = width - 1 - (end - length)
+                if row >= 0:
+                    self._record(length, self._forward[:, row])
+        self._forward, self._lengths = None, []
+
+    def _record(self, length: int, state: torch.Tensor) -> None:
+        generated = length - 1 - self.prompt_length  # the prompt's last state (−1) belongs to no generated token
+        if 0 <= generated < self.buffer.shape[1]:
+            self.buffer[:, generated] = state
+            self.recorded = max(self.recorded, generated + 1)
 
     def states(self, generated: int | None = None) -> torch.Tensor:
         """The states of the first ``generated`` − 1 generated tokens (default: all recorded); drafts that assisted
         generation dropped past the end are not among them."""
         if self.buffer is None:
             raise RuntimeError("StateRecorder.states() before generate ran")
+        self._copy_forward()
         count = self.recorded if generated is None else min(self.recorded, max(generated - 1, 0))
         return self.buffer[:, :count]
 
@@ -301,9 +322,8 @@ def generate_batch(
             raise ValueError("constrained decoding applies to tagged (SPG) generation only")
         processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens))
     if sampled:  # last: it draws from what the processors before it left (spg.generation.sampling)
-        processors.append(PositionalSampling(temperature))
-    # generate selects greedily: sampling is PositionalSampling's, at spg's temperature only (a model's own
-    # sampling defaults, such as top_p, are not applied)
+        processors.append(PositionalSampling.for_model(temperature, lm.generation_config))
+    # generate selects greedily: the draw is PositionalSampling's, so generate's own warpers stay off
     sampling = {"do_sample": False, "temperature": None, "top_k": None, "top_p": None}
     if settings.repetition_penalty != 1.0:
         sampling["repetition_penalty"] = settings.repetition_penalty
