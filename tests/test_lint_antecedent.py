@@ -501,3 +501,91 @@ def test_a_relation_between_named_things_and_a_statistic_of_them_are_inherent():
 
 def test_the_resulting_product_of_a_step_is_introduced_by_it():
     assert _terms("A method comprising mixing water and keratin, wherein the resulting solution contains keratin.") == []
+
+
+# Round 3 (branch ante3): boundaries and introductions the grammar read wrongly.
+
+
+def test_adjacent_or_opposite_after_ordinals_modifies_the_noun_that_follows():
+    assert _terms(
+        "A holder having first and second adjacent corners and a third corner opposite said first corner, "
+        "wherein said second corner is folded."
+    ) == []
+    # after a noun it still starts a predicate: "a wall adjacent" names the wall
+    assert _terms("A box having a lid and a wall adjacent the lid, wherein the wall is thin.") == []
+
+
+def test_a_verb_right_before_coordinated_ordinals_is_not_part_of_their_phrase():
+    assert _terms(
+        "A cannula having compartments which respectively define first and second flow paths, "
+        "wherein the first flow path is open."
+    ) == []
+
+
+def test_an_irregular_participle_after_a_noun_ends_the_phrase():
+    # "a body made of" introduces "a body"; "set" may be a noun ("a data set") and is left in its phrase
+    assert _terms("A muffler comprising a body made of foam, wherein said body is round.") == []
+    assert _terms("A store comprising a data set from a sensor, wherein the data set is logged.") == []
+    assert _terms(
+        "A method comprising sending information to a pump, and receiving the information sent in the sending step."
+    ) == []
+
+
+def test_a_determiner_with_only_participles_or_a_pronoun_hands_the_reference_to_the_noun_after():
+    assert _terms(
+        "A method comprising identifying one or more computers and displaying PCDs, then sending data to each of "
+        "the identified one or more computers and selecting a PCD from the displayed other PCDs."
+    ) == []
+    # the noun after still needs an introduction
+    assert _terms("A method comprising sending data to the identified one or more computers.") == ["computers"]
+    assert _terms("A stack of covers comprising an upper cover, wherein the fallen upper one of the covers is held.") == []
+
+
+def test_an_ive_adjective_after_its_noun_is_a_predicate():
+    assert _terms(
+        "A device comprising an interface and a counter, wherein gas passes through the interface responsive to "
+        "a signal, and a switch makes the counter inoperative."
+    ) == []
+    # the reading needs an introduction ending at the noun: a swapped head is still found
+    assert _terms("A device comprising an interface gasket, wherein the interface responsive to a signal is lit.") != []
+
+
+def test_a_bare_verb_before_a_determiner_ends_the_subject():
+    assert _terms(
+        "A pad having a posterior region, wherein thicknesses of the posterior region satisfy the relation T1>T2."
+    ) == []
+    # after a preposition the phrase is a fronted adverbial and its noun a noun: "in said step a mixture is used"
+    assert _terms("A process comprising mixing, wherein in said pre-treatment step a mixture is used.") == [
+        "said pre-treatment step"
+    ]
+
+
+def test_an_ing_participle_with_its_object_and_to_ends_the_phrase():
+    assert _terms("A muffler comprising a body and a chamber, with openings in said body allowing access to said chamber.") == []
+    # a compound noun before an infinitive is one phrase
+    assert _terms("A method comprising applying an image to a screen, wherein the image partitioning process to sort is fast.") == [
+        "the image partitioning process"
+    ]
+
+
+def test_a_plural_subject_with_a_bare_verb_and_an_adverb_of_relation():
+    assert _terms("A caster comprising a housing and a plurality of side plates, wherein the side plates move relative to the housing.") == []
+
+
+def test_the_object_of_a_verb_a_reference_ran_into_is_introduced():
+    # "the transmitter sends instructions": "instructions" is a bare noun phrase and introduces itself
+    assert _terms(
+        "A patch comprising a transmitter and a receiver, wherein the transmitter sends instructions and "
+        "the receiver receives said instructions."
+    ) == []
+
+
+def test_a_word_that_may_modify_heads_its_phrase_when_nothing_follows_it():
+    # "individual" before a verb or punctuation is the noun: introduced by "an individual", needed by "the individual"
+    assert _terms("A method of treating an individual comprising administering a drug to the individual.") == []
+    assert _terms("A method comprising administering a drug to a subject, wherein the individual is human.") == [
+        "the individual"
+    ]
+    assert _terms("A method comprising testing a first individual, wherein the first individual is human.") == []
+    # before its noun it is still a modifier the reference may drop: "the respective layers"
+    assert _terms("A wall having layers, wherein the respective layers are thin and the corresponding said layers are dry.") == []

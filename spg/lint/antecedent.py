@@ -242,6 +242,9 @@ _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
     "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
 )
+# Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"): after a noun, with no noun
+# after them, they end the phrase.
+_PARTICIPLES_ONLY = _IRREGULAR_PARTICIPLES - _words("set cut run read put led bound fed thought given")
 # Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
 # assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
 _POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
@@ -252,6 +255,18 @@ _NOUN_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ity", "ness", "er", "
                   "hood", "ics", "ant", "al", "ay", "ey", "ty", "ry", "ly", "dy", "ny", "gy", "my")  # fmt: skip
 # Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
 _DEFINING = _words("is are denotes denote represents represent means")
+# Words that follow a whole noun phrase, never a modifier waiting for its noun: a verb, a relative pronoun, a
+# preposition ("an individual comprising", "the individual who", "to the individual in need"; with a participle,
+# "an individual based on", or a second determiner, "an individual and said cells").
+_CLAUSE_AFTER_HEAD = _words(
+    "is are was were has have had can may will shall should must does do being having comprising comprises "
+    "including includes who which that whose in from to with by"
+)
+# Prepositions a participle takes its complement with ("sent in", "set at", "held by"); not "of", which a noun takes.
+_PREPOSITIONS = _words(
+    "in on at to from by into onto over under through via within across along upon against toward towards around "
+    "after before during between with for"
+)
 _COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by one")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
@@ -269,6 +284,12 @@ _ACTION_RE = re.compile(f"[{_ING}{_ED}]")
 def _symbol(token: str) -> bool:
     """Whether a token reads as a variable of a formula ("t", "Min", "R1"), not as a word of the claim."""
     return len(token) <= 3 and token[:1].isalpha() and (len(token) == 1 or token[:1].isupper() or token[-1].isdigit())
+
+
+def _modifier_only(word: str) -> bool:
+    """Whether a word modifies a noun and never heads one: a positional or non-restrictive word ("upper",
+    "selected"), an irregular participle ("held", "fallen", "chosen")."""
+    return word in _PRONOMINAL or word in _IRREGULAR_PARTICIPLES or (len(word) > 4 and word.endswith("en"))
 
 
 def _singular(word: str) -> str:
@@ -411,7 +432,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective")  # fmt: skip
+                 "collective", "after", "before")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -421,6 +442,8 @@ class _Chunk:
         # what a last word read as a bare verb needs: a plural subject ("the arm and the ridge", "the pools") and a
         # complement after it ("… create a wall", "… move through")
         self.plural_subject = self.complement = False
+        self.after = ""  # the token right after the phrase (past reference numerals), lower case
+        self.before = ""  # the token right before it
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
@@ -472,6 +495,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     pending: _Chunk | None = None  # "the first and" waits for its head
     one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
     counted: _Chunk | None = None  # "two cylinders" lends its count to "or briseurs"
+    carry = -1  # a noun phrase starting up to here takes the "the" of a phrase with no head before it
     pair = collective = False  # one_of holds the ordinals "a pair of" implies, or a group's ordinal
     # what a phrase lends the one after it: "a second, complementary shell", "a radio frequency (RF) section",
     # "a private branch exchange, hereafter PBX, telephony circuit": (where it must start, the readings it lends)
@@ -511,11 +535,25 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
+                if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
+                    # an irregular past participle after a noun, with no noun after it, is a reduced relative
+                    # clause as an "-ed" participle is: "a body made of", "the information sent in", "the
+                    # welder set at" (read in judge) — not part of the noun phrase
+                    break
             elif c == _ADV:
+                pass
+            elif c == _AFTER and k + 1 < n and kinds[k + 1] == _WORD and _POSITIONAL.issuperset(lows[j:k]):
+                # after ordinals alone, "adjacent", "opposite", … modify the noun that follows: "first and second
+                # adjacent corners", "a second opposite end" (after a noun they start a predicate: "a wall adjacent")
                 pass
             elif c in _BREAKS or c == _AFTER:
                 break
-            elif not flags[k - 1] & _F_MODIFIER and not (
+            elif (
+                not flags[k - 1] & _F_MODIFIER
+                # after a word that may be a noun too, a participle with no noun after it starts a reduced
+                # relative clause: "an individual based on", "an individual treated with"
+                or (c == _ED and lows[k - 1] in _NON_RESTRICTIVE and (k + 1 >= n or kinds[k + 1] not in (_WORD, _ED, _ING)))
+            ) and not (
                 c == _ING
                 and k + 1 < n
                 and kinds[k + 1] == _WORD
@@ -539,16 +577,63 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
             close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
-        if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
+        if (
+            cls not in (_DEF, _ART)
+            and nxt in ("and", "or")
+            and raw[-1] in _ORDINALS_SET
+            and k + 1 < n
+            and lows[k + 1] in _ORDINALS_SET
+            and len(raw) == k - j
+            and not _ORDINALS_SET.issuperset(raw)
+        ):
+            # an ordinal coordinated with another opens a noun phrase of its own ("first and second flow paths"):
+            # the word before it, with no article between, is the verb that takes that phrase ("the compartments
+            # respectively define first and second flow paths", "each having first and second ends")
+            m = len(raw)
+            while raw[m - 1] in _ORDINALS_SET:
+                m -= 1
+            i = j = j + m
+            raw, kept, forms = raw[m:], kept[m:], forms[m:]
+        # a phrase of words that may be modifiers or nouns has a head when it ends before punctuation or a verb:
+        # "administering to an individual", "the individual is human" (the idioms, "the foregoing", are set
+        # phrases below)
+        noun = _NON_RESTRICTIVE.issuperset(raw) and (
+            k >= n
+            or kinds[k] in (_PUNCT, _ED)
+            or nxt in _CLAUSE_AFTER_HEAD
+            or nxt in _IRREGULAR_PARTICIPLES
+            or (nxt in ("and", "or") and k + 1 < n and kinds[k + 1] in (_DEF, _ART))
+            or (nxt == "at" and k + 1 < n and lows[k + 1] not in ("least", "most"))
+            or (nxt == "of" and cls == _ART)  # "an individual of": an article's phrase before "of" has its noun
+        )
+        if not noun and (
+            (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw)
+        ):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
                 one_of = [kept]  # "a first one of the polymer materials" introduces "a first polymer material"
             continue
+        if (
+            cls == _DEF
+            and k < n
+            and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
+            and (nxt in ("one", "ones") or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM)))
+        ):
+            # "the" opens a phrase whose head comes later: before "one", the words are a pronoun's modifiers ("the
+            # fallen upper one of the covers", "the identified one or more computers"); participles alone have no
+            # head ("the displayed other PCDs", "the captured 360 video content", "the compressed and encoded
+            # video"). The noun phrase that follows, if it has no determiner, is the reference.
+            carry = k + 4
+            i = k
+            continue
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
+            if raw[-1] in _NON_RESTRICTIVE and kept[-1] != forms[-1] and _PRONOMINAL.issuperset(raw):
+                kept += forms[-1:]  # "the first individual": the last word is the head ("the amount present": no)
         ch = _Chunk(claim, i, k, kept, raw)
         ch.forms, ch.adverb_last = forms, adverb_last
-        ch.definite = cls == _DEF
+        ch.definite = cls == _DEF or (cls != _ART and i <= carry)
+        carry = -1
         ch.article = cls == _ART and j == i + 1
         ch.preamble = i < first_claim or restating
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
@@ -557,6 +642,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
             ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
             ch.complement = k < n and (kinds[k] in (_DEF, _ART, _ADV) or lows[k] in _COMPLEMENTS)
+            ch.after, ch.before = nxt, lows[i - 1] if i > 0 else ""
+            if nxt == "to" and k + 1 < n and kinds[k + 1] in (_DEF, _ART):
+                ch.after = "to the"  # a preposition, not the infinitive's "to"
             ch.subject = (
                 "following" in raw
                 or raw[0] in _SET_PHRASES
@@ -672,7 +760,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     part.article, part.same, part.implied = True, ch, True
                     out.append(part)
                 counted = ch if raw[0] in _CARDINALS else counted
-        i = k
+        i = k + 1 if k < n and lows[k] in _PARTICIPLES_ONLY and kinds[k] == _WORD else k  # not a phrase of its own
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
         actions = [a for a in actions if a[1] not in inside]
@@ -904,10 +992,11 @@ class _Reader:
         exact: bool = False,
         headed: bool = False,
         explicit: bool = False,
+        ending: bool = False,
     ) -> list[_Chunk]:
         """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
         only those reading exactly so, ``headed``: only those whose head is ``head``, ``explicit``: not the
-        ordinals a count implies."""
+        ordinals a count implies, ``ending``: only those whose last word is ``head``."""
         out = []
         claim, start, anc, singular = ref.claim, ref.start, self.ancestry, ref.singular
         # the scope test of in_scope, unrolled: it runs for every candidate of every reference
@@ -926,6 +1015,8 @@ class _Reader:
             elif not (tin[cc] < tin_c and tout_c < tout[cc]):
                 continue
             if (headed and not _ends_with(c.words, head)) or (explicit and c.implied) or (c.collective and singular):
+                continue
+            if ending and c.words[-1] != head:
                 continue
             if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
                 out.append(c)
@@ -1009,15 +1100,18 @@ class _Reader:
                     return True
         return False
 
-    def based(self, ref: _Chunk, cut: int, loose: bool = True) -> bool:
+    def based(self, ref: _Chunk, cut: int, loose: bool = True, strict: bool = False) -> bool:
         """Whether the first ``cut`` words of ``ref`` have basis as a phrase of their own, ending at an
         introduction's head; with ``loose``, a participle modifier may be added as in :meth:`judge` ("the opened
-        film tube" ← "opened film tube", whose participle opens no phrase)."""
+        film tube" ← "opened film tube", whose participle opens no phrase); with ``strict``, only an introduction
+        that ends there, as written, counts ("said body allowing access" ← "a body", not "a body holding ledge")."""
         forms = [(r, w) for r, w in zip(ref.raw[:cut], ref.forms[:cut]) if r not in _NON_RESTRICTIVE]
         if not forms:
             return False
         head = forms[-1][1]
         mods = tuple(w for _, w in forms[:-1])
+        if strict:
+            return bool(self.matches(ref, head, mods, headed=True, explicit=True, ending=True))
         if self.matches(ref, head, mods, headed=True, explicit=True):
             return True
         # "the machine interface controls" ← "a man-machine interface"
@@ -1027,6 +1121,17 @@ class _Reader:
             return False
         plain = tuple(w for r, w in forms[:-1] if not r.endswith(("ed", "ing")))
         return plain != mods and bool(self.matches(ref, head, plain, headed=True, explicit=True))
+
+    def object_of(self, ref: _Chunk, cut: int) -> None:
+        """A reference read up to the verb at ``cut``: the words after that verb are its object, a noun phrase with
+        no determiner, which introduces them as any bare noun phrase does ("the narrowband transmitter sends
+        instructions", then "said instructions"; "the first assignment representing initial clustering")."""
+        tail = tuple(w for r, w in zip(ref.raw[cut + 1 :], ref.forms[cut + 1 :]) if r not in _NON_RESTRICTIVE)
+        if tail:
+            part = _Chunk(ref.claim, ref.end - 1, ref.end, tail, ref.raw[cut + 1 :])
+            part.singular = ref.singular
+            self.introduce(part)
+        return None
 
     def judge(self, ref: _Chunk) -> tuple[str, list[_Chunk]] | None:
         """None when ``ref`` has basis; else ("antecedent", [closest]) or ("antecedent-ambiguous", [two])."""
@@ -1099,7 +1204,36 @@ class _Reader:
                 # a verb in "-s" with its object or complement: "the washing water penetrates through"
                 or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
             ) and self.based(ref, cut, loose=True):
-                return None
+                return self.object_of(ref, cut)
+            if (
+                # an irregular participle with a prepositional complement: "the information sent in the sending
+                # step", "the welder set at about 7" (a noun takes "of": "the data set of", never read so)
+                (last and verb in _IRREGULAR_PARTICIPLES and ref.after in _PREPOSITIONS)
+                # a predicate adjective in "-ive" after its noun, alone or with its complement: "the interface
+                # responsive to", "making the counter inoperative", "the network indicative of"
+                or (last and len(verb) > 6 and verb.endswith("ive") and verb not in _POSITIONAL)
+                # a bare verb before a determiner: a noun phrase never runs into "the", "a" or "said" (a missing
+                # semicolon or agreement: "the posterior region satisfy the relation", "the second cluster
+                # calculate a combined workload")
+                # (a fronted prepositional phrase before its subject is not one: "in said pre-treatment step a
+                # mixture is used")
+                or (last and ref.after in ("the", "a", "an", "said") and _bare_verb(verb) and ref.before not in _PREPOSITIONS)
+                # an "-ing" participle with its object and "to" before a noun phrase: "said body allowing access
+                # to said chamber" (a compound noun is written so too, "the heat treating region", but hardly ever
+                # right before the preposition "to"; "the image partitioning process to generate" is infinitive)
+                or (
+                    cut == len(raw) - 2
+                    and verb.endswith("ing")
+                    and verb not in _ING_NOUNS
+                    and ref.after == "to the"
+                )
+                # a bare verb after a plural noun with an adverb of relation after it: "the side plates move
+                # relative to the housing", "the arms move apart"
+                or (last and _plural_form(raw[cut - 1]) and _bare_verb(verb) and ref.after in _AFTER_HEAD)
+            ) and self.based(ref, cut, strict=True):
+                # each reads the phrase up to that word only against an introduction ending there as written, so
+                # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
+                return self.object_of(ref, cut)
             # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
             # then only as the introduction reads
             if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
