@@ -589,3 +589,15 @@ def test_a_word_that_may_modify_heads_its_phrase_when_nothing_follows_it():
     assert _terms("A method comprising testing a first individual, wherein the first individual is human.") == []
     # before its noun it is still a modifier the reference may drop: "the respective layers"
     assert _terms("A wall having layers, wherein the respective layers are thin and the corresponding said layers are dry.") == []
+
+
+def test_a_symbol_defined_as_a_quantity_introduces_that_quantity():
+    texts = [
+        "A device having layers, wherein t is the total optical path length of the layers.",
+        "The device of claim 1, wherein the total optical path length is adjusted.",
+    ]
+    assert _terms(*texts) == []
+    # a symbol defined as a thing classifies it: "the side chain" later still needs an introduction
+    assert _terms("A compound, wherein R is the side chain.", "The compound of claim 1, wherein the side chain is short.") == [
+        "the side chain"
+    ]

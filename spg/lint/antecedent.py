@@ -432,7 +432,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective", "after", "before")  # fmt: skip
+                 "collective", "after", "before", "defines")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -444,6 +444,7 @@ class _Chunk:
         self.plural_subject = self.complement = False
         self.after = ""  # the token right after the phrase (past reference numerals), lower case
         self.before = ""  # the token right before it
+        self.defines = False  # it defines a symbol: "wherein t is the total length"
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
@@ -645,13 +646,16 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             ch.after, ch.before = nxt, lows[i - 1] if i > 0 else ""
             if nxt == "to" and k + 1 < n and kinds[k + 1] in (_DEF, _ART):
                 ch.after = "to the"  # a preposition, not the infinitive's "to"
+            # a definition, not a reference: "wherein t is the total optical path length"; a quantity it defines
+            # is introduced by it, for the claim and the claims depending on it ("the total optical path length
+            # (t) is adjusted" in a dependent claim)
+            ch.defines = i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP
             ch.subject = (
-                "following" in raw
+                ch.defines
+                or "following" in raw
                 or raw[0] in _SET_PHRASES
                 or (dependent and i == 0)
                 or (bool(claim_at) and _names_claim(kinds, k, claim_at))
-                # a definition, not a reference: "wherein t is the total optical path length", "the distance r"
-                or (i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP)
                 # a reference direction: "at an angle of 30° to the horizontal"
                 or raw in (("horizontal",), ("vertical",))
                 # a unit, not an element: "based on the parts by weight"
@@ -1265,6 +1269,10 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                 reader.introduce(ch)
                 continue
             if ch.subject or (ch.words[-1] in _IDIOM_HEADS and (len(ch.words) == 1 or ch.words[-1] not in _NAMED)):
+                if ch.defines and ch.words[-1] in _PROPERTIES:
+                    # a symbol defined as a quantity names that quantity ("t is the total optical path length");
+                    # one defined as a thing classifies it ("R is the aliphatic side chain") and introduces nothing
+                    reader.introduce(ch)
                 continue
             total += 1
             verdict = reader.judge(ch)
