@@ -601,3 +601,18 @@ def test_a_symbol_defined_as_a_quantity_introduces_that_quantity():
     assert _terms("A compound, wherein R is the side chain.", "The compound of claim 1, wherein the side chain is short.") == [
         "the side chain"
     ]
+
+
+def test_a_part_named_after_its_owner_has_basis_when_introduced_as_the_owners():
+    texts = [
+        "A bias circuit comprising a voltage follower having an input connected to a bus and an output connected to a load.",
+        "The bias circuit of claim 1, further comprising a source connected between the voltage follower output and ground.",
+    ]
+    assert _terms(*texts) == []
+    # an output introduced as another element's is not the follower's (with two outputs in scope, which one?)
+    assert _terms(
+        "A circuit comprising a voltage follower, an amplifier output and a bus having an output, "
+        "wherein the voltage follower output is low."
+    ) == [
+        "the voltage follower output"
+    ]

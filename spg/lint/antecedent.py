@@ -262,6 +262,10 @@ _CLAUSE_AFTER_HEAD = _words(
     "is are was were has have had can may will shall should must does do being having comprising comprises "
     "including includes who which that whose in from to with by"
 )
+# Words by which a claim gives an element its parts ("a voltage follower having an input and an output").
+_HAVING_RE = re.compile(
+    r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
+)
 # Prepositions a participle takes its complement with ("sent in", "set at", "held by"); not "of", which a noun takes.
 _PREPOSITIONS = _words(
     "in on at to from by into onto over under through via within across along upon against toward towards around "
@@ -552,8 +556,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             elif (
                 not flags[k - 1] & _F_MODIFIER
                 # after a word that may be a noun too, a participle with no noun after it starts a reduced
-                # relative clause: "an individual based on", "an individual treated with"
-                or (c == _ED and lows[k - 1] in _NON_RESTRICTIVE and (k + 1 >= n or kinds[k + 1] not in (_WORD, _ED, _ING)))
+                # relative clause: "an individual based on", "an output connected to the bus"
+                or (c == _ED and lows[k - 1] in _PRONOMINAL and (k + 1 >= n or kinds[k + 1] not in (_WORD, _ED, _ING)))
             ) and not (
                 c == _ING
                 and k + 1 < n
@@ -1063,6 +1067,26 @@ class _Reader:
                 return True
         return False
 
+    def has_part(self, ref: _Chunk, owner: tuple[str, ...], head: str) -> bool:
+        """ "the voltage follower output" ← "a voltage follower having an input and an output": a part named after
+        its owner has basis when the claim introduced the part as the owner's: the owner's introduction followed
+        by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e))."""
+        for o in self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True):
+            for c in self.index.get(head, ()):
+                if (
+                    c.claim == o.claim
+                    and o.end <= c.start <= o.end + 20
+                    and c.words[-1] == head
+                    and not c.definite
+                    and not c.implied
+                    and self.in_scope(c.claim, c.start, ref)
+                ):
+                    text = self.claims[c.claim].text
+                    between = text[self.span(o)[1] : self.span(c)[0]]
+                    if _HAVING_RE.match(between) and not re.search(r"[;.]", between):
+                        return True
+        return False
+
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
@@ -1182,6 +1206,8 @@ class _Reader:
         ):
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
+            return None
+        if mods and head in _PARTS and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
