@@ -616,3 +616,11 @@ def test_a_part_named_after_its_owner_has_basis_when_introduced_as_the_owners():
     ) == [
         "the voltage follower output"
     ]
+
+
+def test_a_positional_noun_after_a_preposition_of_place_is_an_adverbial():
+    # the README's main job: "joined at the top by a hinge" says where, it names no element
+    assert _terms("A stroller comprising a front frame and a rear frame joined at the top by a hinge.") == []
+    assert _terms("A box having a lid, wherein the lid is viewed from the top and tilts to the side.") == []
+    # with an owner it is a part and needs its owner: "the top of the box" is inherent, "the top wall" an element
+    assert _terms("A box having a lid, wherein the lid is joined at the top wall by a hinge.") == ["the top wall"]

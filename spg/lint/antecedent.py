@@ -186,6 +186,9 @@ _PARTS = _PROPERTIES | _words(
 # Faces every solid has: named after their owner ("the tissue surface", "the light emitting side") they are that
 # owner's (MPEP 2173.05(e)); an abstract part ("the ring structure", "the power product") may be an element itself.
 _FACES = _words("end top bottom side surface edge face tip")
+# Positional nouns that, after a preposition of place, say where rather than name a part ("at the top").
+_LOCATIVE = _words("top bottom side sides front rear back end ends outside inside exterior interior left right middle")
+_LOCATIVE_PREPOSITIONS = _words("at on to from toward towards")
 # Modifiers that set an element against another of its kind (first/second, inlet/outlet, upper/lower …): a
 # reference carrying one needs an introduction carrying it; these are what modifier-swap defects change. They also
 # share a head in coordination ("the first and second layers").
@@ -681,6 +684,17 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     )
                 )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # a positional noun alone after a preposition of place, with no owner after it, is an adverbial of
+                # place, not an element: "joined at the top by a hinge", "viewed from the top", "tilt to the side",
+                # "exposed to the outside"
+                or (
+                    k == j + 1
+                    and head in _LOCATIVE
+                    and i > 0
+                    and lows[i - 1] in _LOCATIVE_PREPOSITIONS
+                    and nxt not in ("of", "thereof")
+                    and (k >= n or kinds[k] in (_PUNCT, _STOPW, _AFTER))
+                )
                 # a relation of the things named after it: "the distance between said means and the object"
                 or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
