@@ -624,3 +624,11 @@ def test_a_positional_noun_after_a_preposition_of_place_is_an_adverbial():
     assert _terms("A box having a lid, wherein the lid is viewed from the top and tilts to the side.") == []
     # with an owner it is a part and needs its owner: "the top of the box" is inherent, "the top wall" an element
     assert _terms("A box having a lid, wherein the lid is joined at the top wall by a hinge.") == ["the top wall"]
+
+
+def test_the_nouns_of_a_hyphenated_noun_compound_are_named_by_it():
+    assert _terms("A web of core-sheath type fibers, wherein the core is polyester and the sheath is polyethylene.") == []
+    assert _terms("A process comprising an air-fuel combustion, wherein the air is preheated.") == []
+    # a prefixed word or an adjective compound names no noun of its own
+    assert _terms("A film of a co-polymer, wherein the polymer is dry.") == ["the polymer"]
+    assert _terms("A film of a water-soluble resin, wherein the water is removed.") == ["the water"]

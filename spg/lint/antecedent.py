@@ -299,6 +299,29 @@ def _modifier_only(word: str) -> bool:
     return word in _PRONOMINAL or word in _IRREGULAR_PARTICIPLES or (len(word) > 4 and word.endswith("en"))
 
 
+# Prefixes that make a new word of the one they join ("co-polymer", "non-woven"), and endings that make a
+# hyphenated compound an adjective ("water-soluble", "T-shaped", "heat-resistant").
+_BOUND_PREFIXES = _words(
+    "anti non co self pre post re multi semi sub super inter intra poly mono bi tri di un de micro nano macro mini "
+    "ultra over under out cross counter pseudo quasi hyper hypo trans iso neo proto auto"
+)
+_ADJECTIVE_ENDINGS = ("ed", "ing", "ble", "ant", "ent", "ive", "ous", "ic", "al", "ful", "less", "like", "free",
+                      "rich", "proof", "tight", "wise", "ward", "ary", "ory")  # fmt: skip
+
+
+def _compound_nouns(word: str) -> tuple[str, ...]:
+    """The nouns a hyphenated noun compound names ("core-sheath" → core, sheath; "air-fuel" → air, fuel; "a
+    rain-gutter" is a gutter): a word introduced inside a modifier is an inherent antecedent as "the vehicle" is of
+    "a vehicle door". None for a prefixed word ("co-polymer", "off-target") or an adjective compound ("water-soluble",
+    "T-shaped")."""
+    parts = word.split("-")
+    if parts[0] in _BOUND_PREFIXES or parts[0] in _STOP or parts[-1].endswith(_ADJECTIVE_ENDINGS):
+        return ()  # "co-polymer", "off-target", "water-soluble"
+    if not all(len(p) >= 3 and p.isalpha() for p in parts):
+        return ()
+    return tuple(p for p in parts if p not in _STOP)  # "mapper-and-controller"
+
+
 def _singular(word: str) -> str:
     if len(word) > 3 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -439,7 +462,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective", "after", "before", "defines")  # fmt: skip
+                 "collective", "after", "before", "defines", "parts")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -452,6 +475,7 @@ class _Chunk:
         self.after = ""  # the token right after the phrase (past reference numerals), lower case
         self.before = ""  # the token right before it
         self.defines = False  # it defines a symbol: "wherein t is the total length"
+        self.parts: tuple[str, ...] = ()  # nouns a hyphenated compound of it names: "core-sheath" → core, sheath
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
@@ -921,7 +945,7 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     "the element", "the panel" and "the first panel element", not "the second panel element")."""
     words = intro.words
     if not mods:
-        return head in words
+        return head in words or head in intro.parts
     for j in range(len(words) - 1, 0, -1):
         if words[j] == head:
             before = words[:j]
@@ -999,6 +1023,11 @@ class _Reader:
                 got.append(ch)
             if "-" in w:  # "a strip-line" is found for "the strip line" too (compounded())
                 index.setdefault(w.replace("-", ""), []).append(ch)
+                parts = _compound_nouns(w)
+                if parts:
+                    ch.parts += parts
+                    for part in parts:
+                        index.setdefault(part, []).append(ch)
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
