@@ -632,3 +632,21 @@ def test_the_nouns_of_a_hyphenated_noun_compound_are_named_by_it():
     # a prefixed word or an adjective compound names no noun of its own
     assert _terms("A film of a co-polymer, wherein the polymer is dry.") == ["the polymer"]
     assert _terms("A film of a water-soluble resin, wherein the water is removed.") == ["the water"]
+
+
+def test_last_and_next_in_a_reference_pick_one_of_what_is_named():
+    assert _terms("A reader detecting successive transitions of marks, wherein it stops at the last transition.") == []
+    # in an introduction they set an element apart: no re-introduction of "an organ recipient"
+    forest = Forest.from_parents(
+        [
+            "A method comprising notifying an organ recipient, the organ recipient being listed.",
+            "The method of claim 1, further comprising selecting a next organ recipient.",
+            "The method of claim 2, further comprising notifying the next organ recipient.",
+        ],
+        [[], [1], [2]],
+    )
+    assert check_antecedents(forest) == []
+
+
+def test_a_product_by_process_names_its_process_before_a_colon():
+    assert _terms("A pot holder made by the process of: providing a cloth; and folding the cloth.") == []

@@ -199,6 +199,7 @@ _POSITIONAL = _words(
     "downstream high low hot cold anterior posterior lateral medial leading trailing"
 )
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
+_RELATIONAL = _words("last next")
 # Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
 # introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
 _CONTRAST = {
@@ -662,6 +663,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
             if raw[-1] in _NON_RESTRICTIVE and kept[-1] != forms[-1] and _PRONOMINAL.issuperset(raw):
                 kept += forms[-1:]  # "the first individual": the last word is the head ("the amount present": no)
+        if cls == _DEF and raw[-1] not in _RELATIONAL and not _RELATIONAL.isdisjoint(raw):
+            # in a reference, "last" and "next" pick one of what is named ("the last light/dark transition" of
+            # "successive transitions", "the next frame"); in an introduction they set it apart ("a next recipient")
+            kept = tuple(w for w in kept if w not in _RELATIONAL)
         ch = _Chunk(claim, i, k, kept, raw)
         ch.forms, ch.adverb_last = forms, adverb_last
         ch.definite = cls == _DEF or (cls != _ART and i <= carry)
@@ -723,6 +728,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
+                # the same with its list of actions after a colon: "a pot holder made by the process of: providing
+                # a cloth; folding …" (product-by-process)
+                or (nxt == "of" and k + 2 < n and lows[k + 1] == ":" and kinds[k + 2] == _ING)
                 # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
                 # the automated processing of calls" names what is done, not an element
                 or (
