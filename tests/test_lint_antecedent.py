@@ -650,3 +650,16 @@ def test_last_and_next_in_a_reference_pick_one_of_what_is_named():
 
 def test_a_product_by_process_names_its_process_before_a_colon():
     assert _terms("A pot holder made by the process of: providing a cloth; and folding the cloth.") == []
+
+
+def test_coordinated_ordinals_missing_together_are_reported_once():
+    assert _terms("A joint comprising a ball, wherein the ball passes between the first and second elements.") == ["the first"]
+
+
+def test_prepositions_and_conjunctions_end_a_phrase():
+    assert _terms(
+        "A method comprising heating a body with gases, and a link to an endpoint, as the heated gases pass "
+        "throughout the body; the link to the endpoint though a gateway; dosing the body once a day."
+    ) == []
+    assert "the endpoint though" not in _terms("A link to an endpoint, then a link to the endpoint though a gateway.")
+    assert _terms("A method of dosing an individual, wherein a drug is given to the individual once a day.") == []

@@ -123,7 +123,10 @@ _STOP = _words(
     # a participle that works as a preposition ("generating the image using multi-slice imaging")
     "using "
     # what defines an abbreviation ("a private branch exchange, hereafter PBX, telephony circuit")
-    "hereafter hereinafter"
+    "hereafter hereinafter "
+    # the rest of the closed classes of prepositions and conjunctions ("as the heated gases pass throughout the
+    # body", "the endpoint though the gateway", "administering to the individual once a week")
+    "throughout though although because beside besides despite unlike since till amid whilst unto atop versus once"
 )
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
@@ -137,7 +140,9 @@ _AFTER_HEAD = _words(
     "comprise moves causes emits detects free due "
     # adjectives that follow what they qualify and never open or continue a noun phrase: "said control device able
     # to", "the command voltage irrespective of whether"
-    "able unable irrespective regardless"
+    "able unable irrespective regardless "
+    # and "absent" as a preposition after its noun: "said presentation absent significant content"
+    "absent"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -275,7 +280,7 @@ _PREPOSITIONS = _words(
     "in on at to from by into onto over under through via within across along upon against toward towards around "
     "after before during between with for"
 )
-_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by one")
+_COMPLEMENTS = _words("to through throughout into onto along across toward towards around together upon between with by one")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -463,7 +468,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective", "after", "before", "defines", "parts")  # fmt: skip
+                 "collective", "after", "before", "defines", "parts", "partner")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -477,6 +482,7 @@ class _Chunk:
         self.before = ""  # the token right before it
         self.defines = False  # it defines a symbol: "wherein t is the total length"
         self.parts: tuple[str, ...] = ()  # nouns a hyphenated compound of it names: "core-sheath" → core, sheath
+        self.partner: _Chunk | None = None  # the first conjunct of "the first and second layers", for the second
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
@@ -761,6 +767,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
                 pending.forms = pending.forms + forms[lead_raw:]
                 ch.definite = ch.definite or (pending.definite and pending.alone is None)
+                ch.partner = pending  # one phrase: reported once
             elif i > pending.end + 2 or not ch.definite:
                 # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
@@ -1341,6 +1348,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
         chunks, actions = _chunks(_TOKEN_RE.findall(claim.text), ci, bool(reader.ancestry.parents[ci]))
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
+        flagged: set[int] = set()  # chunks reported in this claim, by id
         for ch in chunks:
             if not ch.definite:
                 reader.introduce(ch)
@@ -1366,8 +1374,10 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
             rule, related = verdict
             if rule == "antecedent":
                 reader.introduce(ch)  # reported once: later mentions here and in dependent claims lean on it
-            if report and ch.words not in reported:
+            if report and ch.words not in reported and not (ch.partner is not None and id(ch.partner) in flagged):
+                # "said first and second members" with neither introduced is one missing phrase, reported once
                 reported.add(ch.words)
+                flagged.add(id(ch))
                 findings.append(_finding(reader, ch, rule, related))
     return findings, total, resolved
 
