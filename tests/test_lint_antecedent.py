@@ -663,3 +663,10 @@ def test_prepositions_and_conjunctions_end_a_phrase():
     ) == []
     assert "the endpoint though" not in _terms("A link to an endpoint, then a link to the endpoint though a gateway.")
     assert _terms("A method of dosing an individual, wherein a drug is given to the individual once a day.") == []
+
+
+def test_an_able_adjective_with_its_complement_and_used_after_a_noun_end_the_phrase():
+    assert _terms("A medium storing program code, the program code executable by a processor.") == []
+    assert _terms("A method using a spectrometry, wherein the spectrometry used is MALDI.") == []
+    # alone an "-able" word may be the noun: "the control variable" is one phrase
+    assert _terms("A loop having a control, wherein the control variable is high.") == ["the control variable"]

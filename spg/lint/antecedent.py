@@ -251,9 +251,9 @@ _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
     "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
 )
-# Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"): after a noun, with no noun
-# after them, they end the phrase.
-_PARTICIPLES_ONLY = _IRREGULAR_PARTICIPLES - _words("set cut run read put led bound fed thought given")
+# Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"), and "used" (too short for the
+# "-ed" rule): after a noun, with no noun after them, they end the phrase.
+_PARTICIPLES_ONLY = (_IRREGULAR_PARTICIPLES - _words("set cut run read put led bound fed thought given")) | {"used"}
 # Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
 # assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
 _POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
@@ -1300,6 +1300,9 @@ class _Reader:
                 # a predicate adjective in "-ive" after its noun, alone or with its complement: "the interface
                 # responsive to", "making the counter inoperative", "the network indicative of"
                 or (last and len(verb) > 6 and verb.endswith("ive") and verb not in _POSITIONAL)
+                # and one in "-able"/"-ible" with its complement (alone it is as often a noun, "the variable"):
+                # "the program code executable by a processor", "the marker detectable in"
+                or (last and len(verb) > 6 and verb.endswith(("able", "ible")) and ref.after in _PREPOSITIONS)
                 # a bare verb before a determiner: a noun phrase never runs into "the", "a" or "said" (a missing
                 # semicolon or agreement: "the posterior region satisfy the relation", "the second cluster
                 # calculate a combined workload")
