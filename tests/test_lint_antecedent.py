@@ -670,3 +670,26 @@ def test_an_able_adjective_with_its_complement_and_used_after_a_noun_end_the_phr
     assert _terms("A method using a spectrometry, wherein the spectrometry used is MALDI.") == []
     # alone an "-able" word may be the noun: "the control variable" is one phrase
     assert _terms("A loop having a control, wherein the control variable is high.") == ["the control variable"]
+
+
+def test_only_an_element_recited_again_makes_a_later_reference_ambiguous():
+    # "configured to receive a rail member" names what the claim has, as the object of a function
+    forest = Forest.from_parents(
+        [
+            "A siderail comprising a rail member, the rail member being steel.",
+            "The siderail of claim 1, wherein a body has an aperture configured to receive a rail member.",
+            "The siderail of claim 2, wherein the rail member extends within the aperture.",
+        ],
+        [[], [1], [2]],
+    )
+    assert check_antecedents(forest) == []
+    # "further comprises (e) a coupler compound" recites one again
+    forest = Forest.from_parents(
+        [
+            "A material comprising a coupler compound, the coupler compound being yellow.",
+            "The material of claim 1, which further comprises (e) a coupler compound.",
+            "The material of claim 2, wherein the coupler compound is red.",
+        ],
+        [[], [1], [2]],
+    )
+    assert [f.rule for f in check_antecedents(forest)] == ["antecedent-ambiguous"]

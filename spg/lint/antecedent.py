@@ -275,6 +275,11 @@ _CLAUSE_AFTER_HEAD = _words(
 _HAVING_RE = re.compile(
     r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
 )
+# Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
+_RECITING = _words(
+    "comprising comprises comprise including includes include having has have containing contains further also "
+    "additionally and or with wherein whereby"
+)
 # Prepositions a participle takes its complement with ("sent in", "set at", "held by"); not "of", which a noun takes.
 _PREPOSITIONS = _words(
     "in on at to from by into onto over under through via within across along upon against toward towards around "
@@ -468,7 +473,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective", "after", "before", "defines", "parts", "partner")  # fmt: skip
+                 "collective", "after", "before", "defines", "parts", "partner", "recited")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -483,6 +488,7 @@ class _Chunk:
         self.defines = False  # it defines a symbol: "wherein t is the total length"
         self.parts: tuple[str, ...] = ()  # nouns a hyphenated compound of it names: "core-sheath" → core, sheath
         self.partner: _Chunk | None = None  # the first conjunct of "the first and second layers", for the second
+        self.recited = True  # an introduction recited as an element, not as the object of an action
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
@@ -679,6 +685,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         carry = -1
         ch.article = cls == _ART and j == i + 1
         ch.preamble = i < first_claim or restating
+        if ch.article:
+            # recited as an element of its own: after "comprising", "having", "with", "and", a comma or a list
+            # label ("further comprises (e) a coupler compound"); not the object of an action or a function ("to
+            # receive a rail member", "by forming an organic layer"), which names what the claim already has
+            b = i - 1
+            if b > 0 and lows[b] == ")":
+                b = next((m - 1 for m in range(b - 1, max(b - 6, -1), -1) if lows[m] == "("), b)
+            ch.recited = b < 0 or kinds[b] == _PUNCT or lows[b] in _RECITING
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
@@ -1025,7 +1039,7 @@ class _Reader:
         return (claim == ref.claim and token < ref.start) or self.ancestry.is_ancestor(claim, ref.claim)
 
     def introduce(self, ch: _Chunk) -> None:
-        if ch.article and ch.clean and not ch.preamble:
+        if ch.article and ch.clean and not ch.preamble and ch.recited:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
             if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
