@@ -693,3 +693,15 @@ def test_only_an_element_recited_again_makes_a_later_reference_ambiguous():
         [[], [1], [2]],
     )
     assert [f.rule for f in check_antecedents(forest)] == ["antecedent-ambiguous"]
+
+
+def test_a_set_phrase_head_with_a_modifier_that_sets_it_apart_names_an_element():
+    # "event" and "equation" once modified name an element, as "step" does
+    assert _terms("A method wherein a recombinase catalyses the recombination event.") == ["the recombination event"]
+    assert _terms("A system wherein the stress equilibration equation is solved.") == ["the stress equilibration equation"]
+    # any set-phrase head with a positional modifier: "the second wavelength range" after "a first wavelength range"
+    assert _terms("A lamp emitting in a first wavelength range, wherein the second wavelength range is green.") == [
+        "the second wavelength range"
+    ]
+    # unmodified or descriptively modified they stay set phrases: "in the range of", "in the temperature range"
+    assert _terms("A process carried out in the temperature range from 20 to 70 C, in the event of a fault.") == []

@@ -241,8 +241,10 @@ _GROUPS = _words("plurality multiplicity set group series array bank")
 _ORDINALS = tuple(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
 _ORDINALS_SET = frozenset(_ORDINALS)
 _CARDINALS = {w: n for n, w in enumerate(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 2)}
-# Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase").
-_NAMED = _words("step steps phase order")
+# Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase", "the recombination
+# event", "the stress equilibration equation"); any set-phrase head does with a positional modifier ("the first
+# wavelength range", "said second group").
+_NAMED = _words("step steps phase order event equation")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
 # Words a verb takes after it and a noun hardly does: "… move through the arc", "… cooperate to provide", "… held by".
@@ -1370,7 +1372,10 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
             if not ch.definite:
                 reader.introduce(ch)
                 continue
-            if ch.subject or (ch.words[-1] in _IDIOM_HEADS and (len(ch.words) == 1 or ch.words[-1] not in _NAMED)):
+            if ch.subject or (
+                ch.words[-1] in _IDIOM_HEADS
+                and (len(ch.words) == 1 or (ch.words[-1] not in _NAMED and _POSITIONAL.isdisjoint(ch.words)))
+            ):
                 if ch.defines and ch.words[-1] in _PROPERTIES:
                     # a symbol defined as a quantity names that quantity ("t is the total optical path length");
                     # one defined as a thing classifies it ("R is the aliphatic side chain") and introduces nothing
