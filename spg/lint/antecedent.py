@@ -27,7 +27,19 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   A comparative before "than" ends a phrase ("the ring portion thinner than"); so do an adverb before the last
   word, which makes it a predicate ("said member rotatably moveable about"), a bare verb after a plural noun with
   its object ("said grooves prevent side loading"), postpositive words ("said device able to", "the voltage
-  irrespective of", "drawing the nozzle assembly forward") and "using".
+  irrespective of", "drawing the nozzle assembly forward") and "using". A predicate after the noun ends it too,
+  read only against an introduction that ends there as written (so a swapped head is still found): an irregular
+  participle with its preposition ("the information sent in"), an "-ive" adjective ("the interface responsive to",
+  "making the counter inoperative"), an "-able" one with its complement ("the program code executable by"), a
+  bare verb before a determiner ("the posterior region satisfy the relation") and an "-ing" verb with its object
+  before "to the" ("said body allowing access to said chamber"). The bare object of the verb a reference ran into
+  introduces itself ("the transmitter sends instructions … said instructions"). An irregular participle after a
+  noun ends an introduction as well ("a body made of"), and so does a participle after a word that may be a noun
+  ("an output connected to"). "The" before a pronoun's modifiers or participles alone goes to the noun after
+  ("the identified one or more computers", "the displayed other PCDs", "the fallen upper one of the covers").
+  Ordinals before "adjacent" or "opposite" modify the noun after ("first and second adjacent corners"), and a verb
+  right before coordinated ordinals is no part of their phrase ("respectively define first and second flow
+  paths"). Every preposition and conjunction ends a phrase ("as the gases pass throughout", "once a day").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -37,7 +49,11 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   its long form ("a radio frequency (RF) section", "a private branch exchange, hereafter PBX, telephony circuit"),
   comma-separated modifiers ("a second, complementary shell"), "a first plurality of receptacles" (for "said first
   receptacles", not for a singular "the first receptacle") and a count ("at least two briseurs", "a pair of arms":
-  "the second briseur"), unless the claims introduce ordinals of that noun themselves.
+  "the second briseur"), unless the claims introduce ordinals of that noun themselves. A symbol defined as a
+  quantity introduces that quantity ("wherein t is the total optical path length"; "R is the side chain" does
+  not), a hyphenated noun compound names its nouns ("core-sheath type fibers": the core, the sheath; not
+  "co-polymer", "water-soluble"), and a word that may be a modifier heads a phrase that ends before punctuation or
+  a verb ("an individual", "the individual is").
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -46,8 +62,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
-  ("said dome plate outer portion") is the owner's when both are introduced; a relation "between" named things
-  ("the distance between"), "for the <nominalisation> of" (a purpose) and "the resulting solution" need none.
+  ("said dome plate outer portion") is the owner's when both are introduced, and so is one the claim gave that owner
+  ("the voltage follower output" ← "a voltage follower having an input … and an output"); a relation "between"
+  named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
+  process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
+  adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
+  reference "last" and "next" pick one of what is named ("the last transition" of "successive transitions").
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
   are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
@@ -61,14 +81,18 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   bare_citation`), which the parser, like the corpus's gold links, leaves independent.
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
   phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
-  ("the Internet", "the ground").
+  ("the Internet", "the ground"). Some set-phrase heads name an element once modified ("the heating step", "the
+  recombination event", "the stress equilibration equation"); any does with a positional modifier ("the second
+  wavelength range").
 * A missing antecedent is reported once: the first occurrence in a claim; it then serves as the introduction for
-  the rest of that claim and the claims depending on it.
+  the rest of that claim and the claims depending on it. "said first and second members" with neither introduced
+  is one phrase, reported once.
 * Ambiguity is reported where a dependent claim re-introduces an element its ancestors introduced and referred to
   ("a widget … the widget" in claim 1, "further comprising a widget" in claim 2) and a claim below it refers to it
-  ("the widget" in claim 3); the re-introducing claim's own reference means its own, nearest introduction. A
-  restatement inside
-  one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
+  ("the widget" in claim 3); the re-introducing claim's own reference means its own, nearest introduction. Only an
+  element recited again re-introduces it (after "comprising", "having", "with", "and", a comma or a list label:
+  "further comprises (e) a coupler compound"); as the object of an action or a function ("configured to receive a
+  rail member", "by forming an organic layer") it names what the claim has. A restatement inside one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
   alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
   modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
   followed by "of", is never ambiguous ("the lower side of the first substrate"), and neither is a claim of another
