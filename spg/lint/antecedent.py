@@ -27,7 +27,19 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   A comparative before "than" ends a phrase ("the ring portion thinner than"); so do an adverb before the last
   word, which makes it a predicate ("said member rotatably moveable about"), a bare verb after a plural noun with
   its object ("said grooves prevent side loading"), postpositive words ("said device able to", "the voltage
-  irrespective of", "drawing the nozzle assembly forward") and "using".
+  irrespective of", "drawing the nozzle assembly forward") and "using". A predicate after the noun ends it too,
+  read only against an introduction that ends there as written (so a swapped head is still found): an irregular
+  participle with its preposition ("the information sent in"), an "-ive" adjective ("the interface responsive to",
+  "making the counter inoperative"), an "-able" one with its complement ("the program code executable by"), a
+  bare verb before a determiner ("the posterior region satisfy the relation") and an "-ing" verb with its object
+  before "to the" ("said body allowing access to said chamber"). The bare object of the verb a reference ran into
+  introduces itself ("the transmitter sends instructions … said instructions"). An irregular participle after a
+  noun ends an introduction as well ("a body made of"), and so does a participle after a word that may be a noun
+  ("an output connected to"). "The" before a pronoun's modifiers or participles alone goes to the noun after
+  ("the identified one or more computers", "the displayed other PCDs", "the fallen upper one of the covers").
+  Ordinals before "adjacent" or "opposite" modify the noun after ("first and second adjacent corners"), and a verb
+  right before coordinated ordinals is no part of their phrase ("respectively define first and second flow
+  paths"). Every preposition and conjunction ends a phrase ("as the gases pass throughout", "once a day").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -37,7 +49,11 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   its long form ("a radio frequency (RF) section", "a private branch exchange, hereafter PBX, telephony circuit"),
   comma-separated modifiers ("a second, complementary shell"), "a first plurality of receptacles" (for "said first
   receptacles", not for a singular "the first receptacle") and a count ("at least two briseurs", "a pair of arms":
-  "the second briseur"), unless the claims introduce ordinals of that noun themselves.
+  "the second briseur"), unless the claims introduce ordinals of that noun themselves. A symbol defined as a
+  quantity introduces that quantity ("wherein t is the total optical path length"; "R is the side chain" does
+  not), a hyphenated noun compound names its nouns ("core-sheath type fibers": the core, the sheath; not
+  "co-polymer", "water-soluble"), and a word that may be a modifier heads a phrase that ends before punctuation or
+  a verb ("an individual", "the individual is").
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -46,8 +62,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
-  ("said dome plate outer portion") is the owner's when both are introduced; a relation "between" named things
-  ("the distance between"), "for the <nominalisation> of" (a purpose) and "the resulting solution" need none.
+  ("said dome plate outer portion") is the owner's when both are introduced, and so is one the claim gave that owner
+  ("the voltage follower output" ← "a voltage follower having an input … and an output"); a relation "between"
+  named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
+  process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
+  adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
+  reference "last" and "next" pick one of what is named ("the last transition" of "successive transitions").
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
   are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
@@ -61,14 +81,18 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   bare_citation`), which the parser, like the corpus's gold links, leaves independent.
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
   phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
-  ("the Internet", "the ground").
+  ("the Internet", "the ground"). Some set-phrase heads name an element once modified ("the heating step", "the
+  recombination event", "the stress equilibration equation"); any does with a positional modifier ("the second
+  wavelength range").
 * A missing antecedent is reported once: the first occurrence in a claim; it then serves as the introduction for
-  the rest of that claim and the claims depending on it.
+  the rest of that claim and the claims depending on it. "said first and second members" with neither introduced
+  is one phrase, reported once.
 * Ambiguity is reported where a dependent claim re-introduces an element its ancestors introduced and referred to
   ("a widget … the widget" in claim 1, "further comprising a widget" in claim 2) and a claim below it refers to it
-  ("the widget" in claim 3); the re-introducing claim's own reference means its own, nearest introduction. A
-  restatement inside
-  one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
+  ("the widget" in claim 3); the re-introducing claim's own reference means its own, nearest introduction. Only an
+  element recited again re-introduces it (after "comprising", "having", "with", "and", a comma or a list label:
+  "further comprises (e) a coupler compound"); as the object of an action or a function ("configured to receive a
+  rail member", "by forming an organic layer") it names what the claim has. A restatement inside one claim ("a wireless network" in the preamble and again in the body, often with reference numerals) is left
   alone: granted claims are full of it; so is "the widget" after "a first widget" and "a second widget": the
   modifiers keep those apart and granted claims use the short form for what both share. A plural reference, or one
   followed by "of", is never ambiguous ("the lower side of the first substrate"), and neither is a claim of another
@@ -123,7 +147,10 @@ _STOP = _words(
     # a participle that works as a preposition ("generating the image using multi-slice imaging")
     "using "
     # what defines an abbreviation ("a private branch exchange, hereafter PBX, telephony circuit")
-    "hereafter hereinafter"
+    "hereafter hereinafter "
+    # the rest of the closed classes of prepositions and conjunctions ("as the heated gases pass throughout the
+    # body", "the endpoint though the gateway", "administering to the individual once a week")
+    "throughout though although because beside besides despite unlike since till amid whilst unto atop versus once"
 )
 # Words that end a noun phrase after its first word but may open one ("the relative position").
 _AFTER_HEAD = _words(
@@ -137,7 +164,9 @@ _AFTER_HEAD = _words(
     "comprise moves causes emits detects free due "
     # adjectives that follow what they qualify and never open or continue a noun phrase: "said control device able
     # to", "the command voltage irrespective of whether"
-    "able unable irrespective regardless"
+    "able unable irrespective regardless "
+    # and "absent" as a preposition after its noun: "said presentation absent significant content"
+    "absent"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -186,6 +215,9 @@ _PARTS = _PROPERTIES | _words(
 # Faces every solid has: named after their owner ("the tissue surface", "the light emitting side") they are that
 # owner's (MPEP 2173.05(e)); an abstract part ("the ring structure", "the power product") may be an element itself.
 _FACES = _words("end top bottom side surface edge face tip")
+# Positional nouns that, after a preposition of place, say where rather than name a part ("at the top").
+_LOCATIVE = _words("top bottom side sides front rear back end ends outside inside exterior interior left right middle")
+_LOCATIVE_PREPOSITIONS = _words("at on to from toward towards")
 # Modifiers that set an element against another of its kind (first/second, inlet/outlet, upper/lower …): a
 # reference carrying one needs an introduction carrying it; these are what modifier-swap defects change. They also
 # share a head in coordination ("the first and second layers").
@@ -196,6 +228,7 @@ _POSITIONAL = _words(
     "downstream high low hot cold anterior posterior lateral medial leading trailing"
 )
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
+_RELATIONAL = _words("last next")
 # Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
 # introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
 _CONTRAST = {
@@ -232,8 +265,10 @@ _GROUPS = _words("plurality multiplicity set group series array bank")
 _ORDINALS = tuple(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
 _ORDINALS_SET = frozenset(_ORDINALS)
 _CARDINALS = {w: n for n, w in enumerate(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 2)}
-# Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase").
-_NAMED = _words("step steps phase order")
+# Set-phrase heads that, once modified, name an element ("the heating step", "the resting phase", "the recombination
+# event", "the stress equilibration equation"); any set-phrase head does with a positional modifier ("the first
+# wavelength range", "said second group").
+_NAMED = _words("step steps phase order event equation")
 # What a gerund reference adds to the action it names ("the determining step", "the notifying means").
 _ACTION_HEADS = _words("step steps operation operations act acts action actions process stage phase means function")
 # Words a verb takes after it and a noun hardly does: "… move through the arc", "… cooperate to provide", "… held by".
@@ -242,6 +277,9 @@ _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
     "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
 )
+# Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"), and "used" (too short for the
+# "-ed" rule): after a noun, with no noun after them, they end the phrase.
+_PARTICIPLES_ONLY = (_IRREGULAR_PARTICIPLES - _words("set cut run read put led bound fed thought given")) | {"used"}
 # Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
 # assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
 _POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
@@ -252,7 +290,28 @@ _NOUN_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ity", "ness", "er", "
                   "hood", "ics", "ant", "al", "ay", "ey", "ty", "ry", "ly", "dy", "ny", "gy", "my")  # fmt: skip
 # Verbs that define a symbol by the phrase after them ("t is the total length", "R denotes the radius").
 _DEFINING = _words("is are denotes denote represents represent means")
-_COMPLEMENTS = _words("to through into onto along across toward towards around together upon between with by one")
+# Words that follow a whole noun phrase, never a modifier waiting for its noun: a verb, a relative pronoun, a
+# preposition ("an individual comprising", "the individual who", "to the individual in need"; with a participle,
+# "an individual based on", or a second determiner, "an individual and said cells").
+_CLAUSE_AFTER_HEAD = _words(
+    "is are was were has have had can may will shall should must does do being having comprising comprises "
+    "including includes who which that whose in from to with by"
+)
+# Words by which a claim gives an element its parts ("a voltage follower having an input and an output").
+_HAVING_RE = re.compile(
+    r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
+)
+# Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
+_RECITING = _words(
+    "comprising comprises comprise including includes include having has have containing contains further also "
+    "additionally and or with wherein whereby"
+)
+# Prepositions a participle takes its complement with ("sent in", "set at", "held by"); not "of", which a noun takes.
+_PREPOSITIONS = _words(
+    "in on at to from by into onto over under through via within across along upon against toward towards around "
+    "after before during between with for"
+)
+_COMPLEMENTS = _words("to through throughout into onto along across toward towards around together upon between with by one")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
@@ -269,6 +328,35 @@ _ACTION_RE = re.compile(f"[{_ING}{_ED}]")
 def _symbol(token: str) -> bool:
     """Whether a token reads as a variable of a formula ("t", "Min", "R1"), not as a word of the claim."""
     return len(token) <= 3 and token[:1].isalpha() and (len(token) == 1 or token[:1].isupper() or token[-1].isdigit())
+
+
+def _modifier_only(word: str) -> bool:
+    """Whether a word modifies a noun and never heads one: a positional or non-restrictive word ("upper",
+    "selected"), an irregular participle ("held", "fallen", "chosen")."""
+    return word in _PRONOMINAL or word in _IRREGULAR_PARTICIPLES or (len(word) > 4 and word.endswith("en"))
+
+
+# Prefixes that make a new word of the one they join ("co-polymer", "non-woven"), and endings that make a
+# hyphenated compound an adjective ("water-soluble", "T-shaped", "heat-resistant").
+_BOUND_PREFIXES = _words(
+    "anti non co self pre post re multi semi sub super inter intra poly mono bi tri di un de micro nano macro mini "
+    "ultra over under out cross counter pseudo quasi hyper hypo trans iso neo proto auto"
+)
+_ADJECTIVE_ENDINGS = ("ed", "ing", "ble", "ant", "ent", "ive", "ous", "ic", "al", "ful", "less", "like", "free",
+                      "rich", "proof", "tight", "wise", "ward", "ary", "ory")  # fmt: skip
+
+
+def _compound_nouns(word: str) -> tuple[str, ...]:
+    """The nouns a hyphenated noun compound names ("core-sheath" → core, sheath; "air-fuel" → air, fuel; "a
+    rain-gutter" is a gutter): a word introduced inside a modifier is an inherent antecedent as "the vehicle" is of
+    "a vehicle door". None for a prefixed word ("co-polymer", "off-target") or an adjective compound ("water-soluble",
+    "T-shaped")."""
+    parts = word.split("-")
+    if parts[0] in _BOUND_PREFIXES or parts[0] in _STOP or parts[-1].endswith(_ADJECTIVE_ENDINGS):
+        return ()  # "co-polymer", "off-target", "water-soluble"
+    if not all(len(p) >= 3 and p.isalpha() for p in parts):
+        return ()
+    return tuple(p for p in parts if p not in _STOP)  # "mapper-and-controller"
 
 
 def _singular(word: str) -> str:
@@ -411,7 +499,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective")  # fmt: skip
+                 "collective", "after", "before", "defines", "parts", "partner", "recited")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -421,6 +509,12 @@ class _Chunk:
         # what a last word read as a bare verb needs: a plural subject ("the arm and the ridge", "the pools") and a
         # complement after it ("… create a wall", "… move through")
         self.plural_subject = self.complement = False
+        self.after = ""  # the token right after the phrase (past reference numerals), lower case
+        self.before = ""  # the token right before it
+        self.defines = False  # it defines a symbol: "wherein t is the total length"
+        self.parts: tuple[str, ...] = ()  # nouns a hyphenated compound of it names: "core-sheath" → core, sheath
+        self.partner: _Chunk | None = None  # the first conjunct of "the first and second layers", for the second
+        self.recited = True  # an introduction recited as an element, not as the object of an action
         self.of_named = False  # "the X of the Y" / "of said Y": X named with an owner the claims name
         self.forms = words  # singular forms aligned with ``raw`` (``words`` drops non-restrictive modifiers)
         self.adverb_last = False  # an adverb stands right before the last word ("said member rotatably moveable")
@@ -472,6 +566,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     pending: _Chunk | None = None  # "the first and" waits for its head
     one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
     counted: _Chunk | None = None  # "two cylinders" lends its count to "or briseurs"
+    carry = -1  # a noun phrase starting up to here takes the "the" of a phrase with no head before it
     pair = collective = False  # one_of holds the ordinals "a pair of" implies, or a group's ordinal
     # what a phrase lends the one after it: "a second, complementary shell", "a radio frequency (RF) section",
     # "a private branch exchange, hereafter PBX, telephony circuit": (where it must start, the readings it lends)
@@ -511,11 +606,25 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
+                if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
+                    # an irregular past participle after a noun, with no noun after it, is a reduced relative
+                    # clause as an "-ed" participle is: "a body made of", "the information sent in", "the
+                    # welder set at" (read in judge) — not part of the noun phrase
+                    break
             elif c == _ADV:
+                pass
+            elif c == _AFTER and k + 1 < n and kinds[k + 1] == _WORD and _POSITIONAL.issuperset(lows[j:k]):
+                # after ordinals alone, "adjacent", "opposite", … modify the noun that follows: "first and second
+                # adjacent corners", "a second opposite end" (after a noun they start a predicate: "a wall adjacent")
                 pass
             elif c in _BREAKS or c == _AFTER:
                 break
-            elif not flags[k - 1] & _F_MODIFIER and not (
+            elif (
+                not flags[k - 1] & _F_MODIFIER
+                # after a word that may be a noun too, a participle with no noun after it starts a reduced
+                # relative clause: "an individual based on", "an output connected to the bus"
+                or (c == _ED and lows[k - 1] in _PRONOMINAL and (k + 1 >= n or kinds[k + 1] not in (_WORD, _ED, _ING)))
+            ) and not (
                 c == _ING
                 and k + 1 < n
                 and kinds[k + 1] == _WORD
@@ -539,31 +648,96 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
             close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
-        if (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw):
+        if (
+            cls not in (_DEF, _ART)
+            and nxt in ("and", "or")
+            and raw[-1] in _ORDINALS_SET
+            and k + 1 < n
+            and lows[k + 1] in _ORDINALS_SET
+            and len(raw) == k - j
+            and not _ORDINALS_SET.issuperset(raw)
+        ):
+            # an ordinal coordinated with another opens a noun phrase of its own ("first and second flow paths"):
+            # the word before it, with no article between, is the verb that takes that phrase ("the compartments
+            # respectively define first and second flow paths", "each having first and second ends")
+            m = len(raw)
+            while raw[m - 1] in _ORDINALS_SET:
+                m -= 1
+            i = j = j + m
+            raw, kept, forms = raw[m:], kept[m:], forms[m:]
+        # a phrase of words that may be modifiers or nouns has a head when it ends before punctuation or a verb:
+        # "administering to an individual", "the individual is human" (the idioms, "the foregoing", are set
+        # phrases below)
+        noun = _NON_RESTRICTIVE.issuperset(raw) and (
+            k >= n
+            or kinds[k] in (_PUNCT, _ED)
+            or nxt in _CLAUSE_AFTER_HEAD
+            or nxt in _IRREGULAR_PARTICIPLES
+            or (nxt in ("and", "or") and k + 1 < n and kinds[k + 1] in (_DEF, _ART))
+            or (nxt == "at" and k + 1 < n and lows[k + 1] not in ("least", "most"))
+            or (nxt == "of" and cls == _ART)  # "an individual of": an article's phrase before "of" has its noun
+        )
+        if not noun and (
+            (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw)
+        ):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
                 one_of = [kept]  # "a first one of the polymer materials" introduces "a first polymer material"
             continue
+        if (
+            cls == _DEF
+            and k < n
+            and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
+            and (nxt in ("one", "ones") or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM)))
+        ):
+            # "the" opens a phrase whose head comes later: before "one", the words are a pronoun's modifiers ("the
+            # fallen upper one of the covers", "the identified one or more computers"); participles alone have no
+            # head ("the displayed other PCDs", "the captured 360 video content", "the compressed and encoded
+            # video"). The noun phrase that follows, if it has no determiner, is the reference.
+            carry = k + 4
+            i = k
+            continue
         if not _NON_RESTRICTIVE.isdisjoint(raw):
             kept = tuple(w for w, r in zip(kept, raw) if r not in _NON_RESTRICTIVE) or kept[-1:]
+            if raw[-1] in _NON_RESTRICTIVE and kept[-1] != forms[-1] and _PRONOMINAL.issuperset(raw):
+                kept += forms[-1:]  # "the first individual": the last word is the head ("the amount present": no)
+        if cls == _DEF and raw[-1] not in _RELATIONAL and not _RELATIONAL.isdisjoint(raw):
+            # in a reference, "last" and "next" pick one of what is named ("the last light/dark transition" of
+            # "successive transitions", "the next frame"); in an introduction they set it apart ("a next recipient")
+            kept = tuple(w for w in kept if w not in _RELATIONAL)
         ch = _Chunk(claim, i, k, kept, raw)
         ch.forms, ch.adverb_last = forms, adverb_last
-        ch.definite = cls == _DEF
+        ch.definite = cls == _DEF or (cls != _ART and i <= carry)
+        carry = -1
         ch.article = cls == _ART and j == i + 1
         ch.preamble = i < first_claim or restating
+        if ch.article:
+            # recited as an element of its own: after "comprising", "having", "with", "and", a comma or a list
+            # label ("further comprises (e) a coupler compound"); not the object of an action or a function ("to
+            # receive a rail member", "by forming an organic layer"), which names what the claim already has
+            b = i - 1
+            if b > 0 and lows[b] == ")":
+                b = next((m - 1 for m in range(b - 1, max(b - 6, -1), -1) if lows[m] == "("), b)
+            ch.recited = b < 0 or kinds[b] == _PUNCT or lows[b] in _RECITING
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         ch.singular = not flags[k - 1] & _F_VERB_S
         if ch.definite:
             ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
             ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
             ch.complement = k < n and (kinds[k] in (_DEF, _ART, _ADV) or lows[k] in _COMPLEMENTS)
+            ch.after, ch.before = nxt, lows[i - 1] if i > 0 else ""
+            if nxt == "to" and k + 1 < n and kinds[k + 1] in (_DEF, _ART):
+                ch.after = "to the"  # a preposition, not the infinitive's "to"
+            # a definition, not a reference: "wherein t is the total optical path length"; a quantity it defines
+            # is introduced by it, for the claim and the claims depending on it ("the total optical path length
+            # (t) is adjusted" in a dependent claim)
+            ch.defines = i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP
             ch.subject = (
-                "following" in raw
+                ch.defines
+                or "following" in raw
                 or raw[0] in _SET_PHRASES
                 or (dependent and i == 0)
                 or (bool(claim_at) and _names_claim(kinds, k, claim_at))
-                # a definition, not a reference: "wherein t is the total optical path length", "the distance r"
-                or (i > 1 and lows[i - 1] in _DEFINING and _symbol(tokens[i - 2]) and lows[i - 2] not in _STOP)
                 # a reference direction: "at an angle of 30° to the horizontal"
                 or raw in (("horizontal",), ("vertical",))
                 # a unit, not an element: "based on the parts by weight"
@@ -585,10 +759,24 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     )
                 )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # a positional noun alone after a preposition of place, with no owner after it, is an adverbial of
+                # place, not an element: "joined at the top by a hinge", "viewed from the top", "tilt to the side",
+                # "exposed to the outside"
+                or (
+                    k == j + 1
+                    and head in _LOCATIVE
+                    and i > 0
+                    and lows[i - 1] in _LOCATIVE_PREPOSITIONS
+                    and nxt not in ("of", "thereof")
+                    and (k >= n or kinds[k] in (_PUNCT, _STOPW, _AFTER))
+                )
                 # a relation of the things named after it: "the distance between said means and the object"
                 or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
+                # the same with its list of actions after a colon: "a pot holder made by the process of: providing
+                # a cloth; folding …" (product-by-process)
+                or (nxt == "of" and k + 2 < n and lows[k + 1] == ":" and kinds[k + 2] == _ING)
                 # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
                 # the automated processing of calls" names what is done, not an element
                 or (
@@ -619,6 +807,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
                 pending.forms = pending.forms + forms[lead_raw:]
                 ch.definite = ch.definite or (pending.definite and pending.alone is None)
+                ch.partner = pending  # one phrase: reported once
             elif i > pending.end + 2 or not ch.definite:
                 # "the first or, if present, fourth columns": too far to read, so not judged
                 pending.subject = True
@@ -672,7 +861,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     part.article, part.same, part.implied = True, ch, True
                     out.append(part)
                 counted = ch if raw[0] in _CARDINALS else counted
-        i = k
+        i = k + 1 if k < n and lows[k] in _PARTICIPLES_ONLY and kinds[k] == _WORD else k  # not a phrase of its own
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
         actions = [a for a in actions if a[1] not in inside]
@@ -811,7 +1000,7 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     "the element", "the panel" and "the first panel element", not "the second panel element")."""
     words = intro.words
     if not mods:
-        return head in words
+        return head in words or head in intro.parts
     for j in range(len(words) - 1, 0, -1):
         if words[j] == head:
             before = words[:j]
@@ -876,7 +1065,7 @@ class _Reader:
         return (claim == ref.claim and token < ref.start) or self.ancestry.is_ancestor(claim, ref.claim)
 
     def introduce(self, ch: _Chunk) -> None:
-        if ch.article and ch.clean and not ch.preamble:
+        if ch.article and ch.clean and not ch.preamble and ch.recited:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
             if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
@@ -889,6 +1078,11 @@ class _Reader:
                 got.append(ch)
             if "-" in w:  # "a strip-line" is found for "the strip line" too (compounded())
                 index.setdefault(w.replace("-", ""), []).append(ch)
+                parts = _compound_nouns(w)
+                if parts:
+                    ch.parts += parts
+                    for part in parts:
+                        index.setdefault(part, []).append(ch)
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
@@ -904,10 +1098,11 @@ class _Reader:
         exact: bool = False,
         headed: bool = False,
         explicit: bool = False,
+        ending: bool = False,
     ) -> list[_Chunk]:
         """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
         only those reading exactly so, ``headed``: only those whose head is ``head``, ``explicit``: not the
-        ordinals a count implies."""
+        ordinals a count implies, ``ending``: only those whose last word is ``head``."""
         out = []
         claim, start, anc, singular = ref.claim, ref.start, self.ancestry, ref.singular
         # the scope test of in_scope, unrolled: it runs for every candidate of every reference
@@ -926,6 +1121,8 @@ class _Reader:
             elif not (tin[cc] < tin_c and tout_c < tout[cc]):
                 continue
             if (headed and not _ends_with(c.words, head)) or (explicit and c.implied) or (c.collective and singular):
+                continue
+            if ending and c.words[-1] != head:
                 continue
             if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
                 out.append(c)
@@ -966,6 +1163,26 @@ class _Reader:
                 ref, part[-1], part[:-1], explicit=True
             ):
                 return True
+        return False
+
+    def has_part(self, ref: _Chunk, owner: tuple[str, ...], head: str) -> bool:
+        """ "the voltage follower output" ← "a voltage follower having an input and an output": a part named after
+        its owner has basis when the claim introduced the part as the owner's: the owner's introduction followed
+        by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e))."""
+        for o in self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True):
+            for c in self.index.get(head, ()):
+                if (
+                    c.claim == o.claim
+                    and o.end <= c.start <= o.end + 20
+                    and c.words[-1] == head
+                    and not c.definite
+                    and not c.implied
+                    and self.in_scope(c.claim, c.start, ref)
+                ):
+                    text = self.claims[c.claim].text
+                    between = text[self.span(o)[1] : self.span(c)[0]]
+                    if _HAVING_RE.match(between) and not re.search(r"[;.]", between):
+                        return True
         return False
 
     def named_action(self, ref: _Chunk) -> bool:
@@ -1009,15 +1226,18 @@ class _Reader:
                     return True
         return False
 
-    def based(self, ref: _Chunk, cut: int, loose: bool = True) -> bool:
+    def based(self, ref: _Chunk, cut: int, loose: bool = True, strict: bool = False) -> bool:
         """Whether the first ``cut`` words of ``ref`` have basis as a phrase of their own, ending at an
         introduction's head; with ``loose``, a participle modifier may be added as in :meth:`judge` ("the opened
-        film tube" ← "opened film tube", whose participle opens no phrase)."""
+        film tube" ← "opened film tube", whose participle opens no phrase); with ``strict``, only an introduction
+        that ends there, as written, counts ("said body allowing access" ← "a body", not "a body holding ledge")."""
         forms = [(r, w) for r, w in zip(ref.raw[:cut], ref.forms[:cut]) if r not in _NON_RESTRICTIVE]
         if not forms:
             return False
         head = forms[-1][1]
         mods = tuple(w for _, w in forms[:-1])
+        if strict:
+            return bool(self.matches(ref, head, mods, headed=True, explicit=True, ending=True))
         if self.matches(ref, head, mods, headed=True, explicit=True):
             return True
         # "the machine interface controls" ← "a man-machine interface"
@@ -1027,6 +1247,17 @@ class _Reader:
             return False
         plain = tuple(w for r, w in forms[:-1] if not r.endswith(("ed", "ing")))
         return plain != mods and bool(self.matches(ref, head, plain, headed=True, explicit=True))
+
+    def object_of(self, ref: _Chunk, cut: int) -> None:
+        """A reference read up to the verb at ``cut``: the words after that verb are its object, a noun phrase with
+        no determiner, which introduces them as any bare noun phrase does ("the narrowband transmitter sends
+        instructions", then "said instructions"; "the first assignment representing initial clustering")."""
+        tail = tuple(w for r, w in zip(ref.raw[cut + 1 :], ref.forms[cut + 1 :]) if r not in _NON_RESTRICTIVE)
+        if tail:
+            part = _Chunk(ref.claim, ref.end - 1, ref.end, tail, ref.raw[cut + 1 :])
+            part.singular = ref.singular
+            self.introduce(part)
+        return None
 
     def judge(self, ref: _Chunk) -> tuple[str, list[_Chunk]] | None:
         """None when ``ref`` has basis; else ("antecedent", [closest]) or ("antecedent-ambiguous", [two])."""
@@ -1074,6 +1305,8 @@ class _Reader:
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
             return None
+        if mods and head in _PARTS and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
+            return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
             # an adverb before the last word: that word is a predicate, not a head ("said retention member
@@ -1099,7 +1332,39 @@ class _Reader:
                 # a verb in "-s" with its object or complement: "the washing water penetrates through"
                 or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
             ) and self.based(ref, cut, loose=True):
-                return None
+                return self.object_of(ref, cut)
+            if (
+                # an irregular participle with a prepositional complement: "the information sent in the sending
+                # step", "the welder set at about 7" (a noun takes "of": "the data set of", never read so)
+                (last and verb in _IRREGULAR_PARTICIPLES and ref.after in _PREPOSITIONS)
+                # a predicate adjective in "-ive" after its noun, alone or with its complement: "the interface
+                # responsive to", "making the counter inoperative", "the network indicative of"
+                or (last and len(verb) > 6 and verb.endswith("ive") and verb not in _POSITIONAL)
+                # and one in "-able"/"-ible" with its complement (alone it is as often a noun, "the variable"):
+                # "the program code executable by a processor", "the marker detectable in"
+                or (last and len(verb) > 6 and verb.endswith(("able", "ible")) and ref.after in _PREPOSITIONS)
+                # a bare verb before a determiner: a noun phrase never runs into "the", "a" or "said" (a missing
+                # semicolon or agreement: "the posterior region satisfy the relation", "the second cluster
+                # calculate a combined workload")
+                # (a fronted prepositional phrase before its subject is not one: "in said pre-treatment step a
+                # mixture is used")
+                or (last and ref.after in ("the", "a", "an", "said") and _bare_verb(verb) and ref.before not in _PREPOSITIONS)
+                # an "-ing" participle with its object and "to" before a noun phrase: "said body allowing access
+                # to said chamber" (a compound noun is written so too, "the heat treating region", but hardly ever
+                # right before the preposition "to"; "the image partitioning process to generate" is infinitive)
+                or (
+                    cut == len(raw) - 2
+                    and verb.endswith("ing")
+                    and verb not in _ING_NOUNS
+                    and ref.after == "to the"
+                )
+                # a bare verb after a plural noun with an adverb of relation after it: "the side plates move
+                # relative to the housing", "the arms move apart"
+                or (last and _plural_form(raw[cut - 1]) and _bare_verb(verb) and ref.after in _AFTER_HEAD)
+            ) and self.based(ref, cut, strict=True):
+                # each reads the phrase up to that word only against an introduction ending there as written, so
+                # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
+                return self.object_of(ref, cut)
             # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
             # then only as the introduction reads
             if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
@@ -1126,11 +1391,19 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
         chunks, actions = _chunks(_TOKEN_RE.findall(claim.text), ci, bool(reader.ancestry.parents[ci]))
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
+        flagged: set[int] = set()  # chunks reported in this claim, by id
         for ch in chunks:
             if not ch.definite:
                 reader.introduce(ch)
                 continue
-            if ch.subject or (ch.words[-1] in _IDIOM_HEADS and (len(ch.words) == 1 or ch.words[-1] not in _NAMED)):
+            if ch.subject or (
+                ch.words[-1] in _IDIOM_HEADS
+                and (len(ch.words) == 1 or (ch.words[-1] not in _NAMED and _POSITIONAL.isdisjoint(ch.words)))
+            ):
+                if ch.defines and ch.words[-1] in _PROPERTIES:
+                    # a symbol defined as a quantity names that quantity ("t is the total optical path length");
+                    # one defined as a thing classifies it ("R is the aliphatic side chain") and introduces nothing
+                    reader.introduce(ch)
                 continue
             total += 1
             verdict = reader.judge(ch)
@@ -1147,8 +1420,10 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
             rule, related = verdict
             if rule == "antecedent":
                 reader.introduce(ch)  # reported once: later mentions here and in dependent claims lean on it
-            if report and ch.words not in reported:
+            if report and ch.words not in reported and not (ch.partner is not None and id(ch.partner) in flagged):
+                # "said first and second members" with neither introduced is one missing phrase, reported once
                 reported.add(ch.words)
+                flagged.add(id(ch))
                 findings.append(_finding(reader, ch, rule, related))
     return findings, total, resolved
 
