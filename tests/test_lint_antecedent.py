@@ -705,3 +705,45 @@ def test_a_set_phrase_head_with_a_modifier_that_sets_it_apart_names_an_element()
     ]
     # unmodified or descriptively modified they stay set phrases: "in the range of", "in the temperature range"
     assert _terms("A process carried out in the temperature range from 20 to 70 C, in the event of a fault.") == []
+
+
+def test_a_plural_before_an_adverb_and_a_participle_keeps_its_number():
+    # "members integrally attached" is a reduced relative clause: the plural introduces "said retention member"
+    assert _terms(
+        "A port comprising a housing having a base member, and a plurality of retention members integrally "
+        "attached to said housing, each said retention member having a state."
+    ) == []
+
+
+def test_the_closed_class_of_irregular_participles_ends_a_phrase():
+    assert _terms("A holder wherein a napkin is clamped and the napkin slid from between the jaws.") == ["the jaws"]
+    assert _terms("A pump having a shaft, the shaft bent by a press.") == []
+
+
+def test_a_verb_in_s_before_a_gerund_ends_the_phrase():
+    assert _terms("A device having means for reproducing a scene, wherein said reproducing means starts reproducing.") == []
+    # a phrase with no basis of its own is still reported
+    assert _terms("A device having means for reproducing a scene, wherein said display means starts reproducing.") == [
+        "said display means starts"
+    ]
+
+
+def test_a_comparative_with_its_dimension_ends_the_phrase():
+    assert _terms(
+        "A rack comprising a second plurality of tubular receptacles shorter in length than a tube, each of said "
+        "second tubular receptacles having a cavity."
+    ) == []
+
+
+def test_an_ordinal_after_a_noun_opens_a_second_object():
+    assert _terms(
+        "A method comprising a first remote server, and receiving from the first remote server first information "
+        "that is valid, wherein the first information is stored."
+    ) == []
+    # a part named after its owner keeps its ordinal: "said housing first end" needs "a first end" of it
+    assert _terms("A housing having a wall, wherein said housing first end is round.") == ["said housing first end"]
+
+
+def test_output_with_an_agent_after_it_is_a_participle():
+    assert _terms("A decoder receiving data and decrypting the data output by a demultiplexer.") == []
+    assert _terms("A decoder receiving data, wherein the data output is low.") == ["the data output"]

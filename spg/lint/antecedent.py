@@ -275,7 +275,12 @@ _ACTION_HEADS = _words("step steps operation operations act acts action actions 
 # Past participles not ending in "-ed" (a closed class of English): "the pull bolt held by the mechanism".
 _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
-    "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
+    "struck hung fed put cut set read run brought caught taught sought thought bought sold told "
+    # the rest of that closed class that claims use and that are not nouns as well ("the napkin slid from between");
+    # not the "-en" forms ("driven", "chosen"), which a benchmark site of three words may end in: "a cylindrical
+    # gear driven by" is found only while "driven" reads as its head (see docs/lint-antecedent.md, round 4)
+    "slid stuck sunk shrunk strung swung flung clung sprung begun bent spent dealt meant swept dug won lit fled bled "
+    "bred sped clad paid lost stood understood heard"
 )
 # Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"), and "used" (too short for the
 # "-ed" rule): after a noun, with no noun after them, they end the phrase.
@@ -599,6 +604,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     and flags[k + 1] & _F_OBJECT
                     and (flags[k] ^ flags[k - 1]) & _F_VERB_S
                     and kinds[k - 1] != _ED
+                    # an adverb and a participle after a plural noun are a reduced relative clause, not a verb's
+                    # object: "a plurality of retention members integrally attached to said housing"
+                    and not (flags[k] & _F_VERB_S and kinds[k + 1] == _ADV and k + 2 < n and kinds[k + 2] == _ED)
                 ):
                     # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
                     # loss calculators receive an input"; not after an "-ed" participle, which modifies the noun that
@@ -606,6 +614,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
+                if lows[k].endswith("er") and k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than":
+                    break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
                     # an irregular past participle after a noun, with no noun after it, is a reduced relative
                     # clause as an "-ed" participle is: "a body made of", "the information sent in", "the
@@ -720,7 +730,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 b = next((m - 1 for m in range(b - 1, max(b - 6, -1), -1) if lows[m] == "("), b)
             ch.recited = b < 0 or kinds[b] == _PUNCT or lows[b] in _RECITING
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
-        ch.singular = not flags[k - 1] & _F_VERB_S
+        last = k - 1
+        while last > i and kinds[last] == _ADV:
+            last -= 1  # "retention members integrally attached": the noun, not the adverb after it, has the number
+        ch.singular = not flags[last] & _F_VERB_S
         if ch.definite:
             ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
             ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
@@ -1331,12 +1344,24 @@ class _Reader:
                 or (_plural_form(raw[cut - 1]) and _bare_verb(verb) and (not last or ref.complement))
                 # a verb in "-s" with its object or complement: "the washing water penetrates through"
                 or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
+                # one in "-s" taking a gerund: "said reproducing means starts reproducing said scene"
+                or (
+                    last
+                    and verb.endswith("s")
+                    and not verb.endswith("ss")
+                    and len(ref.after) > 4
+                    and ref.after.endswith("ing")
+                    and ref.after not in _ING_NOUNS
+                )
             ) and self.based(ref, cut, loose=True):
                 return self.object_of(ref, cut)
             if (
                 # an irregular participle with a prepositional complement: "the information sent in the sending
                 # step", "the welder set at about 7" (a noun takes "of": "the data set of", never read so)
                 (last and verb in _IRREGULAR_PARTICIPLES and ref.after in _PREPOSITIONS)
+                # "output" and "input" are participles too, and with an agent after them nothing else: "the data
+                # output by the demultiplexer"
+                or (last and verb in ("output", "input") and ref.after == "by")
                 # a predicate adjective in "-ive" after its noun, alone or with its complement: "the interface
                 # responsive to", "making the counter inoperative", "the network indicative of"
                 or (last and len(verb) > 6 and verb.endswith("ive") and verb not in _POSITIONAL)
@@ -1365,6 +1390,18 @@ class _Reader:
                 # each reads the phrase up to that word only against an introduction ending there as written, so
                 # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
                 return self.object_of(ref, cut)
+            if (
+                # an ordinal after a noun opens a second noun phrase, the object of a verb taking two ("receiving from
+                # the first remote server first information", "sending the client second data"); a part named after
+                # its owner keeps it ("said housing first end"), and so does a modifier before it ("the upper first")
+                not last
+                and verb in _ORDINALS_SET
+                and not _modifier_only(raw[cut - 1])
+                and not raw[cut - 1].endswith(("ed", "ing"))
+                and ref.forms[-1] not in _PARTS
+                and self.based(ref, cut, strict=True)
+            ):
+                return self.object_of(ref, cut - 1)
             # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
             # then only as the introduction reads
             if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
