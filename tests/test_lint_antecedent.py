@@ -735,6 +735,14 @@ def test_a_comparative_with_its_dimension_ends_the_phrase():
     ) == []
 
 
+def test_a_positional_noun_before_of_heads_an_introduction():
+    assert _terms("A circuit coupled to an output of a region and receiving a signal on the output.") == []
+    # the output of another element is no introduction of "an output" of its own
+    assert _terms("A circuit coupled to a region, wherein the output of a region is read and the output is low.") == [
+        "the output"
+    ]
+
+
 def test_an_ordinal_after_a_noun_opens_a_second_object():
     assert _terms(
         "A method comprising a first remote server, and receiving from the first remote server first information "
@@ -744,6 +752,36 @@ def test_an_ordinal_after_a_noun_opens_a_second_object():
     assert _terms("A housing having a wall, wherein said housing first end is round.") == ["said housing first end"]
 
 
+def test_a_nominalised_action_with_step_names_the_action():
+    assert _terms("A method comprising communicating a file.", "The method of claim 1, prior to the communication step.") == []
+    assert _terms("A method comprising sending a file.", "The method of claim 1, prior to the communication step.") == [
+        "the communication step"
+    ]
+
+
+def test_coordinate_adjectives_before_a_noun_lend_it_the_first():
+    assert _terms(
+        "A suit comprising an outer layer, and an inner, three-dimensional, insulating, polyester layer attached "
+        "on an inside of the outer layer, wherein the inner layer is flexible."
+    ) == []
+
+
 def test_output_with_an_agent_after_it_is_a_participle():
     assert _terms("A decoder receiving data and decrypting the data output by a demultiplexer.") == []
     assert _terms("A decoder receiving data, wherein the data output is low.") == ["the data output"]
+
+
+def test_a_plural_reference_to_a_positional_plurality_may_add_a_description():
+    assert _terms(
+        "A rack comprising a second plurality of tubular receptacles shorter in length than a tube.",
+        "The rack of claim 1, wherein said second shorter tubular receptacles are formed with the tube.",
+    ) == []
+
+
+def test_an_introduction_cut_at_a_participle_is_also_read_whole():
+    assert _terms("A tray having a continuous recessed strip portion, wherein said continuous strip portion is wide.") == []
+    assert _terms("A cell comprising a first lithium ion conducting separator layer, wherein the first layer is thin.") == []
+    # the positional modifier is still compared: "the second layer" has no basis
+    assert _terms("A cell comprising a first lithium ion conducting separator layer, wherein the second layer is thin.") == [
+        "the second layer"
+    ]

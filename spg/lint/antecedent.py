@@ -228,7 +228,9 @@ _POSITIONAL = _words(
     "downstream high low hot cold anterior posterior lateral medial leading trailing"
 )
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
-_RELATIONAL = _words("last next")
+# Those that are nouns as well ("an output of the amplifier", "an inlet of the pump").
+_POSITIONAL_NOUNS = _words("input output inlet outlet entry exit intake exhaust top bottom front rear back")
+_RELATIONAL = _words("last next latest")
 # Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
 # introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
 _CONTRAST = {
@@ -576,6 +578,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     # what a phrase lends the one after it: "a second, complementary shell", "a radio frequency (RF) section",
     # "a private branch exchange, hereafter PBX, telephony circuit": (where it must start, the readings it lends)
     lend: tuple[int, list[tuple[str, ...]]] | None = None
+    joint: tuple[int, _Chunk] | None = None  # an introduction cut at a participle, and where its noun would start
     search = _START_RE.search
     i = 0
     while True:
@@ -687,6 +690,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             or (nxt == "at" and k + 1 < n and lows[k + 1] not in ("least", "most"))
             or (nxt == "of" and cls == _ART)  # "an individual of": an article's phrase before "of" has its noun
         )
+        # a positional word that is a noun too heads an introduction before "of": "an output of the region" is
+        # an output, where "a first of" is a pronoun
+        noun = noun or (cls == _ART and nxt == "of" and len(raw) == 1 and raw[0] in _POSITIONAL_NOUNS)
         if not noun and (
             (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw)
         ):
@@ -829,6 +835,19 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
             pending = ch
         out.append(ch)
+        if joint is not None:
+            if i == joint[0] and not ch.definite and not ch.article:
+                # the participle was a modifier inside one compound after all: "a continuous recessed strip
+                # portion", "a first lithium ion conducting separator layer" are read whole too, so "said continuous
+                # strip portion" and "the first layer" have basis (a verb and its object read so name nothing a
+                # reference would name)
+                before = joint[1]
+                part = _Chunk(claim, before.start, k, before.words + (sings[i - 1],) + ch.words, before.raw + raw)
+                part.article, part.same = before.article, ch
+                out.append(part)
+            joint = None
+        if not ch.definite and k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k]:
+            joint = k + 1, ch
         if one_of is not None:
             if not ch.singular:
                 for picked in one_of:
@@ -837,14 +856,19 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     out.append(part)
             one_of, pair, collective = None, False, False
         if lend is not None and i >= lend[0]:
+            relay = None
             if i == lend[0] and not ch.definite and not ch.article and ch.words[0] not in _POSITIONAL:
                 for lead in lend[1]:
                     part = _Chunk(claim, i, k, lead + ch.words, raw)
                     part.article, part.same = True, ch
                     out.append(part)
-            lend = None
+                if len(raw) == 1 and raw[0].endswith(_ADJECTIVE_ENDINGS) and k + 2 < n and lows[k] == ",":
+                    # coordinate adjectives go on to the noun: "an inner, three-dimensional, insulating, polyester
+                    # layer" is an inner polyester layer
+                    relay = _past_adjectives(kinds, lows, k + 1), [lead + ch.words for lead in lend[1]]
+            lend = relay
         if lend is None and not ch.definite and k + 2 < n and lows[k] in ("(", ","):
-            lend = _lends(ch, tokens, lows, k)
+            lend = _lends(ch, tokens, kinds, lows, k)
             if lend is not None and lend[1] and lend[1][-1][-1] != ch.words[-1]:
                 # the abbreviation names the phrase it follows: "a source Mobility Management Network Element
                 # (MMNE)" introduces "a source MMNE"
@@ -881,14 +905,22 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     return out, actions
 
 
-def _lends(ch: _Chunk, tokens: list[str], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
+def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> int:
+    """Where the phrase after a comma starts once coordinate participles, each with its comma, are passed: "an
+    inner, insulating, polyester layer"."""
+    while at + 1 < len(lows) and kinds[at] in (_ING, _ED) and lows[at + 1] == ",":
+        at += 2
+    return at
+
+
+def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
     """What an introduction ending at token ``k`` lends the phrase right after a comma, a parenthesised
     abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
     When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""
     after = lows[k]
     if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
         # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
-        return k + 1, [ch.words]
+        return _past_adjectives(kinds, lows, k + 1), [ch.words]
     if after == "(" and lows[k + 2] == ")" and _abbreviation(tokens[k + 1]):
         short, start = tokens[k + 1], k + 3
     elif after == "," and lows[k + 1] in ("hereafter", "hereinafter") and k + 3 < len(lows):
@@ -1213,6 +1245,10 @@ class _Reader:
         ):
             named = _stem(ref.raw[0])
             return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
+        if len(words) == 2 and head in _ACTION_HEADS:
+            # "the communication step" after "communicating …": the nominalisation names the action, as "the
+            # communicating step" would
+            head = ref.raw[0]
         if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES) and _POSITIONAL.isdisjoint(words):
             # a positional modifier names one of several things ("the first position", "the right vertical
             # extension"), not the action "positioned", "extending" names
@@ -1301,7 +1337,16 @@ class _Reader:
         if ref.inherent and not _contradicts(mods, in_scope):
             return None
         base = (in_scope[0].same or in_scope[0]).words if in_scope else ()  # what was written, not a reading of it
-        if not ref.singular and in_scope and all(m in base or m not in _POSITIONAL for m in mods):
+        # "a second plurality of tubular receptacles" writes "second" for its members, as a plural reference
+        # reads them ("said second shorter tubular receptacles"; a singular one does not say which)
+        if (
+            not ref.singular
+            and in_scope
+            and any(
+                all(m in words or m not in _POSITIONAL for m in mods)
+                for words in [base] + [c.words for c in in_scope if c.collective]
+            )
+        ):
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
         if self.named_action(ref) or self.compounded(ref, words):
             return None
