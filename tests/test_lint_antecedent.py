@@ -743,6 +743,18 @@ def test_a_positional_noun_before_of_heads_an_introduction():
     ]
 
 
+def test_a_part_a_named_owner_was_given_has_basis():
+    texts = [
+        "A system for an elevator, said elevator having a permanent magnet motor or an asynchronous motor, and a "
+        "drive for controlling the motor.",
+        "The system of claim 1, wherein the drive is integrated with the elevator motor.",
+    ]
+    assert _terms(*texts) == []
+    # a part the owner was not given still needs an introduction
+    texts[1] = "The system of claim 1, wherein the drive is integrated with the elevator gearbox."
+    assert _terms(*texts) == ["the elevator gearbox"]
+
+
 def test_an_ordinal_after_a_noun_opens_a_second_object():
     assert _terms(
         "A method comprising a first remote server, and receiving from the first remote server first information "

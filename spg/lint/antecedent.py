@@ -1088,6 +1088,7 @@ class _Reader:
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
+        self.named: dict[str, list[_Chunk]] = {}  # head → definite references with basis, in reading order
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -1213,8 +1214,14 @@ class _Reader:
     def has_part(self, ref: _Chunk, owner: tuple[str, ...], head: str) -> bool:
         """ "the voltage follower output" ← "a voltage follower having an input and an output": a part named after
         its owner has basis when the claim introduced the part as the owner's: the owner's introduction followed
-        by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e))."""
-        for o in self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True):
+        by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e)). The owner may be
+        named by a reference with basis as well ("said elevator having a … motor": "the elevator motor"), and the
+        part may be any element, not only a part or property: what a claim says an element has is that element's."""
+        owners = self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True)
+        owners += [
+            d for d in self.named.get(owner[-1], ()) if d.words == owner and self.in_scope(d.claim, d.start, ref)
+        ]
+        for o in owners:
             for c in self.index.get(head, ()):
                 if (
                     c.claim == o.claim
@@ -1363,7 +1370,7 @@ class _Reader:
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
             return None
-        if mods and head in _PARTS and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
+        if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
@@ -1498,6 +1505,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                     ch.words, ch.raw, ch.forms = shared
             if verdict is None:
                 resolved += 1
+                reader.named.setdefault(ch.words[-1], []).append(ch)  # an owner for has_part ("said elevator having")
                 continue
             rule, related = verdict
             if rule == "antecedent":
