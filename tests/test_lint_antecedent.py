@@ -735,6 +735,16 @@ def test_a_comparative_with_its_dimension_ends_the_phrase():
     ) == []
 
 
+def test_a_participle_compound_names_its_agent_or_object():
+    assert _terms("A bearing comprising at least one spring-loaded ball, wherein the spring is steel.") == []
+    assert _terms("A process for recovering from a dyestuff-containing layer the dyestuff contained in said layer.") == []
+    # an adjective or manner names no noun: "well-defined", "T-shaped", "cup-shaped", "double-sided"
+    assert _terms("A part having a well-defined edge and a cup-shaped slot, wherein the well and the cup are deep.") == [
+        "the well",
+        "the cup",
+    ]
+
+
 def test_a_positional_noun_before_of_heads_an_introduction():
     assert _terms("A circuit coupled to an output of a region and receiving a signal on the output.") == []
     # the output of another element is no introduction of "an output" of its own
@@ -753,6 +763,10 @@ def test_a_part_a_named_owner_was_given_has_basis():
     # a part the owner was not given still needs an introduction
     texts[1] = "The system of claim 1, wherein the drive is integrated with the elevator gearbox."
     assert _terms(*texts) == ["the elevator gearbox"]
+
+
+def test_latest_in_a_reference_picks_one_of_what_is_named():
+    assert _terms("A method comprising listing a plurality of sites so that the latest accessed site is on top.") == []
 
 
 def test_an_ordinal_after_a_noun_opens_a_second_object():
@@ -781,6 +795,11 @@ def test_coordinate_adjectives_before_a_noun_lend_it_the_first():
 def test_output_with_an_agent_after_it_is_a_participle():
     assert _terms("A decoder receiving data and decrypting the data output by a demultiplexer.") == []
     assert _terms("A decoder receiving data, wherein the data output is low.") == ["the data output"]
+
+
+def test_a_gerund_picked_by_last_with_its_of_names_an_event():
+    assert _terms("A vehicle having a unit measuring time since the last turning off of ignition.") == []
+    assert _terms("A vehicle having a unit measuring time since the last turning wheel stopped.") == ["the last turning wheel"]
 
 
 def test_a_plural_reference_to_a_positional_plurality_may_add_a_description():

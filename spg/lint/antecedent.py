@@ -353,12 +353,59 @@ _ADJECTIVE_ENDINGS = ("ed", "ing", "ble", "ant", "ent", "ive", "ous", "ic", "al"
                       "rich", "proof", "tight", "wise", "ward", "ary", "ory")  # fmt: skip
 
 
+# Adjectives and numerals that open a participle compound as its manner, not as a noun ("well-defined",
+# "hot-rolled", "single-ended", "two-sided").
+_MANNER = _words(
+    "well ill hard soft hot cold warm dry wet fast slow long short high low open closed single double triple dual "
+    "twin thin thick wide narrow deep shallow full half solid hollow flat round square straight broad light heavy "
+    "dark bright fine coarse rough smooth quick dead live new old tight loose densely close far near even odd free "
+    "one two three four five six seven eight nine ten multiple much ever never all"
+)
+# "-ed" words made from nouns ("T-shaped", "double-sided", "cup-shaped"): they name no noun as agent or object.
+_BAHUVRIHI = _words(
+    "shaped sized sided ended headed legged faced walled edged cornered colored coloured haired toothed lobed "
+    "bodied handed eyed hearted footed tailed necked mouthed winged tongued grained minded"
+)
+# Participles of "have": "a dyestuff-containing layer" is a layer containing a dyestuff.
+_HAVING_PARTICIPLES = _words("containing comprising including bearing")
+
+
+def _participle_noun(parts: list[str]) -> tuple[str, ...]:
+    """The noun a participle compound names as its agent or object ("spring-loaded" → spring, "motor-driven" →
+    motor, "dyestuff-containing" → dyestuff): "at least one spring-loaded ball" has a spring, as "a ball loaded by
+    a spring" does (MPEP 2173.05(e): what a recited feature necessarily has). Empty for an adjective or manner
+    ("well-defined", "T-shaped", "double-sided", "water-soluble", "light-emitting")."""
+    if len(parts) != 2:
+        return ()
+    first, last = parts
+    if (
+        len(first) < 3
+        or not first.isalpha()
+        or first in _BOUND_PREFIXES
+        or first in _STOP
+        or first in _MANNER
+        or first in _PRONOMINAL
+        or first.endswith(("ly", "ed", "ble", "ous", "ful", "less", "ive"))  # "thermally-", "fixed-" ("spring-": no)
+    ):
+        return ()
+    if (
+        (len(last) > 4 and last.endswith("ed") and last not in _BAHUVRIHI)
+        or last in _IRREGULAR_PARTICIPLES
+        or last in _HAVING_PARTICIPLES
+    ):
+        return (_american(_singular(first)),)
+    return ()
+
+
 def _compound_nouns(word: str) -> tuple[str, ...]:
     """The nouns a hyphenated noun compound names ("core-sheath" → core, sheath; "air-fuel" → air, fuel; "a
     rain-gutter" is a gutter): a word introduced inside a modifier is an inherent antecedent as "the vehicle" is of
     "a vehicle door". None for a prefixed word ("co-polymer", "off-target") or an adjective compound ("water-soluble",
-    "T-shaped")."""
+    "T-shaped"); a participle compound names its noun ("spring-loaded": :func:`_participle_noun`)."""
     parts = word.split("-")
+    named = _participle_noun(parts)
+    if named:
+        return named
     if parts[0] in _BOUND_PREFIXES or parts[0] in _STOP or parts[-1].endswith(_ADJECTIVE_ENDINGS):
         return ()  # "co-polymer", "off-target", "water-soluble"
     if not all(len(p) >= 3 and p.isalpha() for p in parts):
@@ -547,7 +594,8 @@ def _new_class(token: str) -> tuple[int, str, str, int, str]:
     kind, low, singular = _classify(token)
     flags = (
         (_F_QUANT if low in _QUANTIFIER else 0)
-        | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE else 0)
+        # a participle after "last", "next", "latest" stays in the phrase: "the latest accessed site"
+        | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE or low in _RELATIONAL else 0)
         | (_F_VERB_S if low[-1:] == "s" and low[-2:] not in ("ss", "us", "is") else 0)
         | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
         | (_F_POSSESSIVE if token.endswith(("'s", "’s")) else 0)
@@ -778,6 +826,13 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     )
                 )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # and one picked by "last", "next", with its particle: "the last turning off of ignition" is an event
+                or (
+                    kinds[k - 1] == _ING
+                    and k - j > 1
+                    and _RELATIONAL.issuperset(lows[j : k - 1])
+                    and (nxt == "of" or (nxt in ("off", "on", "up", "down", "out") and k + 1 < n and lows[k + 1] == "of"))
+                )
                 # a positional noun alone after a preposition of place, with no owner after it, is an adverbial of
                 # place, not an element: "joined at the top by a hinge", "viewed from the top", "tilt to the side",
                 # "exposed to the outside"
@@ -902,6 +957,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
         actions = [a for a in actions if a[1] not in inside]
+        # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
+        # media") still names its noun: an introduction of it, in its place
+        named = [(w, t) for w, t in actions if "-" in w and _participle_noun(w.split("-"))]
+        if named:
+            for w, t in named:
+                for noun in _participle_noun(w.split("-")):
+                    out.append(_Chunk(claim, t, t + 1, (noun,), (noun,)))
+            out.sort(key=lambda c: c.start)
     return out, actions
 
 
