@@ -39,7 +39,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   ("the identified one or more computers", "the displayed other PCDs", "the fallen upper one of the covers").
   Ordinals before "adjacent" or "opposite" modify the noun after ("first and second adjacent corners"), and a verb
   right before coordinated ordinals is no part of their phrase ("respectively define first and second flow
-  paths"). Every preposition and conjunction ends a phrase ("as the gases pass throughout", "once a day").
+  paths"). Every preposition and conjunction ends a phrase ("as the gases pass throughout", "once a day"). So do
+  an irregular participle of the closed class ("the napkin slid from"), a verb in "-s" before a gerund ("said
+  reproducing means starts reproducing"), a comparative with its dimension ("receptacles shorter in length than"),
+  "output" with its agent ("the data output by") and an ordinal opening a verb's second object ("receiving from
+  the first server first information"; not a part named after its owner, "said housing first end"). A plural
+  before an adverb and a participle is the head ("retention members integrally attached").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -53,7 +58,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   quantity introduces that quantity ("wherein t is the total optical path length"; "R is the side chain" does
   not), a hyphenated noun compound names its nouns ("core-sheath type fibers": the core, the sheath; not
   "co-polymer", "water-soluble"), and a word that may be a modifier heads a phrase that ends before punctuation or
-  a verb ("an individual", "the individual is").
+  a verb ("an individual", "the individual is"). A positional word that is a noun as well heads an introduction
+  before "of" ("an output of the region"); coordinate adjectives lend the first word to the noun ("an inner,
+  three-dimensional, insulating, polyester layer"); an introduction cut at a participle is read whole too ("a
+  continuous recessed strip portion", "a first lithium ion conducting separator layer"); a plural reference may
+  describe the members of "a second plurality of X" ("said second shorter tubular receptacles"); and a
+  nominalised action with "step" or "process" names the action ("the communication step" ← "communicating").
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -63,11 +73,15 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
   ("said dome plate outer portion") is the owner's when both are introduced, and so is one the claim gave that owner
-  ("the voltage follower output" ← "a voltage follower having an input … and an output"); a relation "between"
+  ("the voltage follower output" ← "a voltage follower having an input … and an output"), whatever the part and
+  whether the owner is introduced there or named by a reference ("the elevator motor" ← "said elevator having a
+  … motor"); a participle compound names its agent or object ("the spring" ← "at least one spring-loaded ball",
+  "the dyestuff" ← "a dyestuff-containing layer"; not "well-defined", "T-shaped"); a relation "between"
   named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
   process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
   adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
-  reference "last" and "next" pick one of what is named ("the last transition" of "successive transitions").
+  reference "last", "next" and "latest" pick one of what is named ("the last transition" of "successive
+  transitions", "the latest accessed site"), and "the last turning off of ignition" is an event.
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
   are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
