@@ -763,6 +763,10 @@ def test_a_part_a_named_owner_was_given_has_basis():
     # a part the owner was not given still needs an introduction
     texts[1] = "The system of claim 1, wherein the drive is integrated with the elevator gearbox."
     assert _terms(*texts) == ["the elevator gearbox"]
+    # an element that is not a part must follow the verb directly: "contact with the object" gives contact no signal
+    texts[0] = "A hand having a sensor to detect contact with an object and produce a pressure signal, and a drive receiving a proximity signal."
+    texts[1] = "The hand of claim 1, wherein the drive is stopped upon the contact signal."
+    assert _terms(*texts) == ["the contact signal"]
 
 
 def test_latest_in_a_reference_picks_one_of_what_is_named():

@@ -322,6 +322,7 @@ _CLAUSE_AFTER_HEAD = _words(
 _HAVING_RE = re.compile(
     r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
 )
+_HAVING_ONLY_RE = re.compile(_HAVING_RE.pattern + r"\s*", re.I)
 # Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
 _RECITING = _words(
     "comprising comprises comprise including includes include having has have containing contains further also "
@@ -1293,7 +1294,10 @@ class _Reader:
         its owner has basis when the claim introduced the part as the owner's: the owner's introduction followed
         by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e)). The owner may be
         named by a reference with basis as well ("said elevator having a … motor": "the elevator motor"), and the
-        part may be any element, not only a part or property: what a claim says an element has is that element's."""
+        part may be any element, not only a part or property: what a claim says an element has is that element's.
+        Such an element must follow the verb directly ("having a … motor"): "detect contact with the object and
+        produce a pressure signal" gives "contact" no signal."""
+        direct = head not in _PARTS
         owners = self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True)
         owners += [
             d for d in self.named.get(owner[-1], ()) if d.words == owner and self.in_scope(d.claim, d.start, ref)
@@ -1310,7 +1314,10 @@ class _Reader:
                 ):
                     text = self.claims[c.claim].text
                     between = text[self.span(o)[1] : self.span(c)[0]]
-                    if _HAVING_RE.match(between) and not re.search(r"[;.]", between):
+                    if direct:
+                        if _HAVING_ONLY_RE.fullmatch(between):
+                            return True
+                    elif _HAVING_RE.match(between) and not re.search(r"[;.]", between):
                         return True
         return False
 
