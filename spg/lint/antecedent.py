@@ -1166,7 +1166,7 @@ class _Reader:
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
-        self.named: dict[str, list[_Chunk]] = {}  # head → definite references with basis, in reading order
+        self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -1298,27 +1298,35 @@ class _Reader:
         Such an element must follow the verb directly ("having a … motor"): "detect contact with the object and
         produce a pressure signal" gives "contact" no signal."""
         direct = head not in _PARTS
-        owners = self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True)
-        owners += [
-            d for d in self.named.get(owner[-1], ()) if d.words == owner and self.in_scope(d.claim, d.start, ref)
+        parts = [
+            c
+            for c in self.index.get(head, ())
+            if c.words[-1] == head and not c.definite and not c.implied and self.in_scope(c.claim, c.start, ref)
         ]
-        for o in owners:
-            for c in self.index.get(head, ()):
-                if (
-                    c.claim == o.claim
-                    and o.end <= c.start <= o.end + 20
-                    and c.words[-1] == head
-                    and not c.definite
-                    and not c.implied
-                    and self.in_scope(c.claim, c.start, ref)
-                ):
-                    text = self.claims[c.claim].text
-                    between = text[self.span(o)[1] : self.span(c)[0]]
-                    if direct:
-                        if _HAVING_ONLY_RE.fullmatch(between):
-                            return True
-                    elif _HAVING_RE.match(between) and not re.search(r"[;.]", between):
-                        return True
+        if not parts:
+            return False
+        pairs = [
+            (o, c)
+            for o in self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True)
+            for c in parts
+            if c.claim == o.claim and o.end <= c.start <= o.end + 20
+        ]
+        # an owner named by a reference, looked up by where it ends (a constant number of places per part: no scan
+        # of every reference of the claim set)
+        named = self.named
+        for c in parts:
+            for end in range(c.start, max(c.start - 21, 0), -1):
+                d = named.get((c.claim, end))
+                if d is not None and d.words == owner and self.in_scope(d.claim, d.start, ref):
+                    pairs.append((d, c))
+        for o, c in pairs:
+            text = self.claims[c.claim].text
+            between = text[self.span(o)[1] : self.span(c)[0]]
+            if direct:
+                if _HAVING_ONLY_RE.fullmatch(between):
+                    return True
+            elif _HAVING_RE.match(between) and not re.search(r"[;.]", between):
+                return True
         return False
 
     def named_action(self, ref: _Chunk) -> bool:
@@ -1589,7 +1597,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                     ch.words, ch.raw, ch.forms = shared
             if verdict is None:
                 resolved += 1
-                reader.named.setdefault(ch.words[-1], []).append(ch)  # an owner for has_part ("said elevator having")
+                reader.named[ch.claim, ch.end] = ch  # an owner for has_part ("said elevator having a motor")
                 continue
             rule, related = verdict
             if rule == "antecedent":
