@@ -680,7 +680,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
-                if lows[k].endswith("er") and k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than":
+                if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
                     break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
                     # an irregular past participle after a noun, with no noun after it, is a reduced relative
@@ -800,8 +800,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             ch.recited = b < 0 or kinds[b] == _PUNCT or lows[b] in _RECITING
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
         last = k - 1
-        while last > i and kinds[last] == _ADV:
-            last -= 1  # "retention members integrally attached": the noun, not the adverb after it, has the number
+        if kinds[last] == _ADV:
+            while last > i and kinds[last] == _ADV:
+                last -= 1  # "retention members integrally attached": the noun, not the adverb after it, has the number
         ch.singular = not flags[last] & _F_VERB_S
         if ch.definite:
             ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
