@@ -705,3 +705,118 @@ def test_a_set_phrase_head_with_a_modifier_that_sets_it_apart_names_an_element()
     ]
     # unmodified or descriptively modified they stay set phrases: "in the range of", "in the temperature range"
     assert _terms("A process carried out in the temperature range from 20 to 70 C, in the event of a fault.") == []
+
+
+def test_a_plural_before_an_adverb_and_a_participle_keeps_its_number():
+    # "members integrally attached" is a reduced relative clause: the plural introduces "said retention member"
+    assert _terms(
+        "A port comprising a housing having a base member, and a plurality of retention members integrally "
+        "attached to said housing, each said retention member having a state."
+    ) == []
+
+
+def test_the_closed_class_of_irregular_participles_ends_a_phrase():
+    assert _terms("A holder wherein a napkin is clamped and the napkin slid from between the jaws.") == ["the jaws"]
+    assert _terms("A pump having a shaft, the shaft bent by a press.") == []
+
+
+def test_a_verb_in_s_before_a_gerund_ends_the_phrase():
+    assert _terms("A device having means for reproducing a scene, wherein said reproducing means starts reproducing.") == []
+    # a phrase with no basis of its own is still reported
+    assert _terms("A device having means for reproducing a scene, wherein said display means starts reproducing.") == [
+        "said display means starts"
+    ]
+
+
+def test_a_comparative_with_its_dimension_ends_the_phrase():
+    assert _terms(
+        "A rack comprising a second plurality of tubular receptacles shorter in length than a tube, each of said "
+        "second tubular receptacles having a cavity."
+    ) == []
+
+
+def test_a_participle_compound_names_its_agent_or_object():
+    assert _terms("A bearing comprising at least one spring-loaded ball, wherein the spring is steel.") == []
+    assert _terms("A process for recovering from a dyestuff-containing layer the dyestuff contained in said layer.") == []
+    # an adjective or manner names no noun: "well-defined", "T-shaped", "cup-shaped", "double-sided"
+    assert _terms("A part having a well-defined edge and a cup-shaped slot, wherein the well and the cup are deep.") == [
+        "the well",
+        "the cup",
+    ]
+
+
+def test_a_positional_noun_before_of_heads_an_introduction():
+    assert _terms("A circuit coupled to an output of a region and receiving a signal on the output.") == []
+    # the output of another element is no introduction of "an output" of its own
+    assert _terms("A circuit coupled to a region, wherein the output of a region is read and the output is low.") == [
+        "the output"
+    ]
+
+
+def test_a_part_a_named_owner_was_given_has_basis():
+    texts = [
+        "A system for an elevator, said elevator having a permanent magnet motor or an asynchronous motor, and a "
+        "drive for controlling the motor.",
+        "The system of claim 1, wherein the drive is integrated with the elevator motor.",
+    ]
+    assert _terms(*texts) == []
+    # a part the owner was not given still needs an introduction
+    texts[1] = "The system of claim 1, wherein the drive is integrated with the elevator gearbox."
+    assert _terms(*texts) == ["the elevator gearbox"]
+    # an element that is not a part must follow the verb directly: "contact with the object" gives contact no signal
+    texts[0] = "A hand having a sensor to detect contact with an object and produce a pressure signal, and a drive receiving a proximity signal."
+    texts[1] = "The hand of claim 1, wherein the drive is stopped upon the contact signal."
+    assert _terms(*texts) == ["the contact signal"]
+
+
+def test_latest_in_a_reference_picks_one_of_what_is_named():
+    assert _terms("A method comprising listing a plurality of sites so that the latest accessed site is on top.") == []
+
+
+def test_an_ordinal_after_a_noun_opens_a_second_object():
+    assert _terms(
+        "A method comprising a first remote server, and receiving from the first remote server first information "
+        "that is valid, wherein the first information is stored."
+    ) == []
+    # a part named after its owner keeps its ordinal: "said housing first end" needs "a first end" of it
+    assert _terms("A housing having a wall, wherein said housing first end is round.") == ["said housing first end"]
+
+
+def test_a_nominalised_action_with_step_names_the_action():
+    assert _terms("A method comprising communicating a file.", "The method of claim 1, prior to the communication step.") == []
+    assert _terms("A method comprising sending a file.", "The method of claim 1, prior to the communication step.") == [
+        "the communication step"
+    ]
+
+
+def test_coordinate_adjectives_before_a_noun_lend_it_the_first():
+    assert _terms(
+        "A suit comprising an outer layer, and an inner, three-dimensional, insulating, polyester layer attached "
+        "on an inside of the outer layer, wherein the inner layer is flexible."
+    ) == []
+
+
+def test_output_with_an_agent_after_it_is_a_participle():
+    assert _terms("A decoder receiving data and decrypting the data output by a demultiplexer.") == []
+    assert _terms("A decoder receiving data, wherein the data output is low.") == ["the data output"]
+
+
+def test_a_gerund_picked_by_last_with_its_of_names_an_event():
+    assert _terms("A vehicle having a unit measuring time since the last turning off of ignition.") == []
+    assert _terms("A vehicle having a unit measuring time since the last turning wheel stopped.") == ["the last turning wheel"]
+
+
+def test_a_plural_reference_to_a_positional_plurality_may_add_a_description():
+    assert _terms(
+        "A rack comprising a second plurality of tubular receptacles shorter in length than a tube.",
+        "The rack of claim 1, wherein said second shorter tubular receptacles are formed with the tube.",
+    ) == []
+
+
+def test_an_introduction_cut_at_a_participle_is_also_read_whole():
+    assert _terms("A tray having a continuous recessed strip portion, wherein said continuous strip portion is wide.") == []
+    assert _terms("A cell comprising a first lithium ion conducting separator layer, wherein the first layer is thin.") == []
+    # the positional modifier is still compared: "the second layer" has no basis
+    assert _terms("A cell comprising a first lithium ion conducting separator layer, wherein the second layer is thin.") == [
+        "the second layer"
+    ]

@@ -39,7 +39,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   ("the identified one or more computers", "the displayed other PCDs", "the fallen upper one of the covers").
   Ordinals before "adjacent" or "opposite" modify the noun after ("first and second adjacent corners"), and a verb
   right before coordinated ordinals is no part of their phrase ("respectively define first and second flow
-  paths"). Every preposition and conjunction ends a phrase ("as the gases pass throughout", "once a day").
+  paths"). Every preposition and conjunction ends a phrase ("as the gases pass throughout", "once a day"). So do
+  an irregular participle of the closed class ("the napkin slid from"), a verb in "-s" before a gerund ("said
+  reproducing means starts reproducing"), a comparative with its dimension ("receptacles shorter in length than"),
+  "output" with its agent ("the data output by") and an ordinal opening a verb's second object ("receiving from
+  the first server first information"; not a part named after its owner, "said housing first end"). A plural
+  before an adverb and a participle is the head ("retention members integrally attached").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -53,7 +58,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   quantity introduces that quantity ("wherein t is the total optical path length"; "R is the side chain" does
   not), a hyphenated noun compound names its nouns ("core-sheath type fibers": the core, the sheath; not
   "co-polymer", "water-soluble"), and a word that may be a modifier heads a phrase that ends before punctuation or
-  a verb ("an individual", "the individual is").
+  a verb ("an individual", "the individual is"). A positional word that is a noun as well heads an introduction
+  before "of" ("an output of the region"); coordinate adjectives lend the first word to the noun ("an inner,
+  three-dimensional, insulating, polyester layer"); an introduction cut at a participle is read whole too ("a
+  continuous recessed strip portion", "a first lithium ion conducting separator layer"); a plural reference may
+  describe the members of "a second plurality of X" ("said second shorter tubular receptacles"); and a
+  nominalised action with "step" or "process" names the action ("the communication step" ← "communicating").
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -63,11 +73,15 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
   ("said dome plate outer portion") is the owner's when both are introduced, and so is one the claim gave that owner
-  ("the voltage follower output" ← "a voltage follower having an input … and an output"); a relation "between"
+  ("the voltage follower output" ← "a voltage follower having an input … and an output"), whatever the part and
+  whether the owner is introduced there or named by a reference ("the elevator motor" ← "said elevator having a
+  … motor"); a participle compound names its agent or object ("the spring" ← "at least one spring-loaded ball",
+  "the dyestuff" ← "a dyestuff-containing layer"; not "well-defined", "T-shaped"); a relation "between"
   named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
   process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
   adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
-  reference "last" and "next" pick one of what is named ("the last transition" of "successive transitions").
+  reference "last", "next" and "latest" pick one of what is named ("the last transition" of "successive
+  transitions", "the latest accessed site"), and "the last turning off of ignition" is an event.
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
   are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
@@ -228,7 +242,9 @@ _POSITIONAL = _words(
     "downstream high low hot cold anterior posterior lateral medial leading trailing"
 )
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
-_RELATIONAL = _words("last next")
+# Those that are nouns as well ("an output of the amplifier", "an inlet of the pump").
+_POSITIONAL_NOUNS = _words("input output inlet outlet entry exit intake exhaust top bottom front rear back")
+_RELATIONAL = _words("last next latest")
 # Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
 # introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
 _CONTRAST = {
@@ -275,7 +291,12 @@ _ACTION_HEADS = _words("step steps operation operations act acts action actions 
 # Past participles not ending in "-ed" (a closed class of English): "the pull bolt held by the mechanism".
 _IRREGULAR_PARTICIPLES = _words(
     "held sent made built taken given known shown found laid kept led bound worn borne drawn thrown grown spun "
-    "struck hung fed put cut set read run brought caught taught sought thought bought sold told"
+    "struck hung fed put cut set read run brought caught taught sought thought bought sold told "
+    # the rest of that closed class that claims use and that are not nouns as well ("the napkin slid from between");
+    # not the "-en" forms ("driven", "chosen"), which a benchmark site of three words may end in: "a cylindrical
+    # gear driven by" is found only while "driven" reads as its head (see docs/lint-antecedent.md, round 4)
+    "slid stuck sunk shrunk strung swung flung clung sprung begun bent spent dealt meant swept dug won lit fled bled "
+    "bred sped clad paid lost stood understood heard"
 )
 # Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"), and "used" (too short for the
 # "-ed" rule): after a noun, with no noun after them, they end the phrase.
@@ -301,6 +322,7 @@ _CLAUSE_AFTER_HEAD = _words(
 _HAVING_RE = re.compile(
     r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
 )
+_HAVING_ONLY_RE = re.compile(_HAVING_RE.pattern + r"\s*", re.I)
 # Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
 _RECITING = _words(
     "comprising comprises comprise including includes include having has have containing contains further also "
@@ -346,12 +368,59 @@ _ADJECTIVE_ENDINGS = ("ed", "ing", "ble", "ant", "ent", "ive", "ous", "ic", "al"
                       "rich", "proof", "tight", "wise", "ward", "ary", "ory")  # fmt: skip
 
 
+# Adjectives and numerals that open a participle compound as its manner, not as a noun ("well-defined",
+# "hot-rolled", "single-ended", "two-sided").
+_MANNER = _words(
+    "well ill hard soft hot cold warm dry wet fast slow long short high low open closed single double triple dual "
+    "twin thin thick wide narrow deep shallow full half solid hollow flat round square straight broad light heavy "
+    "dark bright fine coarse rough smooth quick dead live new old tight loose densely close far near even odd free "
+    "one two three four five six seven eight nine ten multiple much ever never all"
+)
+# "-ed" words made from nouns ("T-shaped", "double-sided", "cup-shaped"): they name no noun as agent or object.
+_BAHUVRIHI = _words(
+    "shaped sized sided ended headed legged faced walled edged cornered colored coloured haired toothed lobed "
+    "bodied handed eyed hearted footed tailed necked mouthed winged tongued grained minded"
+)
+# Participles of "have": "a dyestuff-containing layer" is a layer containing a dyestuff.
+_HAVING_PARTICIPLES = _words("containing comprising including bearing")
+
+
+def _participle_noun(parts: list[str]) -> tuple[str, ...]:
+    """The noun a participle compound names as its agent or object ("spring-loaded" → spring, "motor-driven" →
+    motor, "dyestuff-containing" → dyestuff): "at least one spring-loaded ball" has a spring, as "a ball loaded by
+    a spring" does (MPEP 2173.05(e): what a recited feature necessarily has). Empty for an adjective or manner
+    ("well-defined", "T-shaped", "double-sided", "water-soluble", "light-emitting")."""
+    if len(parts) != 2:
+        return ()
+    first, last = parts
+    if (
+        len(first) < 3
+        or not first.isalpha()
+        or first in _BOUND_PREFIXES
+        or first in _STOP
+        or first in _MANNER
+        or first in _PRONOMINAL
+        or first.endswith(("ly", "ed", "ble", "ous", "ful", "less", "ive"))  # "thermally-", "fixed-" ("spring-": no)
+    ):
+        return ()
+    if (
+        (len(last) > 4 and last.endswith("ed") and last not in _BAHUVRIHI)
+        or last in _IRREGULAR_PARTICIPLES
+        or last in _HAVING_PARTICIPLES
+    ):
+        return (_american(_singular(first)),)
+    return ()
+
+
 def _compound_nouns(word: str) -> tuple[str, ...]:
     """The nouns a hyphenated noun compound names ("core-sheath" → core, sheath; "air-fuel" → air, fuel; "a
     rain-gutter" is a gutter): a word introduced inside a modifier is an inherent antecedent as "the vehicle" is of
     "a vehicle door". None for a prefixed word ("co-polymer", "off-target") or an adjective compound ("water-soluble",
-    "T-shaped")."""
+    "T-shaped"); a participle compound names its noun ("spring-loaded": :func:`_participle_noun`)."""
     parts = word.split("-")
+    named = _participle_noun(parts)
+    if named:
+        return named
     if parts[0] in _BOUND_PREFIXES or parts[0] in _STOP or parts[-1].endswith(_ADJECTIVE_ENDINGS):
         return ()  # "co-polymer", "off-target", "water-soluble"
     if not all(len(p) >= 3 and p.isalpha() for p in parts):
@@ -540,7 +609,8 @@ def _new_class(token: str) -> tuple[int, str, str, int, str]:
     kind, low, singular = _classify(token)
     flags = (
         (_F_QUANT if low in _QUANTIFIER else 0)
-        | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE else 0)
+        # a participle after "last", "next", "latest" stays in the phrase: "the latest accessed site"
+        | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE or low in _RELATIONAL else 0)
         | (_F_VERB_S if low[-1:] == "s" and low[-2:] not in ("ss", "us", "is") else 0)
         | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
         | (_F_POSSESSIVE if token.endswith(("'s", "’s")) else 0)
@@ -571,6 +641,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     # what a phrase lends the one after it: "a second, complementary shell", "a radio frequency (RF) section",
     # "a private branch exchange, hereafter PBX, telephony circuit": (where it must start, the readings it lends)
     lend: tuple[int, list[tuple[str, ...]]] | None = None
+    joint: tuple[int, _Chunk] | None = None  # an introduction cut at a participle, and where its noun would start
     search = _START_RE.search
     i = 0
     while True:
@@ -599,6 +670,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     and flags[k + 1] & _F_OBJECT
                     and (flags[k] ^ flags[k - 1]) & _F_VERB_S
                     and kinds[k - 1] != _ED
+                    # an adverb and a participle after a plural noun are a reduced relative clause, not a verb's
+                    # object: "a plurality of retention members integrally attached to said housing"
+                    and not (flags[k] & _F_VERB_S and kinds[k + 1] == _ADV and k + 2 < n and kinds[k + 2] == _ED)
                 ):
                     # a verb with its object, agreeing with its noun: "the controller detects a signal", "the
                     # loss calculators receive an input"; not after an "-ed" participle, which modifies the noun that
@@ -606,6 +680,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
+                if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
+                    break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
                     # an irregular past participle after a noun, with no noun after it, is a reduced relative
                     # clause as an "-ed" participle is: "a body made of", "the information sent in", "the
@@ -677,6 +753,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             or (nxt == "at" and k + 1 < n and lows[k + 1] not in ("least", "most"))
             or (nxt == "of" and cls == _ART)  # "an individual of": an article's phrase before "of" has its noun
         )
+        # a positional word that is a noun too heads an introduction before "of": "an output of the region" is
+        # an output, where "a first of" is a pronoun
+        noun = noun or (cls == _ART and nxt == "of" and len(raw) == 1 and raw[0] in _POSITIONAL_NOUNS)
         if not noun and (
             (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw)
         ):
@@ -720,7 +799,11 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 b = next((m - 1 for m in range(b - 1, max(b - 6, -1), -1) if lows[m] == "("), b)
             ch.recited = b < 0 or kinds[b] == _PUNCT or lows[b] in _RECITING
         ch.clean = (k >= n or kinds[k] in _BREAKS) and not flags[k - 1] & _F_POSSESSIVE and nxt != "of"
-        ch.singular = not flags[k - 1] & _F_VERB_S
+        last = k - 1
+        if kinds[last] == _ADV:
+            while last > i and kinds[last] == _ADV:
+                last -= 1  # "retention members integrally attached": the noun, not the adverb after it, has the number
+        ch.singular = not flags[last] & _F_VERB_S
         if ch.definite:
             ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
             ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
@@ -759,6 +842,13 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     )
                 )
                 or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+                # and one picked by "last", "next", with its particle: "the last turning off of ignition" is an event
+                or (
+                    kinds[k - 1] == _ING
+                    and k - j > 1
+                    and _RELATIONAL.issuperset(lows[j : k - 1])
+                    and (nxt == "of" or (nxt in ("off", "on", "up", "down", "out") and k + 1 < n and lows[k + 1] == "of"))
+                )
                 # a positional noun alone after a preposition of place, with no owner after it, is an adverbial of
                 # place, not an element: "joined at the top by a hinge", "viewed from the top", "tilt to the side",
                 # "exposed to the outside"
@@ -816,6 +906,19 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
             pending = ch
         out.append(ch)
+        if joint is not None:
+            if i == joint[0] and not ch.definite and not ch.article:
+                # the participle was a modifier inside one compound after all: "a continuous recessed strip
+                # portion", "a first lithium ion conducting separator layer" are read whole too, so "said continuous
+                # strip portion" and "the first layer" have basis (a verb and its object read so name nothing a
+                # reference would name)
+                before = joint[1]
+                part = _Chunk(claim, before.start, k, before.words + (sings[i - 1],) + ch.words, before.raw + raw)
+                part.article, part.same = before.article, ch
+                out.append(part)
+            joint = None
+        if not ch.definite and k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k]:
+            joint = k + 1, ch
         if one_of is not None:
             if not ch.singular:
                 for picked in one_of:
@@ -824,14 +927,19 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     out.append(part)
             one_of, pair, collective = None, False, False
         if lend is not None and i >= lend[0]:
+            relay = None
             if i == lend[0] and not ch.definite and not ch.article and ch.words[0] not in _POSITIONAL:
                 for lead in lend[1]:
                     part = _Chunk(claim, i, k, lead + ch.words, raw)
                     part.article, part.same = True, ch
                     out.append(part)
-            lend = None
+                if len(raw) == 1 and raw[0].endswith(_ADJECTIVE_ENDINGS) and k + 2 < n and lows[k] == ",":
+                    # coordinate adjectives go on to the noun: "an inner, three-dimensional, insulating, polyester
+                    # layer" is an inner polyester layer
+                    relay = _past_adjectives(kinds, lows, k + 1), [lead + ch.words for lead in lend[1]]
+            lend = relay
         if lend is None and not ch.definite and k + 2 < n and lows[k] in ("(", ","):
-            lend = _lends(ch, tokens, lows, k)
+            lend = _lends(ch, tokens, kinds, lows, k)
             if lend is not None and lend[1] and lend[1][-1][-1] != ch.words[-1]:
                 # the abbreviation names the phrase it follows: "a source Mobility Management Network Element
                 # (MMNE)" introduces "a source MMNE"
@@ -865,17 +973,33 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         inside = {m for ch in out for m in range(ch.start, ch.end)}
         actions = [a for a in actions if a[1] not in inside]
+        # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
+        # media") still names its noun: an introduction of it, in its place
+        named = [(w, t) for w, t in actions if "-" in w and _participle_noun(w.split("-"))]
+        if named:
+            for w, t in named:
+                for noun in _participle_noun(w.split("-")):
+                    out.append(_Chunk(claim, t, t + 1, (noun,), (noun,)))
+            out.sort(key=lambda c: c.start)
     return out, actions
 
 
-def _lends(ch: _Chunk, tokens: list[str], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
+def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> int:
+    """Where the phrase after a comma starts once coordinate participles, each with its comma, are passed: "an
+    inner, insulating, polyester layer"."""
+    while at + 1 < len(lows) and kinds[at] in (_ING, _ED) and lows[at + 1] == ",":
+        at += 2
+    return at
+
+
+def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
     """What an introduction ending at token ``k`` lends the phrase right after a comma, a parenthesised
     abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
     When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""
     after = lows[k]
     if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
         # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
-        return k + 1, [ch.words]
+        return _past_adjectives(kinds, lows, k + 1), [ch.words]
     if after == "(" and lows[k + 2] == ")" and _abbreviation(tokens[k + 1]):
         short, start = tokens[k + 1], k + 3
     elif after == "," and lows[k + 1] in ("hereafter", "hereinafter") and k + 3 < len(lows):
@@ -1043,6 +1167,7 @@ class _Reader:
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
+        self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -1168,21 +1293,41 @@ class _Reader:
     def has_part(self, ref: _Chunk, owner: tuple[str, ...], head: str) -> bool:
         """ "the voltage follower output" ← "a voltage follower having an input and an output": a part named after
         its owner has basis when the claim introduced the part as the owner's: the owner's introduction followed
-        by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e))."""
-        for o in self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True):
-            for c in self.index.get(head, ()):
-                if (
-                    c.claim == o.claim
-                    and o.end <= c.start <= o.end + 20
-                    and c.words[-1] == head
-                    and not c.definite
-                    and not c.implied
-                    and self.in_scope(c.claim, c.start, ref)
-                ):
-                    text = self.claims[c.claim].text
-                    between = text[self.span(o)[1] : self.span(c)[0]]
-                    if _HAVING_RE.match(between) and not re.search(r"[;.]", between):
-                        return True
+        by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e)). The owner may be
+        named by a reference with basis as well ("said elevator having a … motor": "the elevator motor"), and the
+        part may be any element, not only a part or property: what a claim says an element has is that element's.
+        Such an element must follow the verb directly ("having a … motor"): "detect contact with the object and
+        produce a pressure signal" gives "contact" no signal."""
+        direct = head not in _PARTS
+        parts = [
+            c
+            for c in self.index.get(head, ())
+            if c.words[-1] == head and not c.definite and not c.implied and self.in_scope(c.claim, c.start, ref)
+        ]
+        if not parts:
+            return False
+        pairs = [
+            (o, c)
+            for o in self.matches(ref, owner[-1], owner[:-1], headed=True, explicit=True, ending=True)
+            for c in parts
+            if c.claim == o.claim and o.end <= c.start <= o.end + 20
+        ]
+        # an owner named by a reference, looked up by where it ends (a constant number of places per part: no scan
+        # of every reference of the claim set)
+        named = self.named
+        for c in parts:
+            for end in range(c.start, max(c.start - 21, 0), -1):
+                d = named.get((c.claim, end))
+                if d is not None and d.words == owner and self.in_scope(d.claim, d.start, ref):
+                    pairs.append((d, c))
+        for o, c in pairs:
+            text = self.claims[c.claim].text
+            between = text[self.span(o)[1] : self.span(c)[0]]
+            if direct:
+                if _HAVING_ONLY_RE.fullmatch(between):
+                    return True
+            elif _HAVING_RE.match(between) and not re.search(r"[;.]", between):
+                return True
         return False
 
     def named_action(self, ref: _Chunk) -> bool:
@@ -1200,6 +1345,10 @@ class _Reader:
         ):
             named = _stem(ref.raw[0])
             return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
+        if len(words) == 2 and head in _ACTION_HEADS:
+            # "the communication step" after "communicating …": the nominalisation names the action, as "the
+            # communicating step" would
+            head = ref.raw[0]
         if len(head) > 5 and head.endswith(_NOMINAL_SUFFIXES) and _POSITIONAL.isdisjoint(words):
             # a positional modifier names one of several things ("the first position", "the right vertical
             # extension"), not the action "positioned", "extending" names
@@ -1288,7 +1437,16 @@ class _Reader:
         if ref.inherent and not _contradicts(mods, in_scope):
             return None
         base = (in_scope[0].same or in_scope[0]).words if in_scope else ()  # what was written, not a reading of it
-        if not ref.singular and in_scope and all(m in base or m not in _POSITIONAL for m in mods):
+        # "a second plurality of tubular receptacles" writes "second" for its members, as a plural reference
+        # reads them ("said second shorter tubular receptacles"; a singular one does not say which)
+        if (
+            not ref.singular
+            and in_scope
+            and any(
+                all(m in words or m not in _POSITIONAL for m in mods)
+                for words in [base] + [c.words for c in in_scope if c.collective]
+            )
+        ):
             return None  # a plural reference to what several introductions of its head share: "the ASIC chips"
         if self.named_action(ref) or self.compounded(ref, words):
             return None
@@ -1305,7 +1463,7 @@ class _Reader:
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
             return None
-        if mods and head in _PARTS and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
+        if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
@@ -1331,12 +1489,24 @@ class _Reader:
                 or (_plural_form(raw[cut - 1]) and _bare_verb(verb) and (not last or ref.complement))
                 # a verb in "-s" with its object or complement: "the washing water penetrates through"
                 or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
+                # one in "-s" taking a gerund: "said reproducing means starts reproducing said scene"
+                or (
+                    last
+                    and verb.endswith("s")
+                    and not verb.endswith("ss")
+                    and len(ref.after) > 4
+                    and ref.after.endswith("ing")
+                    and ref.after not in _ING_NOUNS
+                )
             ) and self.based(ref, cut, loose=True):
                 return self.object_of(ref, cut)
             if (
                 # an irregular participle with a prepositional complement: "the information sent in the sending
                 # step", "the welder set at about 7" (a noun takes "of": "the data set of", never read so)
                 (last and verb in _IRREGULAR_PARTICIPLES and ref.after in _PREPOSITIONS)
+                # "output" and "input" are participles too, and with an agent after them nothing else: "the data
+                # output by the demultiplexer"
+                or (last and verb in ("output", "input") and ref.after == "by")
                 # a predicate adjective in "-ive" after its noun, alone or with its complement: "the interface
                 # responsive to", "making the counter inoperative", "the network indicative of"
                 or (last and len(verb) > 6 and verb.endswith("ive") and verb not in _POSITIONAL)
@@ -1365,6 +1535,18 @@ class _Reader:
                 # each reads the phrase up to that word only against an introduction ending there as written, so
                 # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
                 return self.object_of(ref, cut)
+            if (
+                # an ordinal after a noun opens a second noun phrase, the object of a verb taking two ("receiving from
+                # the first remote server first information", "sending the client second data"); a part named after
+                # its owner keeps it ("said housing first end"), and so does a modifier before it ("the upper first")
+                not last
+                and verb in _ORDINALS_SET
+                and not _modifier_only(raw[cut - 1])
+                and not raw[cut - 1].endswith(("ed", "ing"))
+                and ref.forms[-1] not in _PARTS
+                and self.based(ref, cut, strict=True)
+            ):
+                return self.object_of(ref, cut - 1)
             # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
             # then only as the introduction reads
             if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
@@ -1416,6 +1598,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                     ch.words, ch.raw, ch.forms = shared
             if verdict is None:
                 resolved += 1
+                reader.named[ch.claim, ch.end] = ch  # an owner for has_part ("said elevator having a motor")
                 continue
             rule, related = verdict
             if rule == "antecedent":
