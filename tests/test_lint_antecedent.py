@@ -820,3 +820,13 @@ def test_an_introduction_cut_at_a_participle_is_also_read_whole():
     assert _terms("A cell comprising a first lithium ion conducting separator layer, wherein the second layer is thin.") == [
         "the second layer"
     ]
+
+
+def test_an_element_named_with_of_may_be_referred_to_as_a_compound():
+    intro = "A binding comprising a retainer flange and a pin mounting a right segment of the retainer flange upon a plate."
+    assert _terms(intro, "The binding of claim 1, wherein the right retainer flange segment is steel.") == []
+    assert _terms("A substrate having a layer of a thermal oxide and a layer of a dielectric.", "The substrate of claim 1, wherein the thermal oxide layer is thin.") == []
+    # a modifier the introduction lacks or sets against it is still reported
+    assert _terms(intro, "The binding of claim 1, wherein the left retainer flange segment is steel.") == ["the left retainer flange segment"]
+    no_side = intro.replace("a right segment", "a segment")
+    assert _terms(no_side, "The binding of claim 1, wherein the right retainer flange segment is steel.") == ["the right retainer flange segment"]

@@ -323,6 +323,13 @@ _HAVING_RE = re.compile(
     r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
 )
 _HAVING_ONLY_RE = re.compile(_HAVING_RE.pattern + r"\s*", re.I)
+# "a layer of a thermal oxide": the "of" phrase after an introduction that names its owner or material (past
+# reference numerals), read by _Reader.of_owner; and the words that may follow that owner's noun phrase.
+_OF_OWNER_RE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?of\s+(?:the|a|an|said)\s+", re.I)
+_OWNER_ENDS = _words(
+    "and or in on at to from by into onto over under through via within across along upon against toward towards "
+    "around after before during between with for is are being having comprising which that wherein whereby"
+)
 # Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
 _RECITING = _words(
     "comprising comprises comprise including includes include having has have containing contains further also "
@@ -1330,6 +1337,41 @@ class _Reader:
                 return True
         return False
 
+    def of_owner(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """ "the right retainer flange segment" ← "a right segment of the retainer flange", "the thermal oxide layer"
+        ← "a layer of a thermal oxide": "X of the Y" and the compound "the Y X" are one element (a noun names its
+        owner or material before it or after it with "of"; MPEP 2173.05(e) asks only that the referent be clear).
+        The reference must read the introduction's modifiers, then the owner as the introduction's "of" phrase writes
+        it, whole, then its head: a swapped or added first/second, inlet/outlet … modifier still finds nothing."""
+        head = words[-1]
+        for c in self.index.get(head, ()):
+            k = len(c.words) - 1
+            if (
+                c.words[-1] != head
+                or c.definite
+                or c.implied
+                or len(words) - 1 <= k
+                or words[:k] != c.words[:-1]
+                or not self.in_scope(c.claim, c.start, ref)
+            ):
+                continue
+            owner = words[k:-1]
+            text = self.claims[c.claim].text
+            end = self.span(c)[1]
+            got = _OF_OWNER_RE.match(text, end)
+            if got is None:
+                continue
+            tail = _TOKEN_RE.findall(text[got.end() : got.end() + 120])
+            n = len(owner)
+            if (
+                len(tail) >= n
+                and tuple(_american(_singular(t.lower())) for t in tail[:n]) == owner
+                # the owner ends there: punctuation, a function word or nothing after it, not a noun it modifies
+                and (len(tail) == n or not tail[n][0].isalpha() or tail[n].lower() in _OWNER_ENDS)
+            ):
+                return True
+        return False
+
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
@@ -1464,6 +1506,8 @@ class _Reader:
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
             return None
         if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
+            return None
+        if len(mods) > 1 and self.of_owner(ref, words):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
