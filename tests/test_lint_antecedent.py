@@ -830,3 +830,11 @@ def test_an_element_named_with_of_may_be_referred_to_as_a_compound():
     assert _terms(intro, "The binding of claim 1, wherein the left retainer flange segment is steel.") == ["the left retainer flange segment"]
     no_side = intro.replace("a right segment", "a segment")
     assert _terms(no_side, "The binding of claim 1, wherein the right retainer flange segment is steel.") == ["the right retainer flange segment"]
+
+
+def test_the_same_modifiers_in_another_order_name_the_same_element():
+    intro = "A sheet comprising non cellulosic fibrous material and an upper first layer."
+    assert _terms(intro, "The sheet of claim 1, wherein the fibrous non-cellulosic material is wet.") == []
+    assert _terms(intro, "The sheet of claim 1, wherein the first upper layer is wet and the second upper layer is dry.") == [
+        "the second upper layer"
+    ]

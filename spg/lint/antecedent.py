@@ -1372,6 +1372,23 @@ class _Reader:
                 return True
         return False
 
+    def reordered(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """ "the fibrous non-cellulosic material" ← "non cellulosic fibrous material": the same modifiers in another
+        order (a hyphen or a space between the parts of one) name the same element; a modifier added, dropped or
+        swapped ("the second upper layer" after "an upper first layer") is no reordering."""
+        head = words[-1]
+        key = sorted(p for w in words[:-1] for p in w.split("-") if p)
+        for c in self.index.get(head, ()):
+            if (
+                c.words[-1] == head
+                and c.words != words
+                and not c.implied
+                and sorted(p for w in c.words[:-1] for p in w.split("-") if p) == key
+                and self.in_scope(c.claim, c.start, ref)
+            ):
+                return True
+        return False
+
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
@@ -1508,6 +1525,8 @@ class _Reader:
         if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
             return None
         if len(mods) > 1 and self.of_owner(ref, words):
+            return None
+        if len(mods) > 1 and self.reordered(ref, words):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
