@@ -838,3 +838,9 @@ def test_the_same_modifiers_in_another_order_name_the_same_element():
     assert _terms(intro, "The sheet of claim 1, wherein the first upper layer is wet and the second upper layer is dry.") == [
         "the second upper layer"
     ]
+
+
+def test_a_plural_possessive_names_its_plural_owner():
+    intro = "A binding comprising left and right stops."
+    assert _terms(intro, "The binding of claim 1, wherein the stops' extensions are red.") == []
+    assert _terms(intro, "The binding of claim 1, wherein the gates' extensions are red.") == ["the gates'"]

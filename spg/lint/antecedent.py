@@ -547,6 +547,8 @@ def _classify(token: str) -> tuple[int, str, str]:
     w = token.lower()
     if w.endswith(("'s", "’s")):
         w = w[:-2]
+    elif w.endswith(("s'", "s’")):  # a plural possessive, "the stops' extensions", is the plural "stops"
+        w = w[:-1]
     if not w[:1].isalpha():
         cls = _NUM if w[:1].isdigit() else _PUNCT
     elif w in ("the", "said"):
@@ -620,7 +622,7 @@ def _new_class(token: str) -> tuple[int, str, str, int, str]:
         | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE or low in _RELATIONAL else 0)
         | (_F_VERB_S if low[-1:] == "s" and low[-2:] not in ("ss", "us", "is") else 0)
         | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
-        | (_F_POSSESSIVE if token.endswith(("'s", "’s")) else 0)
+        | (_F_POSSESSIVE if token.endswith(("'s", "’s", "s'", "s’")) else 0)
         | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
     )
     got = _CLASS[token] = (kind, low, singular, flags, str(kind))
