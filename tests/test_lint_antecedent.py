@@ -844,3 +844,13 @@ def test_a_plural_possessive_names_its_plural_owner():
     intro = "A binding comprising left and right stops."
     assert _terms(intro, "The binding of claim 1, wherein the stops' extensions are red.") == []
     assert _terms(intro, "The binding of claim 1, wherein the gates' extensions are red.") == ["the gates'"]
+
+
+def test_a_parent_cited_with_a_misspelt_claim_word_the_links_miss_is_the_claims_scope():
+    # the corpus's gold links (USPTO reference tags) leave "The fastener of clam 27" independent; its scope is claim 1
+    texts = [
+        "A fastener comprising side supports, each side support having a cushion member.",
+        "The fastener of clam 1, wherein the cushion members are joined and the bridge is thin.",
+    ]
+    forest = Forest.from_parents(texts, [[], []])
+    assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(2, "the bridge")]

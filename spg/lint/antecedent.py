@@ -123,7 +123,7 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
-from spg.parse import bare_citation
+from spg.parse import bare_citation, claim_parents
 
 
 @dataclass(frozen=True)
@@ -1058,6 +1058,13 @@ class _Ancestry:
                 cited = bare_citation(c.text, c.num)
                 if cited is not None and cited in index and index[cited] < i:
                     self.parents[i] = [index[cited]]
+                elif "cl" in c.text[:60].lower():
+                    # "The fastener of clam 27, wherein the cushion members …": a citation in the opening that the
+                    # gold links (USPTO reference tags) do not know, a misspelt "claim", is the claim's scope too;
+                    # the parser reads it (claim_parents), only the links handed to it leave the claim independent
+                    self.parents[i] = sorted(
+                        {index[n] for n in claim_parents(c.text[:60], c.num) if n in index and index[n] < i}
+                    )
         n = len(self.parents)
         children: list[list[int]] = [[] for _ in range(n)]
         self.multi = [False] * n  # the claim or one of its ancestors cites several parents
