@@ -854,3 +854,10 @@ def test_a_parent_cited_with_a_misspelt_claim_word_the_links_miss_is_the_claims_
     ]
     forest = Forest.from_parents(texts, [[], []])
     assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(2, "the bridge")]
+
+
+def test_incident_after_a_noun_is_a_postpositive_adjective():
+    intro = "A detector for a light, comprising a glass substrate."
+    assert _terms(intro, "The detector of claim 1, wherein the light incident on the glass substrate is reflected.") == []
+    beam = "A detector for a beam, comprising a glass substrate."
+    assert _terms(beam, "The detector of claim 1, wherein the light incident on the glass substrate is reflected.") != []

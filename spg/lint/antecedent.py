@@ -302,8 +302,12 @@ _IRREGULAR_PARTICIPLES = _words(
 # "-ed" rule): after a noun, with no noun after them, they end the phrase.
 _PARTICIPLES_ONLY = (_IRREGULAR_PARTICIPLES - _words("set cut run read put led bound fed thought given")) | {"used"}
 # Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
-# assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
-_POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
+# assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end"); and
+# "incident", which after a noun is the adjective of "light incident on the substrate" (before it, "the incident
+# light"), never a noun of a claim element.
+_POSTPOSITIVE = _words(
+    "forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical incident"
+)
 # Nouns in "-s" that are singular (or name one thing as a modifier: "the graphics processor").
 _S_SINGULARS = _words("lens means series species news chassis bias gas canvas atlas alias")
 # Suffixes that mark a noun, not a bare verb ("the communications center", "the parts holder").
