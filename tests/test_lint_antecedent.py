@@ -861,3 +861,8 @@ def test_incident_after_a_noun_is_a_postpositive_adjective():
     assert _terms(intro, "The detector of claim 1, wherein the light incident on the glass substrate is reflected.") == []
     beam = "A detector for a beam, comprising a glass substrate."
     assert _terms(beam, "The detector of claim 1, wherein the light incident on the glass substrate is reflected.") != []
+
+
+def test_previous_picks_one_of_what_is_named_as_last_and_next_do():
+    assert _terms("An apparatus scanning regions, wherein each successive region is smaller than the previous region.") == []
+    assert _terms("An apparatus comprising a lens, wherein the previous region is small.") == ["the previous region"]

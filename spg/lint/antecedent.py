@@ -244,7 +244,7 @@ _POSITIONAL = _words(
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
 # Those that are nouns as well ("an output of the amplifier", "an inlet of the pump").
 _POSITIONAL_NOUNS = _words("input output inlet outlet entry exit intake exhaust top bottom front rear back")
-_RELATIONAL = _words("last next latest")
+_RELATIONAL = _words("last next latest previous")
 # Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
 # introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
 _CONTRAST = {
@@ -794,8 +794,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             if raw[-1] in _NON_RESTRICTIVE and kept[-1] != forms[-1] and _PRONOMINAL.issuperset(raw):
                 kept += forms[-1:]  # "the first individual": the last word is the head ("the amount present": no)
         if cls == _DEF and raw[-1] not in _RELATIONAL and not _RELATIONAL.isdisjoint(raw):
-            # in a reference, "last" and "next" pick one of what is named ("the last light/dark transition" of
-            # "successive transitions", "the next frame"); in an introduction they set it apart ("a next recipient")
+            # in a reference, "last", "next" and "previous" pick one of what is named ("the last light/dark
+            # transition" of "successive transitions", "the next frame", "each successive region is smaller than the
+            # previous region"); in an introduction they set it apart ("a next recipient")
             kept = tuple(w for w in kept if w not in _RELATIONAL)
         ch = _Chunk(claim, i, k, kept, raw)
         ch.forms, ch.adverb_last = forms, adverb_last
