@@ -866,3 +866,11 @@ def test_incident_after_a_noun_is_a_postpositive_adjective():
 def test_previous_picks_one_of_what_is_named_as_last_and_next_do():
     assert _terms("An apparatus scanning regions, wherein each successive region is smaller than the previous region.") == []
     assert _terms("An apparatus comprising a lens, wherein the previous region is small.") == ["the previous region"]
+
+
+def test_a_gerund_naming_an_action_before_a_participle_is_the_phrase():
+    assert _terms("A method comprising towing a cable, wherein the towing performed by a vessel is slow.") == []
+    assert _terms("A method comprising pulling a cable, wherein the towing performed by a vessel is slow.") == [
+        "the towing performed"
+    ]
+    assert _terms("A method comprising flanking a gene with DNA, wherein the flanking regions are long.") == ["the flanking regions"]

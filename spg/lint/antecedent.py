@@ -1458,6 +1458,18 @@ class _Reader:
             return False
         head = forms[-1][1]
         mods = tuple(w for _, w in forms[:-1])
+        if (
+            len(forms) == 1
+            and forms[0][0].endswith("ing")
+            and forms[0][0] not in _ING_NOUNS
+            and not (cut == len(ref.raw) - 1 and ref.after in ("is", "are", "was", "were", "being"))
+        ):
+            # "the towing performed by", "the annealing takes place": an action named by its gerund ("towing the
+            # cable …") is the phrase, as named_action reads "the towing" alone; a word the verb "are" follows is
+            # the head, not a verb ("the flanking regions are", after "DNA flanking the gene")
+            named = _stem(forms[0][0])
+            if any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ())):
+                return True
         if strict:
             return bool(self.matches(ref, head, mods, headed=True, explicit=True, ending=True))
         if self.matches(ref, head, mods, headed=True, explicit=True):
