@@ -874,3 +874,9 @@ def test_a_gerund_naming_an_action_before_a_participle_is_the_phrase():
         "the towing performed"
     ]
     assert _terms("A method comprising flanking a gene with DNA, wherein the flanking regions are long.") == ["the flanking regions"]
+
+
+def test_a_formula_after_a_colon_defines_the_phrase_in_place():
+    claim = "A process comprising heating a salt with water in excess of the amount needed for the reaction: {}."
+    assert _terms(claim.format("xCaCl2+ySiO2 → HCl")) == []
+    assert _terms(claim.format("heating the salt")) == ["the reaction"]

@@ -363,6 +363,11 @@ def _symbol(token: str) -> bool:
     return len(token) <= 3 and token[:1].isalpha() and (len(token) == 1 or token[:1].isupper() or token[-1].isdigit())
 
 
+def _formula(token: str) -> bool:
+    """Whether a token reads as a chemical or algebraic formula: letters and digits in one word ("xCaCl2", "NH2")."""
+    return token[:1].isalpha() and any(map(str.isdigit, token))
+
+
 def _modifier_only(word: str) -> bool:
     """Whether a word modifies a noun and never heads one: a positional or non-restrictive word ("upper",
     "selected"), an irregular participle ("held", "fallen", "chosen")."""
@@ -897,6 +902,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ):
             # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
             # "the resulting solution" names what the step just recited yields
+            ch.definite = False
+        elif ch.definite and nxt == ":" and k + 1 < n and _formula(tokens[k + 1]):
+            # a formula after a colon defines what the phrase names in place: "the reaction: xCaCl2+ySiO2 → …"
+            # (a list after a colon, "the steps of: providing …", starts with a word)
             ch.definite = False
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
