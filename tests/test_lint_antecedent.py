@@ -880,3 +880,11 @@ def test_a_formula_after_a_colon_defines_the_phrase_in_place():
     claim = "A process comprising heating a salt with water in excess of the amount needed for the reaction: {}."
     assert _terms(claim.format("xCaCl2+ySiO2 → HCl")) == []
     assert _terms(claim.format("heating the salt")) == ["the reaction"]
+
+
+def test_an_element_placed_at_its_owner_may_be_named_after_it():
+    intro = "A catheter comprising a distal tip and a contact electrode at said distal tip."
+    assert _terms(intro, "The catheter of claim 1, wherein said distal tip contact electrode is gold.") == []
+    assert _terms(intro, "The catheter of claim 1, wherein said distal tip ring electrode is gold.") == [
+        "said distal tip ring electrode"
+    ]

@@ -327,9 +327,10 @@ _HAVING_RE = re.compile(
     r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
 )
 _HAVING_ONLY_RE = re.compile(_HAVING_RE.pattern + r"\s*", re.I)
-# "a layer of a thermal oxide": the "of" phrase after an introduction that names its owner or material (past
-# reference numerals), read by _Reader.of_owner; and the words that may follow that owner's noun phrase.
-_OF_OWNER_RE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?of\s+(?:the|a|an|said)\s+", re.I)
+# "a layer of a thermal oxide", "a contact electrode at said distal tip": the "of" (or place) phrase after an
+# introduction that names its owner or material (past reference numerals), read by _Reader.of_owner; and the words
+# that may follow that owner's noun phrase.
+_OF_OWNER_RE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?(?:of|at|on|in)\s+(?:the|a|an|said)\s+", re.I)
 _OWNER_ENDS = _words(
     "and or in on at to from by into onto over under through via within across along upon against toward towards "
     "around after before during between with for is are being having comprising which that wherein whereby"
@@ -1363,22 +1364,24 @@ class _Reader:
     def of_owner(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
         """ "the right retainer flange segment" ← "a right segment of the retainer flange", "the thermal oxide layer"
         ← "a layer of a thermal oxide": "X of the Y" and the compound "the Y X" are one element (a noun names its
-        owner or material before it or after it with "of"; MPEP 2173.05(e) asks only that the referent be clear).
-        The reference must read the introduction's modifiers, then the owner as the introduction's "of" phrase writes
-        it, whole, then its head: a swapped or added first/second, inlet/outlet … modifier still finds nothing."""
+        owner or material before it or after it with "of"; MPEP 2173.05(e) asks only that the referent be clear), and
+        so are "X at/on/in the Y" and "the Y X" ("said distal tip contact electrode" ← "a contact electrode at said
+        distal tip"). The reference must read the introduction's modifiers and the owner as the introduction's
+        phrase writes it, whole, the owner before or after those modifiers, then its head: a swapped or added
+        first/second, inlet/outlet … modifier still finds nothing."""
         head = words[-1]
         for c in self.index.get(head, ()):
             k = len(c.words) - 1
-            if (
-                c.words[-1] != head
-                or c.definite
-                or c.implied
-                or len(words) - 1 <= k
-                or words[:k] != c.words[:-1]
-                or not self.in_scope(c.claim, c.start, ref)
-            ):
+            if c.words[-1] != head or c.definite or c.implied or len(words) - 1 <= k:
                 continue
-            owner = words[k:-1]
+            if words[:k] == c.words[:-1]:
+                owner = words[k:-1]  # "the right retainer flange segment" ← "a right segment of the retainer flange"
+            elif words[-k - 1 :] == c.words:
+                owner = words[: -k - 1]  # "said distal tip contact electrode" ← "a contact electrode at said distal tip"
+            else:
+                continue
+            if not self.in_scope(c.claim, c.start, ref):
+                continue
             text = self.claims[c.claim].text
             end = self.span(c)[1]
             got = _OF_OWNER_RE.match(text, end)
