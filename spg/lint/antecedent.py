@@ -64,6 +64,11 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   continuous recessed strip portion", "a first lithium ion conducting separator layer"); a plural reference may
   describe the members of "a second plurality of X" ("said second shorter tubular receptacles"); and a
   nominalised action with "step" or "process" names the action ("the communication step" ← "communicating").
+  "X of the Y" (or "X at/on/in the Y") introduces the compound "the Y X" too ("the right retainer flange segment" ←
+  "a right segment of the retainer flange", "the thermal oxide layer" ← "a layer of a thermal oxide", "said distal
+  tip contact electrode" ← "a contact electrode at said distal tip"), and the same modifiers in another order name
+  the same element ("the fibrous non-cellulosic material" ← "non cellulosic fibrous material"); a plural
+  possessive is its plural noun ("the stops' extensions").
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -80,19 +85,24 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
   process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
   adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
-  reference "last", "next" and "latest" pick one of what is named ("the last transition" of "successive
-  transitions", "the latest accessed site"), and "the last turning off of ignition" is an event.
+  reference "last", "next", "latest" and "previous" pick one of what is named ("the last transition" of
+  "successive transitions", "the latest accessed site", "smaller than the previous region"), and "the last turning
+  off of ignition" is an event.
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
-  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
+  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal"), and a formula after a colon
+  defines the phrase in place ("the reaction: xCaCl2+ySiO2 → …").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
   added freely ("the second shaft" after "a shaft" is reported).
 * Actions: "the determining step", "the adjusting", "said loading", "the notifying means" and "said adding weight
   step" (its object introduced) resolve against an earlier "determining", "adjusting", … in scope, and "the
-  determination" against "determining" (not "the first position" against "positioned").
+  determination" against "determining" (not "the first position" against "positioned"); such a gerund ends the
+  phrase before a participle or verb ("the towing performed by", "the annealing takes place"), as "incident" does
+  after a noun ("the light incident on").
 * Scope follows a parent cited by its number alone ("The printhead according to 1, wherein", :func:`spg.parse.
-  bare_citation`), which the parser, like the corpus's gold links, leaves independent.
+  bare_citation`), which the parser, like the corpus's gold links, leaves independent, and a citation in the
+  opening of a claim the gold links leave independent ("The fastener of clam 27", a misspelt "claim").
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
   phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
   ("the Internet", "the ground"). Some set-phrase heads name an element once modified ("the heating step", "the
