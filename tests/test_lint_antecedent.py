@@ -820,3 +820,71 @@ def test_an_introduction_cut_at_a_participle_is_also_read_whole():
     assert _terms("A cell comprising a first lithium ion conducting separator layer, wherein the second layer is thin.") == [
         "the second layer"
     ]
+
+
+def test_an_element_named_with_of_may_be_referred_to_as_a_compound():
+    intro = "A binding comprising a retainer flange and a pin mounting a right segment of the retainer flange upon a plate."
+    assert _terms(intro, "The binding of claim 1, wherein the right retainer flange segment is steel.") == []
+    assert _terms("A substrate having a layer of a thermal oxide and a layer of a dielectric.", "The substrate of claim 1, wherein the thermal oxide layer is thin.") == []
+    # a modifier the introduction lacks or sets against it is still reported
+    assert _terms(intro, "The binding of claim 1, wherein the left retainer flange segment is steel.") == ["the left retainer flange segment"]
+    no_side = intro.replace("a right segment", "a segment")
+    assert _terms(no_side, "The binding of claim 1, wherein the right retainer flange segment is steel.") == ["the right retainer flange segment"]
+
+
+def test_the_same_modifiers_in_another_order_name_the_same_element():
+    intro = "A sheet comprising non cellulosic fibrous material and an upper first layer."
+    assert _terms(intro, "The sheet of claim 1, wherein the fibrous non-cellulosic material is wet.") == []
+    assert _terms(intro, "The sheet of claim 1, wherein the first upper layer is wet and the second upper layer is dry.") == [
+        "the second upper layer"
+    ]
+
+
+def test_a_plural_possessive_names_its_plural_owner():
+    intro = "A binding comprising left and right stops."
+    assert _terms(intro, "The binding of claim 1, wherein the stops' extensions are red.") == []
+    assert _terms(intro, "The binding of claim 1, wherein the gates' extensions are red.") == ["the gates'"]
+
+
+def test_a_parent_cited_with_a_misspelt_claim_word_the_links_miss_is_the_claims_scope():
+    # the corpus's gold links (USPTO reference tags) leave "The fastener of clam 27" independent; its scope is claim 1
+    texts = [
+        "A fastener comprising side supports, each side support having a cushion member.",
+        "The fastener of clam 1, wherein the cushion members are joined and the bridge is thin.",
+    ]
+    forest = Forest.from_parents(texts, [[], []])
+    assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(2, "the bridge")]
+
+
+def test_incident_after_a_noun_is_a_postpositive_adjective():
+    intro = "A detector for a light, comprising a glass substrate."
+    assert _terms(intro, "The detector of claim 1, wherein the light incident on the glass substrate is reflected.") == []
+    beam = "A detector for a beam, comprising a glass substrate."
+    assert _terms(beam, "The detector of claim 1, wherein the light incident on the glass substrate is reflected.") != []
+
+
+def test_previous_picks_one_of_what_is_named_as_last_and_next_do():
+    assert _terms("An apparatus scanning regions, wherein each successive region is smaller than the previous region.") == []
+    assert _terms("An apparatus comprising a lens, wherein the previous region is small.") == ["the previous region"]
+
+
+def test_a_gerund_naming_an_action_before_a_participle_is_the_phrase():
+    assert _terms("A method comprising towing a cable, wherein the towing performed by a vessel is slow.") == []
+    assert _terms("A method comprising pulling a cable, wherein the towing performed by a vessel is slow.") == [
+        "the towing performed"
+    ]
+    assert _terms("A method comprising flanking a gene with DNA, wherein the flanking regions are long.") == ["the flanking regions"]
+
+
+def test_a_formula_after_a_colon_defines_the_phrase_in_place():
+    claim = "A process comprising heating a salt with water in excess of the amount needed for the reaction: {}."
+    assert _terms(claim.format("xCaCl2+ySiO2 → HCl")) == []
+    assert _terms(claim.format("heating the salt")) == ["the reaction"]
+
+
+def test_an_element_placed_at_its_owner_may_be_named_after_it():
+    intro = "A catheter comprising a distal tip and a contact electrode at said distal tip."
+    assert _terms(intro, "The catheter of claim 1, wherein said distal tip contact electrode is gold.") == []
+    assert _terms(intro, "The catheter of claim 1, wherein said distal tip ring electrode is gold.") == [
+        "said distal tip ring electrode"
+    ]

@@ -64,6 +64,11 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   continuous recessed strip portion", "a first lithium ion conducting separator layer"); a plural reference may
   describe the members of "a second plurality of X" ("said second shorter tubular receptacles"); and a
   nominalised action with "step" or "process" names the action ("the communication step" ← "communicating").
+  "X of the Y" (or "X at/on/in the Y") introduces the compound "the Y X" too ("the right retainer flange segment" ←
+  "a right segment of the retainer flange", "the thermal oxide layer" ← "a layer of a thermal oxide", "said distal
+  tip contact electrode" ← "a contact electrode at said distal tip"), and the same modifiers in another order name
+  the same element ("the fibrous non-cellulosic material" ← "non cellulosic fibrous material"); a plural
+  possessive is its plural noun ("the stops' extensions").
 * Inherent parts and properties (MPEP 2173.05(e): "the outer surface of said sphere"): a part, property or abstract
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
@@ -80,19 +85,24 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
   process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
   adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
-  reference "last", "next" and "latest" pick one of what is named ("the last transition" of "successive
-  transitions", "the latest accessed site"), and "the last turning off of ignition" is an event.
+  reference "last", "next", "latest" and "previous" pick one of what is named ("the last transition" of
+  "successive transitions", "the latest accessed site", "smaller than the previous region"), and "the last turning
+  off of ignition" is an event.
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
-  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal").
+  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal"), and a formula after a colon
+  defines the phrase in place ("the reaction: xCaCl2+ySiO2 → …").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never
   added freely ("the second shaft" after "a shaft" is reported).
 * Actions: "the determining step", "the adjusting", "said loading", "the notifying means" and "said adding weight
   step" (its object introduced) resolve against an earlier "determining", "adjusting", … in scope, and "the
-  determination" against "determining" (not "the first position" against "positioned").
+  determination" against "determining" (not "the first position" against "positioned"); such a gerund ends the
+  phrase before a participle or verb ("the towing performed by", "the annealing takes place"), as "incident" does
+  after a noun ("the light incident on").
 * Scope follows a parent cited by its number alone ("The printhead according to 1, wherein", :func:`spg.parse.
-  bare_citation`), which the parser, like the corpus's gold links, leaves independent.
+  bare_citation`), which the parser, like the corpus's gold links, leaves independent, and a citation in the
+  opening of a claim the gold links leave independent ("The fastener of clam 27", a misspelt "claim").
 * Not references: the subject of a dependent claim and anything naming a claim ("The method of claim 1"), set
   phrases ("the same", "the group consisting of", "the art", "the range"), and a few things every claim may name
   ("the Internet", "the ground"). Some set-phrase heads name an element once modified ("the heating step", "the
@@ -123,7 +133,7 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
-from spg.parse import bare_citation
+from spg.parse import bare_citation, claim_parents
 
 
 @dataclass(frozen=True)
@@ -244,7 +254,7 @@ _POSITIONAL = _words(
 _PRONOMINAL = _POSITIONAL | _NON_RESTRICTIVE
 # Those that are nouns as well ("an output of the amplifier", "an inlet of the pump").
 _POSITIONAL_NOUNS = _words("input output inlet outlet entry exit intake exhaust top bottom front rear back")
-_RELATIONAL = _words("last next latest")
+_RELATIONAL = _words("last next latest previous")
 # Which positional modifiers exclude each other: "the first end of the rod" contradicts a rod whose ends are
 # introduced as "a second end" only, "the front end of the shell" does not contradict "an inner end".
 _CONTRAST = {
@@ -302,8 +312,12 @@ _IRREGULAR_PARTICIPLES = _words(
 # "-ed" rule): after a noun, with no noun after them, they end the phrase.
 _PARTICIPLES_ONLY = (_IRREGULAR_PARTICIPLES - _words("set cut run read put led bound fed thought given")) | {"used"}
 # Adverb particles and postpositive words that close a phrase when they are its last word: "drawing the nozzle
-# assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end").
-_POSTPOSITIVE = _words("forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical")
+# assembly forward", "to keep the wheel knee vertical" (as a first word they are modifiers: "the forward end"); and
+# "incident", which after a noun is the adjective of "light incident on the substrate" (before it, "the incident
+# light"), never a noun of a claim element.
+_POSTPOSITIVE = _words(
+    "forward forwards backward backwards sideways ahead aside onward onwards horizontal vertical incident"
+)
 # Nouns in "-s" that are singular (or name one thing as a modifier: "the graphics processor").
 _S_SINGULARS = _words("lens means series species news chassis bias gas canvas atlas alias")
 # Suffixes that mark a noun, not a bare verb ("the communications center", "the parts holder").
@@ -323,6 +337,14 @@ _HAVING_RE = re.compile(
     r"[\s,]*(?:\(\w+\)\s*)?(?:having|has|have|with|comprising|comprises|including|includes|defining|defines)\b", re.I
 )
 _HAVING_ONLY_RE = re.compile(_HAVING_RE.pattern + r"\s*", re.I)
+# "a layer of a thermal oxide", "a contact electrode at said distal tip": the "of" (or place) phrase after an
+# introduction that names its owner or material (past reference numerals), read by _Reader.of_owner; and the words
+# that may follow that owner's noun phrase.
+_OF_OWNER_RE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?(?:of|at|on|in)\s+(?:the|a|an|said)\s+", re.I)
+_OWNER_ENDS = _words(
+    "and or in on at to from by into onto over under through via within across along upon against toward towards "
+    "around after before during between with for is are being having comprising which that wherein whereby"
+)
 # Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
 _RECITING = _words(
     "comprising comprises comprise including includes include having has have containing contains further also "
@@ -350,6 +372,11 @@ _ACTION_RE = re.compile(f"[{_ING}{_ED}]")
 def _symbol(token: str) -> bool:
     """Whether a token reads as a variable of a formula ("t", "Min", "R1"), not as a word of the claim."""
     return len(token) <= 3 and token[:1].isalpha() and (len(token) == 1 or token[:1].isupper() or token[-1].isdigit())
+
+
+def _formula(token: str) -> bool:
+    """Whether a token reads as a chemical or algebraic formula: letters and digits in one word ("xCaCl2", "NH2")."""
+    return token[:1].isalpha() and any(map(str.isdigit, token))
 
 
 def _modifier_only(word: str) -> bool:
@@ -540,6 +567,8 @@ def _classify(token: str) -> tuple[int, str, str]:
     w = token.lower()
     if w.endswith(("'s", "’s")):
         w = w[:-2]
+    elif w.endswith(("s'", "s’")):  # a plural possessive, "the stops' extensions", is the plural "stops"
+        w = w[:-1]
     if not w[:1].isalpha():
         cls = _NUM if w[:1].isdigit() else _PUNCT
     elif w in ("the", "said"):
@@ -613,7 +642,7 @@ def _new_class(token: str) -> tuple[int, str, str, int, str]:
         | (_F_MODIFIER if kind in (_ED, _ING) or low in _POSITIONAL or low in _NON_RESTRICTIVE or low in _RELATIONAL else 0)
         | (_F_VERB_S if low[-1:] == "s" and low[-2:] not in ("ss", "us", "is") else 0)
         | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
-        | (_F_POSSESSIVE if token.endswith(("'s", "’s")) else 0)
+        | (_F_POSSESSIVE if token.endswith(("'s", "’s", "s'", "s’")) else 0)
         | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
     )
     got = _CLASS[token] = (kind, low, singular, flags, str(kind))
@@ -781,8 +810,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             if raw[-1] in _NON_RESTRICTIVE and kept[-1] != forms[-1] and _PRONOMINAL.issuperset(raw):
                 kept += forms[-1:]  # "the first individual": the last word is the head ("the amount present": no)
         if cls == _DEF and raw[-1] not in _RELATIONAL and not _RELATIONAL.isdisjoint(raw):
-            # in a reference, "last" and "next" pick one of what is named ("the last light/dark transition" of
-            # "successive transitions", "the next frame"); in an introduction they set it apart ("a next recipient")
+            # in a reference, "last", "next" and "previous" pick one of what is named ("the last light/dark
+            # transition" of "successive transitions", "the next frame", "each successive region is smaller than the
+            # previous region"); in an introduction they set it apart ("a next recipient")
             kept = tuple(w for w in kept if w not in _RELATIONAL)
         ch = _Chunk(claim, i, k, kept, raw)
         ch.forms, ch.adverb_last = forms, adverb_last
@@ -883,6 +913,10 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         ):
             # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
             # "the resulting solution" names what the step just recited yields
+            ch.definite = False
+        elif ch.definite and nxt == ":" and k + 1 < n and _formula(tokens[k + 1]):
+            # a formula after a colon defines what the phrase names in place: "the reaction: xCaCl2+ySiO2 → …"
+            # (a list after a colon, "the steps of: providing …", starts with a word)
             ch.definite = False
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
@@ -1049,6 +1083,13 @@ class _Ancestry:
                 cited = bare_citation(c.text, c.num)
                 if cited is not None and cited in index and index[cited] < i:
                     self.parents[i] = [index[cited]]
+                elif "cl" in c.text[:60].lower():
+                    # "The fastener of clam 27, wherein the cushion members …": a citation in the opening that the
+                    # gold links (USPTO reference tags) do not know, a misspelt "claim", is the claim's scope too;
+                    # the parser reads it (claim_parents), only the links handed to it leave the claim independent
+                    self.parents[i] = sorted(
+                        {index[n] for n in claim_parents(c.text[:60], c.num) if n in index and index[n] < i}
+                    )
         n = len(self.parents)
         children: list[list[int]] = [[] for _ in range(n)]
         self.multi = [False] * n  # the claim or one of its ancestors cites several parents
@@ -1330,6 +1371,60 @@ class _Reader:
                 return True
         return False
 
+    def of_owner(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """ "the right retainer flange segment" ← "a right segment of the retainer flange", "the thermal oxide layer"
+        ← "a layer of a thermal oxide": "X of the Y" and the compound "the Y X" are one element (a noun names its
+        owner or material before it or after it with "of"; MPEP 2173.05(e) asks only that the referent be clear), and
+        so are "X at/on/in the Y" and "the Y X" ("said distal tip contact electrode" ← "a contact electrode at said
+        distal tip"). The reference must read the introduction's modifiers and the owner as the introduction's
+        phrase writes it, whole, the owner before or after those modifiers, then its head: a swapped or added
+        first/second, inlet/outlet … modifier still finds nothing."""
+        head = words[-1]
+        for c in self.index.get(head, ()):
+            k = len(c.words) - 1
+            if c.words[-1] != head or c.definite or c.implied or len(words) - 1 <= k:
+                continue
+            if words[:k] == c.words[:-1]:
+                owner = words[k:-1]  # "the right retainer flange segment" ← "a right segment of the retainer flange"
+            elif words[-k - 1 :] == c.words:
+                owner = words[: -k - 1]  # "said distal tip contact electrode" ← "a contact electrode at said distal tip"
+            else:
+                continue
+            if not self.in_scope(c.claim, c.start, ref):
+                continue
+            text = self.claims[c.claim].text
+            end = self.span(c)[1]
+            got = _OF_OWNER_RE.match(text, end)
+            if got is None:
+                continue
+            tail = _TOKEN_RE.findall(text[got.end() : got.end() + 120])
+            n = len(owner)
+            if (
+                len(tail) >= n
+                and tuple(_american(_singular(t.lower())) for t in tail[:n]) == owner
+                # the owner ends there: punctuation, a function word or nothing after it, not a noun it modifies
+                and (len(tail) == n or not tail[n][0].isalpha() or tail[n].lower() in _OWNER_ENDS)
+            ):
+                return True
+        return False
+
+    def reordered(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+        """ "the fibrous non-cellulosic material" ← "non cellulosic fibrous material": the same modifiers in another
+        order (a hyphen or a space between the parts of one) name the same element; a modifier added, dropped or
+        swapped ("the second upper layer" after "an upper first layer") is no reordering."""
+        head = words[-1]
+        key = sorted(p for w in words[:-1] for p in w.split("-") if p)
+        for c in self.index.get(head, ()):
+            if (
+                c.words[-1] == head
+                and c.words != words
+                and not c.implied
+                and sorted(p for w in c.words[:-1] for p in w.split("-") if p) == key
+                and self.in_scope(c.claim, c.start, ref)
+            ):
+                return True
+        return False
+
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
@@ -1385,6 +1480,18 @@ class _Reader:
             return False
         head = forms[-1][1]
         mods = tuple(w for _, w in forms[:-1])
+        if (
+            len(forms) == 1
+            and forms[0][0].endswith("ing")
+            and forms[0][0] not in _ING_NOUNS
+            and not (cut == len(ref.raw) - 1 and ref.after in ("is", "are", "was", "were", "being"))
+        ):
+            # "the towing performed by", "the annealing takes place": an action named by its gerund ("towing the
+            # cable …") is the phrase, as named_action reads "the towing" alone; a word the verb "are" follows is
+            # the head, not a verb ("the flanking regions are", after "DNA flanking the gene")
+            named = _stem(forms[0][0])
+            if any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ())):
+                return True
         if strict:
             return bool(self.matches(ref, head, mods, headed=True, explicit=True, ending=True))
         if self.matches(ref, head, mods, headed=True, explicit=True):
@@ -1464,6 +1571,10 @@ class _Reader:
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
             return None
         if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
+            return None
+        if len(mods) > 1 and self.of_owner(ref, words):
+            return None
+        if len(mods) > 1 and self.reordered(ref, words):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
