@@ -888,3 +888,9 @@ def test_an_element_placed_at_its_owner_may_be_named_after_it():
     assert _terms(intro, "The catheter of claim 1, wherein said distal tip ring electrode is gold.") == [
         "said distal tip ring electrode"
     ]
+
+
+def test_a_phrase_ending_word_ends_the_phrase_hyphenated_too():
+    claim = "A head comprising a bottom shield and a dielectric layer over said bottom shield, the dielectric layer {} with said bottom shield."
+    assert _terms(claim.format("co-planar")) == _terms(claim.format("coplanar")) == []
+    assert _terms(claim.replace("a dielectric layer", "a dielectric film").format("co-planar")) == ["the dielectric layer"]

@@ -577,7 +577,9 @@ def _classify(token: str) -> tuple[int, str, str]:
         cls = _ART
     elif w in _STOP:
         cls = _STOPW
-    elif w in _AFTER_HEAD:
+    elif w in _AFTER_HEAD or ("-" in w and w.replace("-", "") in _AFTER_HEAD):
+        # spelling: a word that ends a phrase after its head ends it hyphenated too ("the bottom shield dielectric
+        # layer co-planar with", "co-axial", "down-stream"), as compounds are compared open, hyphenated or closed
         cls = _AFTER
     elif len(w) > 5 and w.endswith("ly") and w not in _NOT_ADVERB and not w.endswith("assembly"):
         cls = _ADV
