@@ -894,3 +894,10 @@ def test_a_phrase_ending_word_ends_the_phrase_hyphenated_too():
     claim = "A head comprising a bottom shield and a dielectric layer over said bottom shield, the dielectric layer {} with said bottom shield."
     assert _terms(claim.format("co-planar")) == _terms(claim.format("coplanar")) == []
     assert _terms(claim.replace("a dielectric layer", "a dielectric film").format("co-planar")) == ["the dielectric layer"]
+
+
+def test_an_ing_participle_after_a_plural_noun_starts_a_reduced_relative_clause():
+    claim = "A caster comprising a first tab and a second tab, said first and second tabs facilitating location of said caster."
+    assert _terms(claim) == []
+    # only an introduction ending at the plural noun as written gives basis
+    assert _terms(claim.replace(" tab,", " tab holder,").replace(" tab and", " tab holder and")) == ["said first"]

@@ -1644,6 +1644,16 @@ class _Reader:
                 # a bare verb after a plural noun with an adverb of relation after it: "the side plates move
                 # relative to the housing", "the arms move apart"
                 or (last and _plural_form(raw[cut - 1]) and _bare_verb(verb) and ref.after in _AFTER_HEAD)
+                # an "-ing" participle right after a plural noun, with its object after it: a reduced relative clause
+                # ("said first and second tabs facilitating location of said device"); a plural noun is seldom a
+                # modifier of a compound ("the tab facilitating location" would be read as before)
+                or (
+                    not last
+                    and verb.endswith("ing")
+                    and verb not in _ING_NOUNS
+                    and raw[cut - 1] != ref.forms[cut - 1]
+                    and _plural_form(raw[cut - 1])
+                )
             ) and self.based(ref, cut, strict=True):
                 # each reads the phrase up to that word only against an introduction ending there as written, so
                 # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
