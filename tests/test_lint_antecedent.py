@@ -901,3 +901,8 @@ def test_an_ing_participle_after_a_plural_noun_starts_a_reduced_relative_clause(
     assert _terms(claim) == []
     # only an introduction ending at the plural noun as written gives basis
     assert _terms(claim.replace(" tab,", " tab holder,").replace(" tab and", " tab holder and")) == ["said first"]
+
+
+def test_proximate_after_a_noun_is_a_preposition_as_adjacent():
+    assert _terms("A mask comprising a central portion of the mask proximate the mouth of a wearer.") == []
+    assert _terms("A system comprising a strap, wherein the mask proximate the mouth is soft.") == ["the mask"]

@@ -189,8 +189,10 @@ _AFTER_HEAD = _words(
     # adjectives that follow what they qualify and never open or continue a noun phrase: "said control device able
     # to", "the command voltage irrespective of whether"
     "able unable irrespective regardless "
-    # and "absent" as a preposition after its noun: "said presentation absent significant content"
-    "absent"
+    # and "absent" as a preposition after its noun: "said presentation absent significant content"; "proximate"
+    # too, as "adjacent" ("the central portion of the mask proximate the mouth"; before a noun it modifies it: "the
+    # proximate end")
+    "absent proximate"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
