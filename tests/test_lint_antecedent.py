@@ -906,3 +906,10 @@ def test_an_ing_participle_after_a_plural_noun_starts_a_reduced_relative_clause(
 def test_proximate_after_a_noun_is_a_preposition_as_adjacent():
     assert _terms("A mask comprising a central portion of the mask proximate the mouth of a wearer.") == []
     assert _terms("A system comprising a strap, wherein the mask proximate the mouth is soft.") == ["the mask"]
+
+
+def test_coordinate_participles_after_the_article_go_on_to_the_noun():
+    assert _terms("A leash comprising an elongate pliable strand, wherein a portion of said stretched, flattened strand is locked.") == []
+    assert _terms("A leash comprising an elongate pliable rope, wherein a portion of said stretched, flattened strand is locked.") == [
+        "strand"
+    ]

@@ -44,7 +44,12 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   reproducing means starts reproducing"), a comparative with its dimension ("receptacles shorter in length than"),
   "output" with its agent ("the data output by") and an ordinal opening a verb's second object ("receiving from
   the first server first information"; not a part named after its owner, "said housing first end"). A plural
-  before an adverb and a participle is the head ("retention members integrally attached").
+  before an adverb and a participle is the head ("retention members integrally attached"). An "-ing" participle
+  right after a plural noun starts a reduced relative clause, read only against an introduction ending at that
+  noun ("said first and second tabs facilitating location of"); a phrase-ending word ends the phrase hyphenated
+  as well ("the dielectric layer co-planar with"), and "proximate" after a noun is a preposition, as "adjacent" is
+  ("the mask proximate the mouth"). Coordinate participles after "the"/"said" go on to the noun ("said stretched,
+  flattened strand").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -800,12 +805,18 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             cls == _DEF
             and k < n
             and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
-            and (nxt in ("one", "ones") or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM)))
+            and (
+                nxt in ("one", "ones")
+                or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM))
+                # coordinate participles, a comma between: "said stretched, flattened strand"
+                or (kinds[k - 1] == _ED and nxt == "," and k + 2 < n and kinds[k + 1] == _ED and kinds[k + 2] == _WORD)
+            )
         ):
             # "the" opens a phrase whose head comes later: before "one", the words are a pronoun's modifiers ("the
             # fallen upper one of the covers", "the identified one or more computers"); participles alone have no
             # head ("the displayed other PCDs", "the captured 360 video content", "the compressed and encoded
-            # video"). The noun phrase that follows, if it has no determiner, is the reference.
+            # video", "said stretched, flattened strand"). The noun phrase that follows, if it has no determiner, is
+            # the reference.
             carry = k + 4
             i = k
             continue
