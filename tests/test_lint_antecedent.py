@@ -913,3 +913,10 @@ def test_coordinate_participles_after_the_article_go_on_to_the_noun():
     assert _terms("A leash comprising an elongate pliable rope, wherein a portion of said stretched, flattened strand is locked.") == [
         "strand"
     ]
+
+
+def test_a_verb_in_s_after_a_singular_noun_takes_a_preposition_of_level():
+    claim = "A furnace wherein {} measured by a sensor exceeds a maximum, and said measured oxygen content falls below a minimum."
+    assert _terms(claim.format("the oxygen content")) == ["the oxygen content"]
+    assert _terms(claim.format("an oxygen content")) == []
+    assert _terms("A stack comprising a layer, wherein the electrodes below the layer are thin.") == ["the electrodes"]

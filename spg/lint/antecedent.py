@@ -49,7 +49,8 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   noun ("said first and second tabs facilitating location of"); a phrase-ending word ends the phrase hyphenated
   as well ("the dielectric layer co-planar with"), and "proximate" after a noun is a preposition, as "adjacent" is
   ("the mask proximate the mouth"). Coordinate participles after "the"/"said" go on to the noun ("said stretched,
-  flattened strand").
+  flattened strand"). A verb in "-s" after a singular noun ends the phrase before "below", "above", "beneath"
+  ("said measured oxygen content falls below"; after a plural noun they are the noun's: "the electrodes below").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -1615,6 +1616,16 @@ class _Reader:
                 or (_plural_form(raw[cut - 1]) and _bare_verb(verb) and (not last or ref.complement))
                 # a verb in "-s" with its object or complement: "the washing water penetrates through"
                 or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
+                # and one after a singular noun with a preposition of level ("said measured oxygen content falls
+                # below a minimum"): a plural noun takes those itself ("the electrodes below the layer"), a singular
+                # one is not written in "-s"
+                or (
+                    last
+                    and verb.endswith("s")
+                    and not verb.endswith(("ss", "us", "is"))
+                    and ref.after in ("below", "above", "beneath")
+                    and not raw[cut - 1].endswith("s")
+                )
                 # one in "-s" taking a gerund: "said reproducing means starts reproducing said scene"
                 or (
                     last
