@@ -888,3 +888,35 @@ def test_an_element_placed_at_its_owner_may_be_named_after_it():
     assert _terms(intro, "The catheter of claim 1, wherein said distal tip ring electrode is gold.") == [
         "said distal tip ring electrode"
     ]
+
+
+def test_a_phrase_ending_word_ends_the_phrase_hyphenated_too():
+    claim = "A head comprising a bottom shield and a dielectric layer over said bottom shield, the dielectric layer {} with said bottom shield."
+    assert _terms(claim.format("co-planar")) == _terms(claim.format("coplanar")) == []
+    assert _terms(claim.replace("a dielectric layer", "a dielectric film").format("co-planar")) == ["the dielectric layer"]
+
+
+def test_an_ing_participle_after_a_plural_noun_starts_a_reduced_relative_clause():
+    claim = "A caster comprising a first tab and a second tab, said first and second tabs facilitating location of said caster."
+    assert _terms(claim) == []
+    # only an introduction ending at the plural noun as written gives basis
+    assert _terms(claim.replace(" tab,", " tab holder,").replace(" tab and", " tab holder and")) == ["said first"]
+
+
+def test_proximate_after_a_noun_is_a_preposition_as_adjacent():
+    assert _terms("A mask comprising a central portion of the mask proximate the mouth of a wearer.") == []
+    assert _terms("A system comprising a strap, wherein the mask proximate the mouth is soft.") == ["the mask"]
+
+
+def test_coordinate_participles_after_the_article_go_on_to_the_noun():
+    assert _terms("A leash comprising an elongate pliable strand, wherein a portion of said stretched, flattened strand is locked.") == []
+    assert _terms("A leash comprising an elongate pliable rope, wherein a portion of said stretched, flattened strand is locked.") == [
+        "strand"
+    ]
+
+
+def test_a_verb_in_s_after_a_singular_noun_takes_a_preposition_of_level():
+    claim = "A furnace wherein {} measured by a sensor exceeds a maximum, and said measured oxygen content falls below a minimum."
+    assert _terms(claim.format("the oxygen content")) == ["the oxygen content"]
+    assert _terms(claim.format("an oxygen content")) == []
+    assert _terms("A stack comprising a layer, wherein the electrodes below the layer are thin.") == ["the electrodes"]

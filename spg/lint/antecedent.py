@@ -44,7 +44,13 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   reproducing means starts reproducing"), a comparative with its dimension ("receptacles shorter in length than"),
   "output" with its agent ("the data output by") and an ordinal opening a verb's second object ("receiving from
   the first server first information"; not a part named after its owner, "said housing first end"). A plural
-  before an adverb and a participle is the head ("retention members integrally attached").
+  before an adverb and a participle is the head ("retention members integrally attached"). An "-ing" participle
+  right after a plural noun starts a reduced relative clause, read only against an introduction ending at that
+  noun ("said first and second tabs facilitating location of"); a phrase-ending word ends the phrase hyphenated
+  as well ("the dielectric layer co-planar with"), and "proximate" after a noun is a preposition, as "adjacent" is
+  ("the mask proximate the mouth"). Coordinate participles after "the"/"said" go on to the noun ("said stretched,
+  flattened strand"). A verb in "-s" after a singular noun ends the phrase before "below", "above", "beneath"
+  ("said measured oxygen content falls below"; after a plural noun they are the noun's: "the electrodes below").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
@@ -189,8 +195,10 @@ _AFTER_HEAD = _words(
     # adjectives that follow what they qualify and never open or continue a noun phrase: "said control device able
     # to", "the command voltage irrespective of whether"
     "able unable irrespective regardless "
-    # and "absent" as a preposition after its noun: "said presentation absent significant content"
-    "absent"
+    # and "absent" as a preposition after its noun: "said presentation absent significant content"; "proximate"
+    # too, as "adjacent" ("the central portion of the mask proximate the mouth"; before a noun it modifies it: "the
+    # proximate end")
+    "absent proximate"
 )
 # "-ing" words that are nouns: they may continue a noun phrase ("a fluid bearing", "the housing").
 _ING_NOUNS = _words(
@@ -577,7 +585,9 @@ def _classify(token: str) -> tuple[int, str, str]:
         cls = _ART
     elif w in _STOP:
         cls = _STOPW
-    elif w in _AFTER_HEAD:
+    elif w in _AFTER_HEAD or ("-" in w and w.replace("-", "") in _AFTER_HEAD):
+        # spelling: a word that ends a phrase after its head ends it hyphenated too ("the bottom shield dielectric
+        # layer co-planar with", "co-axial", "down-stream"), as compounds are compared open, hyphenated or closed
         cls = _AFTER
     elif len(w) > 5 and w.endswith("ly") and w not in _NOT_ADVERB and not w.endswith("assembly"):
         cls = _ADV
@@ -796,12 +806,18 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             cls == _DEF
             and k < n
             and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
-            and (nxt in ("one", "ones") or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM)))
+            and (
+                nxt in ("one", "ones")
+                or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM))
+                # coordinate participles, a comma between: "said stretched, flattened strand"
+                or (kinds[k - 1] == _ED and nxt == "," and k + 2 < n and kinds[k + 1] == _ED and kinds[k + 2] == _WORD)
+            )
         ):
             # "the" opens a phrase whose head comes later: before "one", the words are a pronoun's modifiers ("the
             # fallen upper one of the covers", "the identified one or more computers"); participles alone have no
             # head ("the displayed other PCDs", "the captured 360 video content", "the compressed and encoded
-            # video"). The noun phrase that follows, if it has no determiner, is the reference.
+            # video", "said stretched, flattened strand"). The noun phrase that follows, if it has no determiner, is
+            # the reference.
             carry = k + 4
             i = k
             continue
@@ -1600,6 +1616,16 @@ class _Reader:
                 or (_plural_form(raw[cut - 1]) and _bare_verb(verb) and (not last or ref.complement))
                 # a verb in "-s" with its object or complement: "the washing water penetrates through"
                 or (verb.endswith("s") and not verb.endswith("ss") and (not last or ref.complement))
+                # and one after a singular noun with a preposition of level ("said measured oxygen content falls
+                # below a minimum"): a plural noun takes those itself ("the electrodes below the layer"), a singular
+                # one is not written in "-s"
+                or (
+                    last
+                    and verb.endswith("s")
+                    and not verb.endswith(("ss", "us", "is"))
+                    and ref.after in ("below", "above", "beneath")
+                    and not raw[cut - 1].endswith("s")
+                )
                 # one in "-s" taking a gerund: "said reproducing means starts reproducing said scene"
                 or (
                     last
@@ -1642,6 +1668,16 @@ class _Reader:
                 # a bare verb after a plural noun with an adverb of relation after it: "the side plates move
                 # relative to the housing", "the arms move apart"
                 or (last and _plural_form(raw[cut - 1]) and _bare_verb(verb) and ref.after in _AFTER_HEAD)
+                # an "-ing" participle right after a plural noun, with its object after it: a reduced relative clause
+                # ("said first and second tabs facilitating location of said device"); a plural noun is seldom a
+                # modifier of a compound ("the tab facilitating location" would be read as before)
+                or (
+                    not last
+                    and verb.endswith("ing")
+                    and verb not in _ING_NOUNS
+                    and raw[cut - 1] != ref.forms[cut - 1]
+                    and _plural_form(raw[cut - 1])
+                )
             ) and self.based(ref, cut, strict=True):
                 # each reads the phrase up to that word only against an introduction ending there as written, so
                 # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
