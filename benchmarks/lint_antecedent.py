@@ -18,9 +18,9 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   35 USC 112(b); the rubric is in docs/lint-antecedent.md), and how many labelled warnings the analysis still
   reports. ``--labels PATH [PATH ...]`` names the sample, one file per labeller of the same warnings (their agreement
   and the warnings all of them call real are printed too). The default is the fresh sample of this analysis:
-  ``lint_antecedent_seed11_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 11`` and labelled by two readers
+  ``lint_antecedent_seed12_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 12`` and labelled by two readers
   who never saw its code. Beside it, samples of earlier analyses labelled the same way and then read to improve the
-  grammar (``lint_antecedent_seed{7,8,9,10}_{1,2}.jsonl``) and the first development
+  grammar (``lint_antecedent_seed{7,8,9,10,11}_{1,2}.jsonl``) and the first development
   sample, ``lint_antecedent_labels.jsonl`` (110 warnings of an earlier analysis labelled by the person tuning it). ``--draw N`` prints a random sample of N
   warnings to label instead, ``--packet DIR`` writes it with each document's claims for the labellers.
 
@@ -47,8 +47,8 @@ from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims
 
 HERE = Path(__file__).parent
-# The fresh sample of this analysis: drawn with --draw 120 --seed 11, labelled by two readers who never saw its code.
-LABELS = [HERE / "lint_antecedent_seed11_1.jsonl", HERE / "lint_antecedent_seed11_2.jsonl"]
+# The fresh sample of this analysis: drawn with --draw 120 --seed 12, labelled by two readers who never saw its code.
+LABELS = [HERE / "lint_antecedent_seed12_1.jsonl", HERE / "lint_antecedent_seed12_2.jsonl"]
 
 
 def _split(words: str) -> list[str]:
