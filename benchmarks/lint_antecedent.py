@@ -336,9 +336,12 @@ def precision(docs: list[dict], paths: list[Path]) -> None:
             sub = [i for i in still if i["kind"] == k]
             print(f"  still reported, {k}: {sum(i['verdict'] == 'real' for i in sub)} of {len(sub)} real")
     if len(sets) > 1:
-        keys = [(i["doc"], i["claim"], i["start"], i["term"]) for i in sets[0]]
-        verdicts = [[{(i["doc"], i["claim"], i["start"], i["term"]): i["verdict"] for i in labels}[k] for k in keys]
-                    for labels in sets]
+        def key(item: dict) -> tuple:
+            return item["doc"], item["claim"], item["start"], item["term"]
+
+        keys = [key(i) for i in sets[0]]
+        verdict_of = [{key(i): i["verdict"] for i in labels} for labels in sets]
+        verdicts = [[v[k] for k in keys] for v in verdict_of]
         agree = sum(len(set(v)) == 1 for v in zip(*verdicts))
         line = f"labellers agree on {agree} of {len(keys)}"
         if len(sets) == 2:
@@ -346,7 +349,6 @@ def precision(docs: list[dict], paths: list[Path]) -> None:
             chance = p_real[0] * p_real[1] + (1 - p_real[0]) * (1 - p_real[1])
             line += f" (Cohen's kappa {(agree / len(keys) - chance) / max(1 - chance, 1e-9):.2f})"
         still = [k for k, item in zip(keys, sets[0], strict=True) if reported(item)]
-        verdict_of = [dict(zip(keys, labels, strict=True)) for labels in verdicts]
         all_real = sum(all(v[k] == "real" for v in verdict_of) for k in still)
         any_real = sum(any(v[k] == "real" for v in verdict_of) for k in still)
         print(f"{line}; of the {len(still)} still reported, {all_real} are real by every labeller "

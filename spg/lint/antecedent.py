@@ -349,10 +349,6 @@ _HAVING_ONLY_RE = re.compile(_HAVING_RE.pattern + r"\s*", re.I)
 # introduction that names its owner or material (past reference numerals), read by _Reader.of_owner; and the words
 # that may follow that owner's noun phrase.
 _OF_OWNER_RE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?(?:of|at|on|in)\s+(?:the|a|an|said)\s+", re.I)
-_OWNER_ENDS = _words(
-    "and or in on at to from by into onto over under through via within across along upon against toward towards "
-    "around after before during between with for is are being having comprising which that wherein whereby"
-)
 # Words after which an introduction recites an element of the claim ("comprising a widget", "a base with a slot").
 _RECITING = _words(
     "comprising comprises comprise including includes include having has have containing contains further also "
@@ -363,6 +359,9 @@ _PREPOSITIONS = _words(
     "in on at to from by into onto over under through via within across along upon against toward towards around "
     "after before during between with for"
 )
+# What may follow the owner named in "a layer of a thermal oxide" (_Reader.of_owner): a preposition, a conjunction,
+# a verb or a relative word, not a noun the owner's last word modifies.
+_OWNER_ENDS = _PREPOSITIONS | _words("and or is are being having comprising which that wherein whereby")
 _COMPLEMENTS = _words("to through throughout into onto along across toward towards around together upon between with by one")
 _NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
@@ -1025,11 +1024,11 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         actions = [a for a in actions if a[1] not in inside]
         # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
         # media") still names its noun: an introduction of it, in its place
-        named = [(w, t) for w, t in actions if "-" in w and _participle_noun(w.split("-"))]
-        if named:
-            for w, t in named:
-                for noun in _participle_noun(w.split("-")):
-                    out.append(_Chunk(claim, t, t + 1, (noun,), (noun,)))
+        count = len(out)
+        for w, t in actions:
+            if "-" in w:
+                out.extend(_Chunk(claim, t, t + 1, (noun,), (noun,)) for noun in _participle_noun(w.split("-")))
+        if len(out) > count:
             out.sort(key=lambda c: c.start)
     return out, actions
 
@@ -1347,7 +1346,7 @@ class _Reader:
                 return True
         return False
 
-    def has_part(self, ref: _Chunk, owner: tuple[str, ...], head: str) -> bool:
+    def has_part(self, ref: _Chunk, owner: tuple[str, ...], in_scope: list[_Chunk]) -> bool:
         """ "the voltage follower output" ← "a voltage follower having an input and an output": a part named after
         its owner has basis when the claim introduced the part as the owner's: the owner's introduction followed
         by "having", "comprising", "with" … and, within a few words, the part (MPEP 2173.05(e)). The owner may be
@@ -1355,12 +1354,8 @@ class _Reader:
         part may be any element, not only a part or property: what a claim says an element has is that element's.
         Such an element must follow the verb directly ("having a … motor"): "detect contact with the object and
         produce a pressure signal" gives "contact" no signal."""
-        direct = head not in _PARTS
-        parts = [
-            c
-            for c in self.index.get(head, ())
-            if c.words[-1] == head and not c.definite and not c.implied and self.in_scope(c.claim, c.start, ref)
-        ]
+        direct = ref.words[-1] not in _PARTS
+        parts = [c for c in in_scope if not c.definite and not c.implied]
         if not parts:
             return False
         pairs = [
@@ -1387,7 +1382,7 @@ class _Reader:
                 return True
         return False
 
-    def of_owner(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+    def of_owner(self, ref: _Chunk, in_scope: list[_Chunk]) -> bool:
         """ "the right retainer flange segment" ← "a right segment of the retainer flange", "the thermal oxide layer"
         ← "a layer of a thermal oxide": "X of the Y" and the compound "the Y X" are one element (a noun names its
         owner or material before it or after it with "of"; MPEP 2173.05(e) asks only that the referent be clear), and
@@ -1395,18 +1390,16 @@ class _Reader:
         distal tip"). The reference must read the introduction's modifiers and the owner as the introduction's
         phrase writes it, whole, the owner before or after those modifiers, then its head: a swapped or added
         first/second, inlet/outlet … modifier still finds nothing."""
-        head = words[-1]
-        for c in self.index.get(head, ()):
+        words = ref.words
+        for c in in_scope:
             k = len(c.words) - 1
-            if c.words[-1] != head or c.definite or c.implied or len(words) - 1 <= k:
+            if c.definite or c.implied or len(words) - 1 <= k:
                 continue
             if words[:k] == c.words[:-1]:
                 owner = words[k:-1]  # "the right retainer flange segment" ← "a right segment of the retainer flange"
             elif words[-k - 1 :] == c.words:
                 owner = words[: -k - 1]  # "said distal tip contact electrode" ← "a contact electrode at said distal tip"
             else:
-                continue
-            if not self.in_scope(c.claim, c.start, ref):
                 continue
             text = self.claims[c.claim].text
             end = self.span(c)[1]
@@ -1424,38 +1417,35 @@ class _Reader:
                 return True
         return False
 
-    def reordered(self, ref: _Chunk, words: tuple[str, ...]) -> bool:
+    def reordered(self, ref: _Chunk, in_scope: list[_Chunk]) -> bool:
         """ "the fibrous non-cellulosic material" ← "non cellulosic fibrous material": the same modifiers in another
         order (a hyphen or a space between the parts of one) name the same element; a modifier added, dropped or
         swapped ("the second upper layer" after "an upper first layer") is no reordering."""
-        head = words[-1]
+        words = ref.words
         key = sorted(p for w in words[:-1] for p in w.split("-") if p)
-        for c in self.index.get(head, ()):
-            if (
-                c.words[-1] == head
-                and c.words != words
-                and not c.implied
-                and sorted(p for w in c.words[:-1] for p in w.split("-") if p) == key
-                and self.in_scope(c.claim, c.start, ref)
-            ):
-                return True
-        return False
+        return any(
+            c.words != words and not c.implied and sorted(p for w in c.words[:-1] for p in w.split("-") if p) == key
+            for c in in_scope
+        )
+
+    def acted_before(self, ref: _Chunk, gerund: str) -> bool:
+        """Whether the claim, in ``ref``'s scope, performs the action ``gerund`` names ("determining …")."""
+        named = _stem(gerund)
+        return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
 
     def named_action(self, ref: _Chunk) -> bool:
         """ "the determining step" after "determining …"; "the determination" after "determining …"."""
         words = ref.words
         head = words[-1]
-        if (
-            (
-                ref.raw[0].endswith("ing")
-                and head in _ACTION_HEADS
+        if ref.raw[0].endswith("ing") and (
+            len(words) == 1
+            or (
+                head in _ACTION_HEADS
                 # the action's object may stand between ("said adding weight step" after "the step of adding weight")
                 and all(w in _ACTION_HEADS or self.matches(ref, w, ()) for w in words[1:-1])
             )
-            or (ref.raw[0].endswith("ing") and len(words) == 1)
         ):
-            named = _stem(ref.raw[0])
-            return any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ()))
+            return self.acted_before(ref, ref.raw[0])
         if len(words) == 2 and head in _ACTION_HEADS:
             # "the communication step" after "communicating …": the nominalisation names the action, as "the
             # communicating step" would
@@ -1501,13 +1491,12 @@ class _Reader:
             and forms[0][0].endswith("ing")
             and forms[0][0] not in _ING_NOUNS
             and not (cut == len(ref.raw) - 1 and ref.after in ("is", "are", "was", "were", "being"))
-        ):
             # "the towing performed by", "the annealing takes place": an action named by its gerund ("towing the
             # cable …") is the phrase, as named_action reads "the towing" alone; a word the verb "are" follows is
             # the head, not a verb ("the flanking regions are", after "DNA flanking the gene")
-            named = _stem(forms[0][0])
-            if any(w == named and self.in_scope(c, t, ref) for c, t, w in self.acted.get(named[:3], ())):
-                return True
+            and self.acted_before(ref, forms[0][0])
+        ):
+            return True
         if strict:
             return bool(self.matches(ref, head, mods, headed=True, explicit=True, ending=True))
         if self.matches(ref, head, mods, headed=True, explicit=True):
@@ -1586,11 +1575,9 @@ class _Reader:
             return None  # a face of an element named before it: "the organic tissue surface" ← "an organic tissue"
         if head in _PARTS and len(mods) > 1 and self.owned_part(ref, words):
             return None
-        if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, head):
+        if mods and _POSITIONAL.isdisjoint(mods) and self.has_part(ref, mods, in_scope):
             return None
-        if len(mods) > 1 and self.of_owner(ref, words):
-            return None
-        if len(mods) > 1 and self.reordered(ref, words):
+        if len(mods) > 1 and (self.of_owner(ref, in_scope) or self.reordered(ref, in_scope)):
             return None
         raw = ref.raw
         if ref.adverb_last and self.based(ref, len(raw) - 1):
@@ -1601,7 +1588,7 @@ class _Reader:
             # it ran into a verb ("the oxygen content falls", "the third layer employs RTCP"): read up to it
             verb = raw[cut]
             last = cut == len(raw) - 1
-            if (
+            ran_into_verb = (
                 (last and verb.endswith(("ed", "ing")) and (verb not in _ING_NOUNS or ref.complement))
                 # an irregular participle with its complement: "the pull bolt held by", "the address sent to"
                 or (last and verb in _IRREGULAR_PARTICIPLES and ref.complement)
@@ -1635,8 +1622,10 @@ class _Reader:
                     and ref.after.endswith("ing")
                     and ref.after not in _ING_NOUNS
                 )
-            ) and self.based(ref, cut, loose=True):
-                return self.object_of(ref, cut)
+            )
+            if ran_into_verb and self.based(ref, cut):
+                self.object_of(ref, cut)
+                return None
             if (
                 # an irregular participle with a prepositional complement: "the information sent in the sending
                 # step", "the welder set at about 7" (a noun takes "of": "the data set of", never read so)
@@ -1681,7 +1670,8 @@ class _Reader:
             ) and self.based(ref, cut, strict=True):
                 # each reads the phrase up to that word only against an introduction ending there as written, so
                 # a swapped head ("a body holding gasket" for "a body holding ledge") is still found
-                return self.object_of(ref, cut)
+                self.object_of(ref, cut)
+                return None
             if (
                 # an ordinal after a noun opens a second noun phrase, the object of a verb taking two ("receiving from
                 # the first remote server first information", "sending the client second data"); a part named after
@@ -1693,10 +1683,11 @@ class _Reader:
                 and ref.forms[-1] not in _PARTS
                 and self.based(ref, cut, strict=True)
             ):
-                return self.object_of(ref, cut - 1)
+                self.object_of(ref, cut - 1)
+                return None
             # a last word in "-s" may be a verb or a plural head ("the background labels"): read up to it, but
-            # then only as the introduction reads
-            if verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
+            # then only as the introduction reads (a phrase ran_into_verb found no basis for has none so either)
+            if not ran_into_verb and verb.endswith("s") and not verb.endswith("ss") and self.based(ref, cut, loose=False):
                 return None
         # One element of that kind in scope and modifiers that set it against nothing: the referent is clear
         # ("the golf club shaft" when the claim has one shaft; Energizer v. ITC, MPEP 2173.05(e)). A positional
