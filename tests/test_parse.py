@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import spg.parse as parse_module
@@ -407,10 +407,14 @@ def test_references_never_raise_and_stay_in_bounds(text, num):
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(anything)
+@example("1.0\r0.:")  # lines numbered 1 then 0: read as written, one claim each
 def test_split_and_parse_never_raise(text):
     pairs = split_claims(text)
     assert all(body and body == " ".join(body.split()) for _, body in pairs)
-    assert nums(pairs) == sorted(nums(pairs))
+    numbers = nums(pairs)
+    if numbers != sorted(numbers):
+        # claims numbered out of order are read as written only one per line ("1.", "3.", "2."; f2b0ecf)
+        assert len([line for line in text.splitlines() if line.strip()]) >= len(numbers)
     parse_claims(text)
     parse_claims(text.splitlines())
     parse_claims([{"num": text[:3], "text": text, "parents": "x"}, {"text": None}])
