@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, requirement_missing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -536,7 +536,7 @@ def test_the_prompt_frame_counted_before_loading_is_the_loaded_tokenizers(model,
     folder = {"tiny": tiny_model, "spg-smollm2": REPO / "spg/pretrained/spg-smollm2/stage1"}.get(model)
     if folder is None:
         if not embedded_folder().is_dir():
-            pytest.skip("the embedded model is not converted yet (scripts/setup.sh does it)")
+            requirement_missing("the converted embedded model (scripts/setup.sh converts it)")
         folder = embedded_folder()
     instruction = INSTRUCTION if model == "spg-smollm2" else ZERO_SHOT_INSTRUCTION
     assert frame_before_loading(name) == prompt_frame(AutoTokenizer.from_pretrained(folder), instruction)

@@ -1,11 +1,15 @@
 """The onnx runtime on a tiny SPG model exported with onnxruntime-genai's builder: transformers' generate, the
 grammar and the pointer's hidden states work on it as on the PyTorch model."""
 
+import importlib.util
+
 import pytest
 import torch
+from conftest import requirement_missing
 from tiny import tiny_llama, tiny_tokenizer
 
-pytest.importorskip("onnxruntime_genai")
+if importlib.util.find_spec("onnxruntime_genai") is None:
+    requirement_missing("onnxruntime-genai (spg's cpu extra)", module_level=True)
 
 from spg.generation.generator import ClaimGenerator  # noqa: E402
 from spg.generation.onnx_model import onnx_model_dir  # noqa: E402
