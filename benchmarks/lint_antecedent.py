@@ -37,6 +37,7 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from common import shared_file
@@ -224,13 +225,15 @@ def detected(before, after, forest: Forest, site, num: int, start: int, end: int
     )
 
 
-def recall(docs: list[dict], per_doc: int, seed: int) -> tuple[Counter, Counter, int, int]:
+def recall(
+    docs: list[dict], per_doc: int, seed: int, check: Callable[[Forest], list] = check_antecedents
+) -> tuple[Counter, Counter, int, int]:
     found, tried = Counter(), Counter()
     alarms = checked = 0
     rng = random.Random(seed)
     for doc in docs:
         forest = parse_claims(doc["claims"])
-        before = check_antecedents(forest)
+        before = check(forest)
         doc_text = " ".join(c.text for c in forest.claims).lower()
         for how in "abcd":
             picked = sites(forest, swap=how == "d")
@@ -250,7 +253,7 @@ def recall(docs: list[dict], per_doc: int, seed: int) -> tuple[Counter, Counter,
                     before, forest.claims[ci].num, s, e
                 )
                 tried[how] += 1
-                found[how] += detected(before, check_antecedents(mutated), forest, site, num, start, end)
+                found[how] += detected(before, check(mutated), forest, site, num, start, end)
     return found, tried, alarms, checked
 
 
