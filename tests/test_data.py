@@ -130,6 +130,7 @@ def test_invalid_json_line_names_the_line(tmp_path):
         ([{"num": 1, "text": "A.", "parents": "1"}], "'claims[0].parents' must be a list of claim numbers"),
         (["A chair.", 7], "'claims[1]' must be a claim text like claims[0], got int"),
         ([{"num": 1, "text": "A."}, "B."], "'claims[1]' must be an object with 'num' and 'text'"),
+        ([{"gold_claim": "1. A.", "A": "1. B."}], "'claims[0]' must be an object with 'num' and 'text' .or a text., got one with keys gold_claim, A"),
     ],
 )
 def test_malformed_claim_entries_name_the_entry_and_field(tmp_path, claims, field):
