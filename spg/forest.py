@@ -64,13 +64,18 @@ class Diagnostic:
 
 @dataclass(frozen=True)
 class Forest:
-    """A claim set in document order, with the derived tree structure."""
+    """A claim set in document order, with the derived tree structure.
+
+    ``cancelled`` holds the numbers the input lists as cancelled ("3. (Canceled)", "2.-5. (Cancelled)", as a claim
+    listing under 37 CFR 1.121(c) must): not claims, but no gap in the numbering either.
+    """
 
     claims: tuple[Claim, ...] = field(default_factory=tuple)
+    cancelled: frozenset[int] = frozenset()
 
     @classmethod
-    def from_claims(cls, claims: Iterable[Claim]) -> Forest:
-        return cls(tuple(claims))
+    def from_claims(cls, claims: Iterable[Claim], cancelled: Iterable[int] = ()) -> Forest:
+        return cls(tuple(claims), frozenset(cancelled))
 
     @classmethod
     def from_parents(cls, texts: Sequence[str], parents: Sequence[Sequence[int]]) -> Forest:
@@ -203,7 +208,7 @@ def validate(forest: Forest) -> list[Diagnostic]:
         elif c.num < 1:
             out.append(Diagnostic("bad-number", c.num, f"claim number {c.num} is not a positive number", "warning"))
         seen.add(c.num)
-    count, shown = _missing_numbers(sorted(seen), 10)
+    count, shown = _missing_numbers(sorted(seen | forest.cancelled), 10)
     if count:
         listed = ", ".join(map(str, shown)) + (" …" if count > len(shown) else "")
         out.append(Diagnostic("missing-number", None, f"claim numbers missing from the sequence: {listed}", "warning"))
@@ -219,7 +224,8 @@ def validate(forest: Forest) -> list[Diagnostic]:
                 out.append(Diagnostic("self-reference", c.num, f"claim {c.num} cites itself"))
                 own_broken.add(c.num)
             elif p not in position:
-                out.append(Diagnostic("missing-parent", c.num, f"cites claim {p}, which does not exist"))
+                gone = "was cancelled" if p in forest.cancelled else "does not exist"
+                out.append(Diagnostic("missing-parent", c.num, f"cites claim {p}, which {gone}"))
                 own_broken.add(c.num)
             elif position[p] > i:
                 out.append(Diagnostic("forward-reference", c.num, f"cites claim {p}, which comes later"))

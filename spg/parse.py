@@ -577,8 +577,13 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
     count items inside one claim ("A method comprising: 1. heating; 2. cooling."), as do
     numbers in a text without any claim start: such a text is one claim.
     """
+    return _split(flat)[0]
+
+
+def _split(flat: str) -> tuple[list[tuple[int, str]], list[int]]:
+    """:func:`split_claims`, and the numbers of the cancelled claims it dropped."""
     if not isinstance(flat, str) or not flat.strip():
-        return []
+        return [], []
     cands = _candidates(flat)
     chain = _best_chain(cands)
     by_line = _line_chain(flat, cands)
@@ -589,18 +594,19 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
     prefix = flat[: chain[0].start] if chain else flat
     preamble = bool(prefix.strip()) and not _HEADING.fullmatch(prefix.lstrip())
     if not chain or (preamble and chain[0].low <= 1):
-        return [(1, " ".join(flat.split()))]
+        return [(1, " ".join(flat.split()))], []
     out: list[tuple[int, str]] = []
+    cancelled: list[int] = []
     if preamble:
         out.append((chain[0].low - 1, " ".join(prefix.split())))
     ends = [c.start for c in chain[1:]] + [len(flat)]
     for cand, end in zip(chain, ends, strict=True):
         body = _clean_body(flat[cand.body : end])
         if cand.high > cand.low or _CANCELLED.fullmatch(body):
-            continue  # cancelled claims are not claims
-        if body:
+            cancelled += range(cand.low, cand.high + 1)  # cancelled claims are not claims
+        elif body:
             out.append((cand.low, body))
-    return out
+    return out, cancelled
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,11 +635,15 @@ def _as_int(value: object) -> int | None:
 
 
 def _from_records(records: Sequence[Mapping]) -> Forest:
-    claims = []
+    claims, cancelled = [], []
     for position, record in enumerate(records, start=1):
         printed, text = _strip_number(str(record.get("text", "") or ""))
+        text = _clean_body(text)
         num = _as_int(record.get("num"))
         num = num if num is not None else printed if printed is not None else position
+        if _CANCELLED.fullmatch(text):
+            cancelled.append(num)
+            continue
         gold = record.get("parents")
         if isinstance(gold, (list, tuple)):
             # Gold links come from a source's reference tags, which only mark numbered citations: the claims
@@ -643,29 +653,33 @@ def _from_records(records: Sequence[Mapping]) -> Forest:
         else:
             parents = claim_parents(text, num)
         claims.append(Claim(num, text, parents))
-    return Forest.from_claims(claims)
+    return Forest.from_claims(claims, cancelled)
 
 
 def _from_texts(texts: Sequence[object]) -> Forest:
-    claims, previous = [], 0
+    claims, cancelled, previous = [], [], 0
     for item in texts:
         printed, text = _strip_number(str(item))
+        text = _clean_body(text)
         if not text:
             continue
         num = printed if printed is not None else previous + 1
         previous = num
-        claims.append(Claim(num, text, claim_parents(text, num)))
-    return Forest.from_claims(claims)
+        if _CANCELLED.fullmatch(text):
+            cancelled.append(num)
+        else:
+            claims.append(Claim(num, text, claim_parents(text, num)))
+    return Forest.from_claims(claims, cancelled)
 
 
 def _from_string(source: str) -> Forest:
-    pairs = split_claims(source)
+    pairs, cancelled = _split(source)
     lines = [line for line in source.splitlines() if line.strip()]
     if lines and _HEADING.fullmatch(lines[0].lstrip() + "\n"):
         lines = lines[1:]
     if len(pairs) <= 1 and len(lines) > 1 and not _LEADING_NUMBER.match(lines[0]):
         return _from_texts(lines)  # unnumbered, one claim per line
-    return Forest.from_claims(Claim(num, body, claim_parents(body, num)) for num, body in pairs)
+    return Forest.from_claims((Claim(num, body, claim_parents(body, num)) for num, body in pairs), cancelled)
 
 
 def parse_claims(source: str | Sequence[str] | Sequence[Mapping]) -> Forest:

@@ -85,3 +85,15 @@ def test_a_parent_with_many_children_lists_each_once_in_number_order():
     claims = [Claim(1, "A widget.", ())] + [Claim(n, "The widget of claim 1.", (1,)) for n in range(30_000, 1, -1)]
     forest = Forest.from_claims(claims + [Claim(5, "The widget of claim 1.", (1,))])  # 5 again: a duplicate
     assert forest.children(1) == list(range(2, 30_001))
+
+
+def test_cancelled_numbers_are_no_gap_in_the_numbering():
+    claims = (Claim(1, "A cup."), Claim(4, "The cup of claim 1.", (1,)))
+    assert "missing-number" in {d.code for d in Forest(claims).diagnostics()}
+    assert "missing-number" not in {d.code for d in Forest(claims, frozenset({2, 3})).diagnostics()}
+
+
+def test_citing_a_cancelled_claim_says_it_was_cancelled():
+    forest = Forest((Claim(1, "A cup."), Claim(3, "The cup of claim 2.", (2,))), frozenset({2}))
+    found = next(d for d in forest.diagnostics() if d.code == "missing-parent")
+    assert found.claim == 3 and "cites claim 2, which was cancelled" in found.message

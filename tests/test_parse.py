@@ -73,6 +73,27 @@ def test_split_drops_cancelled_claims():
     assert nums(split_claims("1. A cup.\n2. (canceled).\n3. The cup of claim 1.")) == [1, 3]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "1. A cup. 2.-4. (Cancelled) 5. The cup of claim 1. 6. (canceled)",
+        ["1. A cup.", "2. (Canceled)", "3. Canceled.", "4. (deleted)", "5. The cup of claim 1.", "6. (Cancelled)"],
+        [{"num": 1, "text": "A cup."}, {"num": 2, "text": "(Canceled)"}, {"num": 3, "text": "(cancelled)"},
+         {"num": 4, "text": "Cancelled"}, {"num": 5, "text": "The cup of claim 1."}, {"num": 6, "text": "(Canceled)"}],
+    ],
+)
+def test_parse_keeps_the_numbers_of_cancelled_claims(source):
+    forest = parse_claims(source)
+    assert [c.num for c in forest] == [1, 5] and forest.cancelled == {2, 3, 4, 6}
+
+
+def test_parse_strips_amendment_status_from_claim_texts_and_records():
+    texts = ["1. (Original) A cup.", "2. (Currently Amended) The cup of claim 1, which is blue."]
+    records = [{"num": 1, "text": "(Original) A cup."}, {"num": 2, "text": "(New) The cup of claim 1."}]
+    for forest in (parse_claims(texts), parse_claims(records)):
+        assert forest.by_num[1].text == "A cup." and forest.by_num[2].text.startswith("The cup of claim 1")
+
+
 def test_split_numbering_gap_from_dropped_claims():
     flat = "1. A cup. 2. The cup of claim 1. 7. The cup of claim 2, wherein it is blue."
     assert nums(split_claims(flat)) == [1, 2, 7]

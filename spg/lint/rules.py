@@ -23,7 +23,7 @@ _RULES = (
     Rule("duplicate-number", "error", "37 CFR 1.126", "Two claims carry the same number."),
     Rule("bad-number", "warning", "37 CFR 1.126", "A claim number below 1."),
     Rule("missing-number", "warning", "37 CFR 1.126",
-         "Claims must be numbered consecutively; a gap is fine only where claims were cancelled."),
+         "Claims must be numbered consecutively; numbers the input lists as cancelled ('3. (Canceled)') are no gap."),
     Rule("out-of-order", "warning", "37 CFR 1.126", "A claim comes after a claim with a higher number."),
     Rule("self-reference", "error", "37 CFR 1.75(c)", "A claim cites itself."),
     Rule("missing-parent", "error", "37 CFR 1.75(c)", "A claim cites a claim that does not exist."),
