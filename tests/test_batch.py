@@ -139,3 +139,7 @@ def test_collator_right_pads_tokens_and_claims(tokenizer):
     assert batch["claim_parent"][1].tolist() == [-1, -1, -1, -1]
     assert batch["claim_open"][0].tolist() == a["claim_open"]
     assert (batch["labels"][1, len(b["input_ids"]):] == -100).all()
+
+
+def test_prompt_is_the_same_for_a_description_with_stray_whitespace(tokenizer):
+    assert build_prompt(tokenizer, "  a short description\n\n", 10_000) == build_prompt(tokenizer, "a short description", 10_000)

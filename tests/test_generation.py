@@ -22,10 +22,11 @@ from spg.generation.pointer_decode import (
     pointer_parents,
     tagged_claims,
 )
-from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
+from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.runner import RESULT, Document, finished_ids, run
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP, STRUCTURE_TOKENS, parse_tagged
 from spg.model.batch import INSTRUCTION
+from spg.model.prompt import build_prompt
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.model.tokens import structure_token_ids
 
@@ -140,11 +141,11 @@ def test_zero_shot_output_is_parsed_by_the_claim_parser():
 def test_prompt_is_cut_in_the_description_to_the_budget():
     tok = tiny_tokenizer()
     long = "word " * 2000
-    ids = prompt_ids(tok, long, 1300, ZERO_SHOT_INSTRUCTION)
+    ids = build_prompt(tok, long, 1300, ZERO_SHOT_INSTRUCTION)
     assert len(ids) == 1300
     text = tok.decode(ids)
     assert ZERO_SHOT_INSTRUCTION in text and text.rstrip().endswith("assistant")
-    assert len(prompt_ids(tok, "short", 1300, ZERO_SHOT_INSTRUCTION)) < 1300
+    assert len(build_prompt(tok, "short", 1300, ZERO_SHOT_INSTRUCTION)) < 1300
 
 
 def test_zero_shot_instruction_asks_for_parent_references_and_narrowing():
@@ -334,12 +335,12 @@ def test_a_prompt_measured_to_sort_is_tokenised_once_and_decoded_as_it_would_be_
 
     def counting(*args, **kwargs):
         calls.append(args[1])
-        return prompt_ids(*args, **kwargs)
+        return build_prompt(*args, **kwargs)
 
     settings = DecodeSettings(max_new_tokens=12, do_sample=False)
     generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)
     unsorted = run(DOCS, generator, None, batch_size=2, progress=False).results
-    monkeypatch.setattr(generator_module, "prompt_ids", counting)
+    monkeypatch.setattr(generator_module, "build_prompt", counting)
     sorted_ = run(DOCS, generator, None, batch_size=2, progress=False, length=generator.prompt_length).results
     assert len(calls) == len(DOCS)  # measured once, not again when decoded
     assert [(r["id"], r["raw"], r["pointer_parents"]) for r in sorted_] == [

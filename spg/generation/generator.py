@@ -36,12 +36,13 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from spg.forest import Forest
 from spg.generation.constrained import StructureGrammar
 from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch, tagged_claims
-from spg.generation.prompts import ZERO_SHOT_INSTRUCTION, prompt_ids
+from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.runner import Document
 from spg.generation.runtime import load_ready_onnx, onnx_lm, resolve_runtime
 from spg.generation.whole_claims import whole_plain, whole_tagged
 from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
 from spg.model.backbone import EMBEDDED, load_backbone, resolve, resolve_device, resolve_dtype
+from spg.model.prompt import build_prompt
 from spg.model.ready import load_ready, ready_root
 from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
@@ -125,7 +126,7 @@ class ClaimGenerator:
         measured = self._measured.pop(doc, None)
         if measured is not None:
             return measured.tolist()
-        return prompt_ids(self.tokenizer, doc.description, self.max_prompt_tokens, self.instruction, self.truncation_side)
+        return build_prompt(self.tokenizer, doc.description, self.max_prompt_tokens, self.instruction, self.truncation_side)
 
     def prompt_length(self, doc: Document) -> int:
         """Tokens of ``doc``'s prompt (``spg generate`` decodes the longest first); the prompt is kept for decoding."""

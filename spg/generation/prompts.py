@@ -15,14 +15,10 @@ the budget (paper: 8,192 − 1,024 = 7,168 tokens).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spg.config import Invalid
-from spg.model.config import EMBEDDED, INSTRUCTION, SPGConfig, embedded_folder, is_artefact, resolve_artefact
-from spg.model.prompt import build_prompt, prompt_frame
-
-if TYPE_CHECKING:
-    from transformers import PreTrainedTokenizerBase
+from spg.model.config import EMBEDDED, SPGConfig, embedded_folder, is_artefact, resolve_artefact
+from spg.model.prompt import prompt_frame
 
 ZERO_SHOT_INSTRUCTION = """\
 You are a patent attorney. Draft the claim set of a patent application for the invention described below.
@@ -42,18 +38,6 @@ introduced. It never removes a feature and never contradicts its parent.
 no headings, no explanations.
 
 Description:"""
-
-
-def prompt_ids(
-    tokenizer: PreTrainedTokenizerBase,
-    description: str,
-    max_tokens: int,
-    instruction: str = INSTRUCTION,
-    truncation_side: str = "right",
-) -> list[int]:
-    """Token ids of the chat prompt for ``description``, at most ``max_tokens`` long; a fine-tuned model's
-    description is cut on the side it was trained with (``truncation_side``)."""
-    return build_prompt(tokenizer, description.strip(), max_tokens, instruction, truncation_side)
 
 
 def frame_before_loading(model: str, zero_shot: bool = False) -> int | None:

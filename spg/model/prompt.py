@@ -35,7 +35,9 @@ def build_prompt(
     if budget < 0:
         raise ValueError(f"max prompt length {max_tokens} is shorter than the chat template and instruction "
                          f"({len(head_ids) + len(tail_ids)} tokens)")
-    body = tokenizer.encode(description, add_special_tokens=False)
+    # stripped here, for training and generation alike: a description file's final newline must not make the
+    # prompt a model is asked with differ from the one it was trained on
+    body = tokenizer.encode(description.strip(), add_special_tokens=False)
     body = body[:budget] if truncation_side == "right" else body[max(len(body) - budget, 0):]
     return head_ids + body + tail_ids
 
