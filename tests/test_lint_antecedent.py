@@ -933,3 +933,17 @@ def test_a_part_named_with_its_owner_is_named_again_without_it():
     # and only from its scope: a sibling claim's owner phrase is no basis
     texts = ["A node comprising a port.", "The node of claim 1 at the boundary of a domain.", "The node of claim 1, wherein data cross the boundary."]
     assert _terms(*texts, parents=[[], [1], [1]]) == ["the boundary"]
+
+
+def test_a_relation_between_named_things_may_say_its_quantity():
+    assert _terms("A cell comprising an anode and a cathode, wherein the potential difference between the anode and the cathode is low.") == []
+    assert _terms("A package comprising a first substrate and a second substrate, wherein the space between the first substrate and the second substrate is filled.") == []
+    # a modifier that is no quantity names an element that needs an introduction
+    assert _terms("A cell comprising an anode and a cathode, wherein the oxide difference between the anode and the cathode is low.") == [
+        "the oxide difference"
+    ]
+
+
+def test_absolute_is_a_measure_a_property_standing_alone_may_carry():
+    assert _terms("A method of measuring flow, wherein the absolute velocity is below a threshold.") == []
+    assert _terms("A method of measuring flow, wherein the blood velocity is below a threshold.") == ["the blood velocity"]

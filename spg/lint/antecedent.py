@@ -90,7 +90,7 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   whether the owner is introduced there or named by a reference ("the elevator motor" ← "said elevator having a
   … motor"); a participle compound names its agent or object ("the spring" ← "at least one spring-loaded ball",
   "the dyestuff" ← "a dyestuff-containing layer"; not "well-defined", "T-shaped"); a relation "between"
-  named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
+  named things ("the distance between", "the space between", with its quantity: "the potential difference between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
   process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
   adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
   reference "last", "next", "latest" and "previous" pick one of what is named ("the last transition" of
@@ -291,9 +291,9 @@ _CONTRAST = {
 _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", "ment")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
-_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum cross-sectional")
+_MEASURES = _words("total overall mean average net gross absolute actual current entire whole maximum minimum cross-sectional")
 # Relations between things, named by "between" ("the distance between the plates"): properties of the pair.
-_RELATIONS = _words("distance spacing angle gap difference ratio clearance interval relationship relation overlap")
+_RELATIONS = _words("distance spacing space angle gap difference ratio clearance interval relationship relation overlap")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
 _SET_PHRASES = _words("balance type kind sum group formula formulae formulas")
 # Nouns of a group whose members a positional modifier before them passes on ("a first plurality of receptacles").
@@ -907,8 +907,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     and nxt not in ("of", "thereof")
                     and (k >= n or kinds[k] in (_PUNCT, _STOPW, _AFTER))
                 )
-                # a relation of the things named after it: "the distance between said means and the object"
-                or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
+                # a relation of the things named after it: "the distance between said means and the object"; a
+                # property before it says what quantity it relates ("the potential difference between the anode
+                # and the cathode", "the temperature difference between"), which is no element either
+                or (
+                    nxt == "between"
+                    and head in _RELATIONS
+                    and all(w in _MEASURES or w in _PROPERTIES for w in ch.words[:-1])
+                )
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
                 # the same with its list of actions after a colon: "a pot holder made by the process of: providing
