@@ -947,3 +947,12 @@ def test_a_relation_between_named_things_may_say_its_quantity():
 def test_absolute_is_a_measure_a_property_standing_alone_may_carry():
     assert _terms("A method of measuring flow, wherein the absolute velocity is below a threshold.") == []
     assert _terms("A method of measuring flow, wherein the blood velocity is below a threshold.") == ["the blood velocity"]
+
+
+def test_a_word_alone_before_a_comma_and_an_adjective_is_a_coordinate_adjective():
+    claim = "A bag comprising a {}, absorbent material and a liquid repellant material, wherein the soft absorbent material is white."
+    assert _terms(claim.format("soft")) == []
+    # the words still must match: another coordinate adjective is no basis
+    assert _terms(claim.format("hard")) == ["the soft absorbent material"]
+    # a list of nouns, each with its article, lends nothing
+    assert _terms(claim.format("soft").replace(", absorbent", ", an absorbent")) == ["the soft absorbent material"]

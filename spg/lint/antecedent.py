@@ -65,7 +65,7 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   not), a hyphenated noun compound names its nouns ("core-sheath type fibers": the core, the sheath; not
   "co-polymer", "water-soluble"), and a word that may be a modifier heads a phrase that ends before punctuation or
   a verb ("an individual", "the individual is"). A positional word that is a noun as well heads an introduction
-  before "of" ("an output of the region"); coordinate adjectives lend the first word to the noun ("an inner,
+  before "of" ("an output of the region"); coordinate adjectives lend the first word to the noun ("a soft, absorbent material", "an inner,
   three-dimensional, insulating, polyester layer"); an introduction cut at a participle is read whole too ("a
   continuous recessed strip portion", "a first lithium ion conducting separator layer"); a plural reference may
   describe the members of "a second plurality of X" ("said second shorter tubular receptacles"); and a
@@ -1057,6 +1057,17 @@ def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[st
     if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
         # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
         return _past_adjectives(kinds, lows, k + 1), [ch.words]
+    if (
+        after == ","
+        and ch.article
+        and len(ch.words) == 1
+        and k + 2 < len(lows)
+        and kinds[k + 1] not in _BREAKS
+        and lows[k + 1].endswith(_ADJECTIVE_ENDINGS)
+    ):
+        # a word alone after its article and before a comma and an adjective is a coordinate adjective ("a soft,
+        # absorbent material" is a soft absorbent material): nouns in a list each take their own article
+        return k + 1, [ch.words]
     if after == "(" and lows[k + 2] == ")" and _abbreviation(tokens[k + 1]):
         short, start = tokens[k + 1], k + 3
     elif after == "," and lows[k + 1] in ("hereafter", "hereinafter") and k + 3 < len(lows):
