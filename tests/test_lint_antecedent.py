@@ -956,3 +956,10 @@ def test_a_word_alone_before_a_comma_and_an_adjective_is_a_coordinate_adjective(
     assert _terms(claim.format("hard")) == ["the soft absorbent material"]
     # a list of nouns, each with its article, lends nothing
     assert _terms(claim.format("soft").replace(", absorbent", ", an absorbent")) == ["the soft absorbent material"]
+
+
+def test_coordinate_predicate_adjectives_share_the_complement_after_the_second():
+    claim = "A device comprising a first panel and a second {}, said second panel openable and closeable with respect to said first panel."
+    assert _terms(claim.format("panel")) == []
+    # read only against an introduction ending at the noun as written: a swapped head is still found
+    assert _terms(claim.format("door")) != []

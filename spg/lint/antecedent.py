@@ -30,7 +30,8 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   irrespective of", "drawing the nozzle assembly forward") and "using". A predicate after the noun ends it too,
   read only against an introduction that ends there as written (so a swapped head is still found): an irregular
   participle with its preposition ("the information sent in"), an "-ive" adjective ("the interface responsive to",
-  "making the counter inoperative"), an "-able" one with its complement ("the program code executable by"), a
+  "making the counter inoperative"), an "-able" one with its complement ("the program code executable by"; coordinated, "said panel openable
+  and closeable with respect to"), a
   bare verb before a determiner ("the posterior region satisfy the relation") and an "-ing" verb with its object
   before "to the" ("said body allowing access to said chamber"). The bare object of the verb a reference ran into
   introduces itself ("the transmitter sends instructions … said instructions"). An irregular participle after a
@@ -858,6 +859,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             ch.after, ch.before = nxt, lows[i - 1] if i > 0 else ""
             if nxt == "to" and k + 1 < n and kinds[k + 1] in (_DEF, _ART):
                 ch.after = "to the"  # a preposition, not the infinitive's "to"
+            elif (
+                nxt in ("and", "or")
+                and k + 2 < n
+                and all(len(w) > 6 and w.endswith(("able", "ible")) for w in (lows[k - 1], lows[k + 1]))
+            ):
+                # coordinate predicate adjectives share the complement after the second: "said second panel
+                # openable and closeable with respect to said first panel" (read as "openable with respect to")
+                ch.after = lows[k + 2]
             # a definition, not a reference: "wherein t is the total optical path length"; a quantity it defines
             # is introduced by it, for the claim and the claims depending on it ("the total optical path length
             # (t) is adjusted" in a dependent claim)
