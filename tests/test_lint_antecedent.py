@@ -922,19 +922,6 @@ def test_a_verb_in_s_after_a_singular_noun_takes_a_preposition_of_level():
     assert _terms("A stack comprising a layer, wherein the electrodes below the layer are thin.") == ["the electrodes"]
 
 
-def test_a_part_named_with_its_owner_is_named_again_without_it():
-    # "the boundary of …" needs no introduction (MPEP 2173.05(e)); the same words later mean it
-    claim = "A node operating at the boundary of a terminal domain, wherein interactions cross the boundary."
-    assert _terms(claim) == []
-    assert _terms("A toothbrush moved in the tooth-brushing movement of a user.", "The toothbrush of claim 1, wherein the tooth-brushing movement is fast.") == []
-    # the words must be the same: another part of the owner, or a positional one, is still reported
-    assert _terms(claim.replace("cross the boundary", "cross the border")) == ["the border"]
-    assert _terms("A box having a lid at the left side of the box, wherein the side is red.") == ["the side"]
-    # and only from its scope: a sibling claim's owner phrase is no basis
-    texts = ["A node comprising a port.", "The node of claim 1 at the boundary of a domain.", "The node of claim 1, wherein data cross the boundary."]
-    assert _terms(*texts, parents=[[], [1], [1]]) == ["the boundary"]
-
-
 def test_a_relation_between_named_things_may_say_its_quantity():
     assert _terms("A cell comprising an anode and a cathode, wherein the potential difference between the anode and the cathode is low.") == []
     assert _terms("A package comprising a first substrate and a second substrate, wherein the space between the first substrate and the second substrate is filled.") == []

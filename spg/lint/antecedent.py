@@ -80,9 +80,7 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   noun followed by "of" ("the top end of", "the beginning of execution", "the solubility of"), a property standing
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
   a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
-  when only "a second end" is introduced), so first/second slips are still found; the same words said later
-  without the owner mean what that phrase named ("at the boundary of the terminal domain … cross the boundary";
-  never a positional part). "thereof" names the owner as
+  when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
   "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
@@ -1252,7 +1250,6 @@ class _Reader:
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
-        self.owned: dict[tuple[str, ...], list[_Chunk]] = {}  # words → inherent references naming their owner
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -1576,9 +1573,6 @@ class _Reader:
         same_head = [c for c in reversed(self.index.get(head, ())) if c.words[-1] == head]
         in_scope = [c for c in same_head if self.in_scope(c.claim, c.start, ref)]
         if ref.inherent and not _contradicts(mods, in_scope):
-            if ref.after in ("of", "thereof") and _POSITIONAL.isdisjoint(words):
-                # kept for the same words said again later, without the owner (see the end of judge)
-                self.owned.setdefault(words, []).append(ref)
             return None
         base = (in_scope[0].same or in_scope[0]).words if in_scope else ()  # what was written, not a reading of it
         # "a second plurality of tubular receptacles" writes "second" for its members, as a plural reference
@@ -1729,13 +1723,6 @@ class _Reader:
             and len({(c.same or c).words for c in in_scope}) == 1
             and all(m in base or m not in _POSITIONAL for m in mods)
         ):
-            return None
-        if any(self.in_scope(c.claim, c.start, ref) for c in self.owned.get(words, ())):
-            # a part or property named with its owner (MPEP 2173.05(e)) is named by that phrase: the same words said
-            # again without the owner mean it ("at the boundary of the terminal domain …, wherein … cross the
-            # boundary", "the tooth-brushing movement of a user" … "the tooth-brushing movement"); the words must
-            # be the same, and a positional one is never kept ("the left side of" is no basis for "the side")
-            self.introduce(ref)  # as a reported reference is: what it names is now introduced
             return None
         return "antecedent", in_scope[:1] or [c for c in same_head if not c.definite][:1]
 
