@@ -950,3 +950,9 @@ def test_coordinate_predicate_adjectives_share_the_complement_after_the_second()
     assert _terms(claim.format("panel")) == []
     # read only against an introduction ending at the noun as written: a swapped head is still found
     assert _terms(claim.format("door")) != []
+
+
+def test_comparison_is_the_nominalisation_of_comparing():
+    claim = "A method comprising sensing temperatures; {} the sensed temperatures; and sending a signal in response to the comparison."
+    assert _terms(claim.format("comparing")) == []
+    assert _terms(claim.format("averaging")) == ["the comparison"]

@@ -104,9 +104,9 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   added freely ("the second shaft" after "a shaft" is reported).
 * Actions: "the determining step", "the adjusting", "said loading", "the notifying means" and "said adding weight
   step" (its object introduced) resolve against an earlier "determining", "adjusting", … in scope, and "the
-  determination" against "determining" (not "the first position" against "positioned"); such a gerund ends the
-  phrase before a participle or verb ("the towing performed by", "the annealing takes place"), as "incident" does
-  after a noun ("the light incident on").
+  determination" against "determining", "the comparison" against "comparing" (not "the first position" against
+  "positioned"); such a gerund ends the phrase before a participle or verb ("the towing performed by", "the
+  annealing takes place"), as "incident" does after a noun ("the light incident on").
 * Scope follows a parent cited by its number alone ("The printhead according to 1, wherein", :func:`spg.parse.
   bare_citation`), which the parser, like the corpus's gold links, leaves independent, and a citation in the
   opening of a claim the gold links leave independent ("The fastener of clam 27", a misspelt "claim").
@@ -364,7 +364,8 @@ _PREPOSITIONS = _words(
 # a verb or a relative word, not a noun the owner's last word modifies.
 _OWNER_ENDS = _PREPOSITIONS | _words("and or is are being having comprising which that wherein whereby")
 _COMPLEMENTS = _words("to through throughout into onto along across toward towards around together upon between with by one")
-_NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
+# Suffixes of nominalised actions ("determination", "comparison", "adjustment", "removal", "closure").
+_NOMINAL_SUFFIXES = ("tion", "sion", "ison", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
