@@ -81,7 +81,8 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
   a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
   when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
-  "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
+  "of" does, and coordinated parts share the owner after the last ("the lateral circumference and upper portion of
+  said chamber", "the detection and treatment of"; not a conjunct with its own determiner or compound noun); a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
   ("said dome plate outer portion") is the owner's when both are introduced, and so is one the claim gave that owner
@@ -887,6 +888,13 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 owned
                 # "the end edge thereof" names its owner as "the end edge of …" does
                 or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
+                # coordinated parts share the owner after the last: "the lateral circumference and upper portion
+                # of said treatment chamber", "the start and end of diastasis"
+                or (
+                    nxt in ("and", "or")
+                    and (head in _PARTS or head.endswith(_ABSTRACT))
+                    and _shares_owner(kinds, lows, sings, k + 1)
+                )
                 or (
                     head in _PROPERTIES
                     and _MEASURES.issuperset(ch.words[:-1])
@@ -1047,6 +1055,24 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if len(out) > count:
             out.sort(key=lambda c: c.start)
     return out, actions
+
+
+def _shares_owner(kinds: tuple[int, ...], lows: tuple[str, ...], sings: tuple[str, ...], at: int) -> bool:
+    """Whether the conjunct starting at ``at`` (past "and"/"or") is a part or property whose owner follows it, in
+    one phrase with the conjunct before it: "… and upper portion of said chamber". A conjunct with its own
+    determiner ("… and said location information of its location") is a phrase of its own, which the owner may
+    belong to alone; so is one with a modifier of its own that is no position or measure ("the sparse structure
+    and weight values of the layers": a compound noun)."""
+    n = len(lows)
+    end = at
+    while end < n and end - at < 3 and kinds[end] == _WORD:
+        end += 1
+    return (
+        at < end < n
+        and lows[end] in ("of", "thereof")
+        and (sings[end - 1] in _PARTS or sings[end - 1].endswith(_ABSTRACT))
+        and all(w in _POSITIONAL or w in _MEASURES for w in lows[at : end - 1])
+    )
 
 
 def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> int:
