@@ -961,6 +961,7 @@ def test_comparison_is_the_nominalisation_of_comparing():
 def test_coordinated_parts_share_the_owner_after_the_last():
     assert _terms("A reactor comprising a chamber and a cover for the lateral circumference and upper portion of said chamber.") == []
     assert _terms("A method for the detection and treatment of disordered breathing.") == []
+    assert _terms("An agent for the treatment and/or prevention of a disorder.") == []
     # a conjunct with its own determiner, or a compound of its own, is a phrase the owner may belong to alone
     assert _terms("A node including the transmit power level and said location information of a node.") == ["the transmit power level"]
     assert _terms("A network wherein the sparse structure and weight values of a layer are frozen.") == ["the sparse structure"]

@@ -1064,6 +1064,8 @@ def _shares_owner(kinds: tuple[int, ...], lows: tuple[str, ...], sings: tuple[st
     belong to alone; so is one with a modifier of its own that is no position or measure ("the sparse structure
     and weight values of the layers": a compound noun)."""
     n = len(lows)
+    if at + 1 < n and lows[at] == "/" and lows[at + 1] == "or":
+        at += 2  # "the treatment and/or prevention of"
     end = at
     while end < n and end - at < 3 and kinds[end] == _WORD:
         end += 1
