@@ -920,3 +920,48 @@ def test_a_verb_in_s_after_a_singular_noun_takes_a_preposition_of_level():
     assert _terms(claim.format("the oxygen content")) == ["the oxygen content"]
     assert _terms(claim.format("an oxygen content")) == []
     assert _terms("A stack comprising a layer, wherein the electrodes below the layer are thin.") == ["the electrodes"]
+
+
+def test_a_relation_between_named_things_may_say_its_quantity():
+    assert _terms("A cell comprising an anode and a cathode, wherein the potential difference between the anode and the cathode is low.") == []
+    assert _terms("A package comprising a first substrate and a second substrate, wherein the space between the first substrate and the second substrate is filled.") == []
+    # a modifier that is no quantity names an element that needs an introduction
+    assert _terms("A cell comprising an anode and a cathode, wherein the oxide difference between the anode and the cathode is low.") == [
+        "the oxide difference"
+    ]
+
+
+def test_absolute_is_a_measure_a_property_standing_alone_may_carry():
+    assert _terms("A method of measuring flow, wherein the absolute velocity is below a threshold.") == []
+    assert _terms("A method of measuring flow, wherein the blood velocity is below a threshold.") == ["the blood velocity"]
+
+
+def test_a_word_alone_before_a_comma_and_an_adjective_is_a_coordinate_adjective():
+    claim = "A bag comprising a {}, absorbent material and a liquid repellant material, wherein the soft absorbent material is white."
+    assert _terms(claim.format("soft")) == []
+    # the words still must match: another coordinate adjective is no basis
+    assert _terms(claim.format("hard")) == ["the soft absorbent material"]
+    # a list of nouns, each with its article, lends nothing
+    assert _terms(claim.format("soft").replace(", absorbent", ", an absorbent")) == ["the soft absorbent material"]
+
+
+def test_coordinate_predicate_adjectives_share_the_complement_after_the_second():
+    claim = "A device comprising a first panel and a second {}, said second panel openable and closeable with respect to said first panel."
+    assert _terms(claim.format("panel")) == []
+    # read only against an introduction ending at the noun as written: a swapped head is still found
+    assert _terms(claim.format("door")) != []
+
+
+def test_comparison_is_the_nominalisation_of_comparing():
+    claim = "A method comprising sensing temperatures; {} the sensed temperatures; and sending a signal in response to the comparison."
+    assert _terms(claim.format("comparing")) == []
+    assert _terms(claim.format("averaging")) == ["the comparison"]
+
+
+def test_coordinated_parts_share_the_owner_after_the_last():
+    assert _terms("A reactor comprising a chamber and a cover for the lateral circumference and upper portion of said chamber.") == []
+    assert _terms("A method for the detection and treatment of disordered breathing.") == []
+    assert _terms("An agent for the treatment and/or prevention of a disorder.") == []
+    # a conjunct with its own determiner, or a compound of its own, is a phrase the owner may belong to alone
+    assert _terms("A node including the transmit power level and said location information of a node.") == ["the transmit power level"]
+    assert _terms("A network wherein the sparse structure and weight values of a layer are frozen.") == ["the sparse structure"]

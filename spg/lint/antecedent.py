@@ -30,7 +30,8 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   irrespective of", "drawing the nozzle assembly forward") and "using". A predicate after the noun ends it too,
   read only against an introduction that ends there as written (so a swapped head is still found): an irregular
   participle with its preposition ("the information sent in"), an "-ive" adjective ("the interface responsive to",
-  "making the counter inoperative"), an "-able" one with its complement ("the program code executable by"), a
+  "making the counter inoperative"), an "-able" one with its complement ("the program code executable by"; coordinated, "said panel openable
+  and closeable with respect to"), a
   bare verb before a determiner ("the posterior region satisfy the relation") and an "-ing" verb with its object
   before "to the" ("said body allowing access to said chamber"). The bare object of the verb a reference ran into
   introduces itself ("the transmitter sends instructions … said instructions"). An irregular participle after a
@@ -65,7 +66,7 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   not), a hyphenated noun compound names its nouns ("core-sheath type fibers": the core, the sheath; not
   "co-polymer", "water-soluble"), and a word that may be a modifier heads a phrase that ends before punctuation or
   a verb ("an individual", "the individual is"). A positional word that is a noun as well heads an introduction
-  before "of" ("an output of the region"); coordinate adjectives lend the first word to the noun ("an inner,
+  before "of" ("an output of the region"); coordinate adjectives lend the first word to the noun ("a soft, absorbent material", "an inner,
   three-dimensional, insulating, polyester layer"); an introduction cut at a participle is read whole too ("a
   continuous recessed strip portion", "a first lithium ion conducting separator layer"); a plural reference may
   describe the members of "a second plurality of X" ("said second shorter tubular receptacles"); and a
@@ -80,7 +81,8 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   alone ("the temperature") and anything "of a …" ("the steering wheel of a vehicle") need no introduction, unless
   a positional modifier contradicts the explicit introductions of that noun in scope ("the first end of the rod"
   when only "a second end" is introduced), so first/second slips are still found. "thereof" names the owner as
-  "of" does; a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
+  "of" does, and coordinated parts share the owner after the last ("the lateral circumference and upper portion of
+  said chamber", "the detection and treatment of"; not a conjunct with its own determiner or compound noun); a face named after its owner ("the organic tissue surface") is that owner's; an "of" that takes an
   action ("the process of cutting") names a manner. "the body of said shoe" has basis when "body" occurs nowhere
   else in the claim set: a noun the claims return to is an element they track. A part named after its owner
   ("said dome plate outer portion") is the owner's when both are introduced, and so is one the claim gave that owner
@@ -88,7 +90,7 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   whether the owner is introduced there or named by a reference ("the elevator motor" ← "said elevator having a
   … motor"); a participle compound names its agent or object ("the spring" ← "at least one spring-loaded ball",
   "the dyestuff" ← "a dyestuff-containing layer"; not "well-defined", "T-shaped"); a relation "between"
-  named things ("the distance between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
+  named things ("the distance between", "the space between", with its quantity: "the potential difference between"), "for the <nominalisation> of" (a purpose), "the process of:" (product by
   process) and "the resulting solution" need none. A positional noun alone after a preposition of place is an
   adverbial, not a part ("joined at the top by a hinge", "viewed from the top", "exposed to the outside"). In a
   reference "last", "next", "latest" and "previous" pick one of what is named ("the last transition" of
@@ -103,9 +105,9 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   added freely ("the second shaft" after "a shaft" is reported).
 * Actions: "the determining step", "the adjusting", "said loading", "the notifying means" and "said adding weight
   step" (its object introduced) resolve against an earlier "determining", "adjusting", … in scope, and "the
-  determination" against "determining" (not "the first position" against "positioned"); such a gerund ends the
-  phrase before a participle or verb ("the towing performed by", "the annealing takes place"), as "incident" does
-  after a noun ("the light incident on").
+  determination" against "determining", "the comparison" against "comparing" (not "the first position" against
+  "positioned"); such a gerund ends the phrase before a participle or verb ("the towing performed by", "the
+  annealing takes place"), as "incident" does after a noun ("the light incident on").
 * Scope follows a parent cited by its number alone ("The printhead according to 1, wherein", :func:`spg.parse.
   bare_citation`), which the parser, like the corpus's gold links, leaves independent, and a citation in the
   opening of a claim the gold links leave independent ("The fastener of clam 27", a misspelt "claim").
@@ -289,9 +291,9 @@ _CONTRAST = {
 _ABSTRACT = ("ity", "ness", "tion", "sion", "ance", "ence", "th", "ship", "cy", "ment")
 # Modifiers a property standing alone may carry ("the total weight"); any other ("the oleic acid content", "the
 # first direction") names something that needs an introduction.
-_MEASURES = _words("total overall mean average net gross actual current entire whole maximum minimum cross-sectional")
+_MEASURES = _words("total overall mean average net gross absolute actual current entire whole maximum minimum cross-sectional")
 # Relations between things, named by "between" ("the distance between the plates"): properties of the pair.
-_RELATIONS = _words("distance spacing angle gap difference ratio clearance interval relationship relation overlap")
+_RELATIONS = _words("distance spacing space angle gap difference ratio clearance interval relationship relation overlap")
 # First words of set phrases: "the balance water", "of the type zeolite", "the sum total".
 _SET_PHRASES = _words("balance type kind sum group formula formulae formulas")
 # Nouns of a group whose members a positional modifier before them passes on ("a first plurality of receptacles").
@@ -363,7 +365,8 @@ _PREPOSITIONS = _words(
 # a verb or a relative word, not a noun the owner's last word modifies.
 _OWNER_ENDS = _PREPOSITIONS | _words("and or is are being having comprising which that wherein whereby")
 _COMPLEMENTS = _words("to through throughout into onto along across toward towards around together upon between with by one")
-_NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "al", "ure", "ing", "sis")
+# Suffixes of nominalised actions ("determination", "comparison", "adjustment", "removal", "closure").
+_NOMINAL_SUFFIXES = ("tion", "sion", "ison", "ment", "ance", "ence", "al", "ure", "ing", "sis")
 
 # Word classes, cached per raw token.
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
@@ -856,6 +859,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             ch.after, ch.before = nxt, lows[i - 1] if i > 0 else ""
             if nxt == "to" and k + 1 < n and kinds[k + 1] in (_DEF, _ART):
                 ch.after = "to the"  # a preposition, not the infinitive's "to"
+            elif (
+                nxt in ("and", "or")
+                and k + 2 < n
+                and all(len(w) > 6 and w.endswith(("able", "ible")) for w in (lows[k - 1], lows[k + 1]))
+            ):
+                # coordinate predicate adjectives share the complement after the second: "said second panel
+                # openable and closeable with respect to said first panel" (read as "openable with respect to")
+                ch.after = lows[k + 2]
             # a definition, not a reference: "wherein t is the total optical path length"; a quantity it defines
             # is introduced by it, for the claim and the claims depending on it ("the total optical path length
             # (t) is adjusted" in a dependent claim)
@@ -877,6 +888,13 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 owned
                 # "the end edge thereof" names its owner as "the end edge of …" does
                 or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
+                # coordinated parts share the owner after the last: "the lateral circumference and upper portion
+                # of said treatment chamber", "the start and end of diastasis"
+                or (
+                    nxt in ("and", "or")
+                    and (head in _PARTS or head.endswith(_ABSTRACT))
+                    and _shares_owner(kinds, lows, sings, k + 1)
+                )
                 or (
                     head in _PROPERTIES
                     and _MEASURES.issuperset(ch.words[:-1])
@@ -905,8 +923,14 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     and nxt not in ("of", "thereof")
                     and (k >= n or kinds[k] in (_PUNCT, _STOPW, _AFTER))
                 )
-                # a relation of the things named after it: "the distance between said means and the object"
-                or (nxt == "between" and head in _RELATIONS and _MEASURES.issuperset(ch.words[:-1]))
+                # a relation of the things named after it: "the distance between said means and the object"; a
+                # property before it says what quantity it relates ("the potential difference between the anode
+                # and the cathode", "the temperature difference between"), which is no element either
+                or (
+                    nxt == "between"
+                    and head in _RELATIONS
+                    and all(w in _MEASURES or w in _PROPERTIES for w in ch.words[:-1])
+                )
                 # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
                 or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
                 # the same with its list of actions after a colon: "a pot holder made by the process of: providing
@@ -1033,6 +1057,26 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     return out, actions
 
 
+def _shares_owner(kinds: tuple[int, ...], lows: tuple[str, ...], sings: tuple[str, ...], at: int) -> bool:
+    """Whether the conjunct starting at ``at`` (past "and"/"or") is a part or property whose owner follows it, in
+    one phrase with the conjunct before it: "… and upper portion of said chamber". A conjunct with its own
+    determiner ("… and said location information of its location") is a phrase of its own, which the owner may
+    belong to alone; so is one with a modifier of its own that is no position or measure ("the sparse structure
+    and weight values of the layers": a compound noun)."""
+    n = len(lows)
+    if at + 1 < n and lows[at] == "/" and lows[at + 1] == "or":
+        at += 2  # "the treatment and/or prevention of"
+    end = at
+    while end < n and end - at < 3 and kinds[end] == _WORD:
+        end += 1
+    return (
+        at < end < n
+        and lows[end] in ("of", "thereof")
+        and (sings[end - 1] in _PARTS or sings[end - 1].endswith(_ABSTRACT))
+        and all(w in _POSITIONAL or w in _MEASURES for w in lows[at : end - 1])
+    )
+
+
 def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> int:
     """Where the phrase after a comma starts once coordinate participles, each with its comma, are passed: "an
     inner, insulating, polyester layer"."""
@@ -1049,6 +1093,17 @@ def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[st
     if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
         # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
         return _past_adjectives(kinds, lows, k + 1), [ch.words]
+    if (
+        after == ","
+        and ch.article
+        and len(ch.words) == 1
+        and k + 2 < len(lows)
+        and kinds[k + 1] not in _BREAKS
+        and lows[k + 1].endswith(_ADJECTIVE_ENDINGS)
+    ):
+        # a word alone after its article and before a comma and an adjective is a coordinate adjective ("a soft,
+        # absorbent material" is a soft absorbent material): nouns in a list each take their own article
+        return k + 1, [ch.words]
     if after == "(" and lows[k + 2] == ")" and _abbreviation(tokens[k + 1]):
         short, start = tokens[k + 1], k + 3
     elif after == "," and lows[k + 1] in ("hereafter", "hereinafter") and k + 3 < len(lows):
