@@ -32,15 +32,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lint_antecedent import HERE, kind, load, recall  # noqa: E402
 
 from spg.forest import Forest  # noqa: E402
-from spg.lint import antecedent  # noqa: E402
 from spg.lint.antecedent import AntecedentFinding, check_antecedents  # noqa: E402
+from spg.lint.antecedent.reader import _Reader  # noqa: E402
+from spg.lint.antecedent.words import _singular  # noqa: E402
 from spg.parse import parse_claims  # noqa: E402
 
 SMOOTHING = 20  # pseudo-references at the corpus rate: a head seen a few times says little
 
 
 def evidence_of(finding: AntecedentFinding) -> str:
-    """What the message says was found besides the reference (the formats of spg.lint.antecedent._finding)."""
+    """What the message says was found besides the reference (the formats of spg.lint.antecedent.reader._finding)."""
     if finding.rule == "antecedent-ambiguous":
         return "ambiguous"
     if "(closest: " in finding.message:
@@ -51,27 +52,27 @@ def evidence_of(finding: AntecedentFinding) -> str:
 
 
 def head_of(finding: AntecedentFinding) -> str:
-    return antecedent._singular(re.findall(r"[\w-]+", finding.term.lower())[-1])
+    return _singular(re.findall(r"[\w-]+", finding.term.lower())[-1])
 
 
 def head_prior(docs: list[dict]) -> Callable[[str], float]:
     """head → smoothed share of its definite references without basis, as the analysis judges them on ``docs``."""
     seen, unbased = Counter(), Counter()
-    judge = antecedent._Reader.judge
+    judge = _Reader.judge
 
     def counting(reader, ref):  # every definite reference the analysis judges passes through judge()
         verdict = judge(reader, ref)
-        head = antecedent._singular(ref.words[-1])
+        head = _singular(ref.words[-1])
         seen[head] += 1
         unbased[head] += verdict is not None and verdict[0] == "antecedent"
         return verdict
 
-    antecedent._Reader.judge = counting
+    _Reader.judge = counting
     try:
         for doc in docs:
             check_antecedents(parse_claims(doc["claims"]))
     finally:
-        antecedent._Reader.judge = judge
+        _Reader.judge = judge
     rate = sum(unbased.values()) / sum(seen.values())
     print(f"prior learnt on {len(docs)} Pap2Pat documents: {sum(seen.values())} definite references, "
           f"{sum(unbased.values())} without basis ({rate:.1%})")
