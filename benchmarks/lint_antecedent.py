@@ -313,15 +313,16 @@ def draw(docs: list[dict], n: int, seed: int, packet: Path | None) -> None:
         (packet / "items.jsonl").write_text("".join(line + "\n" for line in items), encoding="utf-8")
 
 
-def precision(docs: list[dict], paths: list[Path]) -> None:
-    """Precision on a labelled sample: per labeller, and where several labelled the same warnings, their agreement
-    (Cohen's kappa for two) and the warnings all of them call real."""
+def precision(data: dict[str, list[dict]], paths: list[Path]) -> None:
+    """Precision on a labelled sample of one of ``data``'s sets (name → documents): per labeller, and where several
+    labelled the same warnings, their agreement (Cohen's kappa for two) and the warnings all of them call real."""
     missing = [p for p in paths if not p.is_file()]
     if missing:
         print(f"precision: no labelled sample at {', '.join(map(str, missing))}")
         return
     sets = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in paths]
-    by_id = {d["id"]: d for d in docs}
+    by_id = {d["id"]: d for docs in data.values() for d in docs}
+    origins = {name: {d["id"] for d in docs} for name, docs in data.items()}
     found: dict[str, set] = {}
 
     def reported(item: dict) -> bool:
@@ -332,7 +333,8 @@ def precision(docs: list[dict], paths: list[Path]) -> None:
     for path, labels in zip(paths, sets, strict=True):
         still = [i for i in labels if reported(i)]
         real, real_still = (sum(i["verdict"] == "real" for i in group) for group in (labels, still))
-        print(f"precision on the labelled sample {path.name} ({len(labels)} warnings drawn at random from the USPTO set): "
+        origin = next((name for name, ids in origins.items() if all(i["doc"] in ids for i in labels)), "shared")
+        print(f"precision on the labelled sample {path.name} ({len(labels)} warnings drawn at random from the {origin} set): "
               f"{real} real = {real / len(labels):.0%}; {len(still)} of them are still reported, {real_still} of those "
               f"real = {real_still / max(len(still), 1):.0%}")
         for k in sorted({i["kind"] for i in labels}):
@@ -363,16 +365,21 @@ def main() -> None:
     ap.add_argument("--per-doc", type=int, default=6, help="defect sites tried per document and mutation kind")
     ap.add_argument("--repeat", type=int, default=3, help="timing runs (alternating the two analyses)")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites and --draw")
-    ap.add_argument("--draw", type=int, default=0, help="print N random warnings on the USPTO set to label, and stop")
+    ap.add_argument("--draw", type=int, default=0, help="print N random warnings to label, and stop")
+    ap.add_argument("--draw-from", choices=("uspto", "pap2pat"), default="uspto",
+                    help="the set --draw samples: the USPTO development set or the held-out Pap2Pat set")
     ap.add_argument("--packet", type=Path, help="with --draw: a folder for the labellers (items.jsonl, docs/ID.txt)")
     ap.add_argument("--labels", type=Path, nargs="+", default=LABELS,
                     help="labelled sample to score precision on (JSON lines); several: the same sample by each labeller")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
-    if args.draw:
+    if args.draw and args.draw_from == "uspto":
         draw(uspto, args.draw, args.seed, args.packet)
         return
     pap2pat = load("pap2pat/patents.jsonl.gz")
+    if args.draw:
+        draw(pap2pat, args.draw, args.seed, args.packet)
+        return
     print("Antecedent warnings per claim (spg.lint.antecedent; today's pattern, spg.metrics.antecedent, beside it)")
     print("| data | kind | claims | warnings/claim | of which ambiguous | today's pattern |")
     print("|---|---|---|---|---|---|")
@@ -399,7 +406,7 @@ def main() -> None:
         f"\nSpeed on {sum(len(d['claims']) for d in uspto)} USPTO claims: {min(new):,.0f}–{max(new):,.0f} claims/s, "
         f"{min(ratio):.2f}–{max(ratio):.2f}× the speed of today's pattern in the same runs"
     )
-    precision(uspto, args.labels)
+    precision({"USPTO": uspto, "Pap2Pat": pap2pat}, args.labels)
 
 
 if __name__ == "__main__":
