@@ -12,9 +12,12 @@ defects on the USPTO set:
   ("the user", "the genome", "the temperature") should make a false warning likelier.
 
 For each, what keeping only the warnings above a cut would do: recall on injected defects and warnings per claim
-on granted US claims.
+on granted US claims. With ``--embedded-judge``, a third signal that does carry world knowledge: the embedded
+SmolLM2-135M-Instruct asked, for each warning both labellers of the fresh samples (USPTO seed 13, Pap2Pat seed 14)
+agree on, whether the reference was introduced or is an obvious part or property of something named; its
+log P(no) − log P(yes) ranks the warnings, scored by the area under the ROC curve (0.5: no signal). About 4 minutes.
 
-    python benchmarks/investigations/antecedent_evidence.py [--per-doc 6] [--seed 0]
+    python benchmarks/investigations/antecedent_evidence.py [--per-doc 6] [--seed 0] [--embedded-judge]
 """
 
 from __future__ import annotations
@@ -114,10 +117,54 @@ def kept_only(uspto: list[dict], keep: Callable[[AntecedentFinding], bool], labe
     print(f"  {label}: US grants {rate:.3f} warnings/claim; USPTO recall {cells}")
 
 
+def embedded_judge() -> None:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from spg.model.backbone import embedded_path
+
+    path = embedded_path()
+    tok = AutoTokenizer.from_pretrained(path)
+    lm = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    docs = {d["id"]: d for name in ("uspto/patents.jsonl", "pap2pat/patents.jsonl.gz") for d in load(name)}
+    answers = {w: [t for form in (f" {w}", w, w.capitalize()) for t in tok.encode(form, add_special_tokens=False)]
+               for w in ("yes", "no")}
+    scores = []
+    for sample in ("seed13", "pap2pat_seed14"):
+        first, second = ([json.loads(line) for line in (HERE / f"lint_antecedent_{sample}_{n}.jsonl").open(encoding="utf-8")]
+                         for n in (1, 2))
+        for a, b in zip(first, second, strict=True):
+            if a["verdict"] != b["verdict"]:
+                continue
+            forest = parse_claims(docs[a["doc"]]["claims"])
+            scope, todo = {}, [a["claim"]]
+            while todo:  # the claim and every claim it depends on
+                num = todo.pop()
+                if num in forest.by_num and num not in scope:
+                    scope[num] = forest.by_num[num]
+                    todo += forest.by_num[num].parents
+            claims = "\n".join(f"{n}. {scope[n].text}" for n in sorted(scope))[-3000:]
+            question = (f"{claims}\n\nIn claim {a['claim']}, the phrase \"{a['term']}\" refers back to something. Was "
+                        "that thing introduced earlier (with \"a\" or \"an\") in these claims, or is it an obvious "
+                        "part or property of something they name? Answer yes or no.")
+            prompt = tok.apply_chat_template([{"role": "user", "content": question}], add_generation_prompt=True,
+                                             tokenize=False)
+            with torch.no_grad():
+                logits = lm(torch.tensor([tok.encode(prompt, add_special_tokens=False)])).logits[0, -1].log_softmax(-1)
+            no_minus_yes = torch.logsumexp(logits[answers["no"]], 0) - torch.logsumexp(logits[answers["yes"]], 0)
+            scores.append((no_minus_yes.item(), a["verdict"] == "real"))
+    real = [s for s, r in scores if r]
+    false = [s for s, r in scores if not r]
+    auc = sum((p > n) + 0.5 * (p == n) for p in real for n in false) / (len(real) * len(false))
+    print(f"embedded SmolLM2-135M-Instruct as a judge: {len(real)} real and {len(false)} false warnings (both "
+          f"labellers agreeing), area under the ROC curve of log P(no) - log P(yes) for real: {auc:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-doc", type=int, default=6, help="defect sites tried per document and mutation kind")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites")
+    ap.add_argument("--embedded-judge", action="store_true", help="also ask the embedded SmolLM2 (about 4 minutes)")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
     items = labelled(uspto)
@@ -139,6 +186,8 @@ def main() -> None:
     kept_only(uspto, lambda f: evidence_of(f) != "head never introduced", "only those naming another introduction", args)
     for cut in cuts:
         kept_only(uspto, lambda f, cut=cut: prior(head_of(f)) < cut, f"only heads with prior < {cut:.2f}", args)
+    if args.embedded_judge:
+        embedded_judge()
 
 
 if __name__ == "__main__":
