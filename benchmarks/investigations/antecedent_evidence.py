@@ -15,7 +15,7 @@ For each, what keeping only the warnings above a cut would do: recall on injecte
 on granted US claims. With ``--embedded-judge``, a third signal that does carry world knowledge: the embedded
 SmolLM2-135M-Instruct asked, for each warning both labellers of the fresh samples (USPTO seed 13, Pap2Pat seed 14)
 agree on, whether the reference was introduced or is an obvious part or property of something named; its
-log P(no) − log P(yes) ranks the warnings, scored by the area under the ROC curve (0.5: no signal). About 4 minutes.
+log P(no) − log P(yes) ranks the warnings, scored by the area under the ROC curve (0.5: no signal). Minutes on a CPU.
 
     python benchmarks/investigations/antecedent_evidence.py [--per-doc 6] [--seed 0] [--embedded-judge]
 """
@@ -164,7 +164,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-doc", type=int, default=6, help="defect sites tried per document and mutation kind")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites")
-    ap.add_argument("--embedded-judge", action="store_true", help="also ask the embedded SmolLM2 (about 4 minutes)")
+    ap.add_argument("--embedded-judge", action="store_true", help="also ask the embedded SmolLM2 (minutes on a CPU)")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
     items = labelled(uspto)
