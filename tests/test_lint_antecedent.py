@@ -965,3 +965,38 @@ def test_coordinated_parts_share_the_owner_after_the_last():
     # a conjunct with its own determiner, or a compound of its own, is a phrase the owner may belong to alone
     assert _terms("A node including the transmit power level and said location information of a node.") == ["the transmit power level"]
     assert _terms("A network wherein the sparse structure and weight values of a layer are frozen.") == ["the sparse structure"]
+
+
+def test_a_count_of_times_is_an_adverbial_not_part_of_the_phrase():
+    assert _terms("A method comprising providing a trained classifier and running the trained classifier multiple times.") == []
+    assert _terms("A method comprising running the trained classifier multiple times.") == ["the trained classifier"]
+
+
+def test_different_from_follows_the_noun_it_qualifies():
+    assert _terms("A method comprising imaging a subject, wherein the subject different from a patient is scanned.") == []
+    assert _terms("A method comprising imaging a patient, wherein the subject different from the patient is scanned.") == ["the subject"]
+
+
+def test_a_short_adverb_in_ly_is_skipped_as_a_long_one_is():
+    assert _terms("A method comprising receiving a new data cube; and storing the newly received data cube.") == []
+    assert _terms("A method comprising storing the newly received data cube.") == ["the newly received data cube"]
+
+
+def test_an_adverb_after_a_participle_keeps_the_phrase_open_for_the_next_participle():
+    assert _terms(
+        "A method comprising forming a randomly initialized resolution model and a second model; and storing the trained "
+        "randomly initialized resolution model."
+    ) == []
+    # after a noun the adverb and participle start a reduced relative clause, as before
+    assert _terms("A method wherein cells of an individual are used, said individual genetically modified to express a gene.") == []
+
+
+def test_an_ordinal_after_a_participle_opens_its_object():
+    assert _terms("A battery comprising an electrolyte, the electrolyte defining first and second regions.") == []
+    assert _terms("A battery comprising a cell, the electrolyte defining first and second regions.") == ["the electrolyte"]
+
+
+def test_seen_participles_end_the_phrase():
+    assert _terms("A method comprising reacting compounds, wherein the compounds foreseen in the general formula are pure.") == []
+    assert _terms("A method comprising reacting compounds, wherein the salts foreseen in the general formula are pure.") == ["the salts"]
+

@@ -52,6 +52,13 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   ("the mask proximate the mouth"). Coordinate participles after "the"/"said" go on to the noun ("said stretched,
   flattened strand"). A verb in "-s" after a singular noun ends the phrase before "below", "above", "beneath"
   ("said measured oxygen content falls below"; after a plural noun they are the noun's: "the electrodes below").
+  So do a count before "times" ("running the trained classifier multiple times") and "different"/"distinct"
+  with its complement ("the subject different from the patient"). "-ly" adverbs too short for the length test
+  ("newly", "fully") are skipped as the longer ones are, and an adverb after a participle keeps the phrase open for
+  the participle after it ("the trained randomly initialized model"; after a noun it still starts a reduced
+  relative clause). An ordinal after an "-ing" participle opens its object, never ends a compound ("the
+  electrolyte defining first and second regions"), and the "-seen" participles join the closed class ("the
+  compounds foreseen in").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
   "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").

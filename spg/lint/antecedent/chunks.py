@@ -154,6 +154,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
+                if k + 1 < n and flags[k] & _F_QUANT and lows[k + 1] == "times":
+                    break  # a count of times is an adverbial of frequency: "running the trained classifier multiple times"
+                if k + 1 < n and lows[k] in ("different", "distinct") and lows[k + 1] in ("from", "than"):
+                    # an adjective with its complement follows the noun it qualifies, as a comparative does: "the
+                    # subject different from the patient" (before a noun it modifies it: "a different subject")
+                    break
                 if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
                     break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
@@ -170,7 +176,11 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             elif c in _BREAKS or c == _AFTER:
                 break
             elif (
+                # an adverb between modifies the participle after it, so a participle before the adverb keeps the
+                # phrase open: "the trained randomly initialized model" ("retention members integrally attached",
+                # "said individual genetically modified": a noun before it ends the phrase)
                 not flags[k - 1] & _F_MODIFIER
+                and not (kinds[k - 1] == _ADV and k - 2 >= j and kinds[k - 2] in (_ED, _ING))
                 # after a word that may be a noun too, a participle with no noun after it starts a reduced
                 # relative clause: "an individual based on", "an output connected to the bus"
                 or (c == _ED and lows[k - 1] in _PRONOMINAL and (k + 1 >= n or kinds[k + 1] not in (_WORD, _ED, _ING)))
@@ -180,6 +190,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 and kinds[k + 1] == _WORD
                 and not flags[k + 1] & _F_VERB_S
                 and (k + 2 >= n or kinds[k + 2] != _WORD)
+                # an ordinal opens the participle's object, never ends a compound: "the electrolyte defining first
+                # and second regions"
+                and lows[k + 1] not in _ORDINALS_SET
             ):
                 # a participle ends the phrase ("a layer deposited on", "a loader specifying the …") unless it
                 # follows a modifier ("the selected decoded stream", "the first cutting edge") or stands in a
