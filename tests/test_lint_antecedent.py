@@ -1000,3 +1000,19 @@ def test_seen_participles_end_the_phrase():
     assert _terms("A method comprising reacting compounds, wherein the compounds foreseen in the general formula are pure.") == []
     assert _terms("A method comprising reacting compounds, wherein the salts foreseen in the general formula are pure.") == ["the salts"]
 
+
+def test_a_markush_group_by_any_name_is_no_element():
+    assert _terms("A composition comprising a cell selected from the list consisting of neutrophils and eosinophils.") == []
+    # "consisting of" after an element that is not a group picked from is still a reference
+    assert _terms("A device comprising a base extending from the housing consisting of steel.") == ["the housing"]
+
+
+def test_a_name_of_letters_and_digits_after_the_noun_defines_it_in_place():
+    assert _terms("A bacterium that is a member of the order RF39.") == []
+    assert _terms("An antibody comprising the substitution S252Y in a heavy chain.") == []
+    assert _terms("An antibody comprising the amino acid sequence SEQ ID NO: 18.") == []
+    # not the object of a verb the phrase ran into, nor an ordinal element named with a digit
+    assert _terms("A method wherein the cells express CD133.") == ["the cells express CD133"]
+    assert _terms("A method wherein the gene encoding CCL7 is cut.") == ["the gene encoding CCL7"]
+    assert _terms("A device comprising a first MP3 player and the second MP3 player.") == ["the second MP3 player"]
+

@@ -105,7 +105,10 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   off of ignition" is an event.
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
-  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal"), and a formula after a colon
+  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal"), nor is a Markush group by any name ("selected
+  from the list consisting of", MPEP 2173.05(h)); a name of letters and digits after the noun defines it in place
+  as a symbol does ("the order RF39", "the genes PPP3CC", "the sequence SEQ ID NO: 4"; not the object of a verb
+  the phrase ran into, "the cells express CD133"), and a formula after a colon
   defines the phrase in place ("the reaction: xCaCl2+ySiO2 → …").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never

@@ -327,6 +327,16 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or raw in (("horizontal",), ("vertical",))
                 # a unit, not an element: "based on the parts by weight"
                 or (nxt == "by" and k + 1 < n and lows[k + 1] in ("weight", "mass", "volume"))
+                # a Markush group by whatever noun it is called (MPEP 2173.05(h)): "selected from the list
+                # consisting of A and B" is "the group consisting of"; the group is the list that follows
+                or (
+                    nxt == "consisting"
+                    and i > 1
+                    and lows[i - 1] == "from"
+                    and lows[i - 2] in ("selected", "chosen")
+                    and k + 1 < n
+                    and lows[k + 1] == "of"
+                )
             )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
@@ -394,7 +404,15 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if (
             ch.definite
             and len(raw) > 1
-            and (len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit()) or raw[0] == "resulting")
+            and (
+                len(raw[-1]) == 1
+                or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit())
+                or raw[0] == "resulting"
+                # a name of letters and digits after the noun is one too ("the order RF39", "the modifications
+                # T366I"), and a sequence identifier (37 CFR 1.821): "the amino acid sequence SEQ ID NO: 18"
+                or _named_in_place(tokens, kinds, flags, lows, j, k)
+                or (raw[-2:] == ("seq", "id") and nxt == "no")
+            )
         ):
             # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
             # "the resulting solution" names what the step just recited yields
@@ -501,6 +519,21 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if len(out) > count:
             out.sort(key=lambda c: c.start)
     return out, actions
+
+
+def _named_in_place(tokens: list[str], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
+    """Whether the phrase ``j``..``k`` ends in a name of letters and digits given right after its noun ("the order
+    RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb the phrase ran into: "the cells
+    express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb in "-s" after a singular),
+    "the gene encoding CCL7" — there the subject is a reference of its own."""
+    name = tokens[k - 1]
+    if k - j < 2 or not _formula(name) or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
+        return False
+    if k - j > 2 and not flags[k - 3] & _F_POSSESSIVE:
+        before = lows[k - 2].replace("-", "")
+        if bool(flags[k - 3] & _F_VERB_S) != bool(flags[k - 2] & _F_VERB_S) and before.isalpha():
+            return False
+    return True
 
 
 def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> int:
