@@ -1016,3 +1016,17 @@ def test_a_name_of_letters_and_digits_after_the_noun_defines_it_in_place():
     assert _terms("A method wherein the gene encoding CCL7 is cut.") == ["the gene encoding CCL7"]
     assert _terms("A device comprising a first MP3 player and the second MP3 player.") == ["the second MP3 player"]
 
+
+def test_ordinals_listed_with_commas_share_the_head_after_the_last():
+    assert _terms("A device comprising first, second, and third layers, wherein the third layer and the first layer are thin.") == []
+    assert _terms("A device comprising first, second and third layers, wherein the second layer is thin.") == []
+    assert _terms("A device comprising first, second and third layers, wherein the fourth layer is thin.") == ["the fourth layer"]
+    assert _terms("A device comprising a layer, wherein the first, second, and third layers are thin.") == ["the first"]
+    assert _terms("A device comprising the first, second and third layers.") == ["the first"]
+
+
+def test_latin_plurals_in_ices_are_the_plurals_of_ix_and_ex():
+    assert _terms("A method comprising factorizing a tensor into first, second, and third matrices, wherein the third matrix is sparse.") == []
+    assert _terms("A mesh comprising vertices, wherein the vertex is shared.") == []
+    assert _terms("A press comprising devices, wherein the device is shut.") == []
+    assert _terms("A press comprising vertices, wherein the device is shut.") == ["the device"]

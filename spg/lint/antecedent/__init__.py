@@ -60,9 +60,11 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   electrolyte defining first and second regions"), and the "-seen" participles join the closed class ("the
   compounds foreseen in").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
-  "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
+  "centre", "stabiliser"), Latin plurals in "-ices" are those of "-ix"/"-ex" nouns ("matrices", "vertices") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
-* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase ("the input and the
+* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase, up to its first plural
+  noun (a plural ends a compound: "the first and second networks feature …"); ordinals listed with commas ("first,
+  second, and third matrices") share it as two do ("the input and the
   network", with no ordinal after "and", is also read word by word), and "a first one of the polymer materials"
   introduces "the first polymer material". More introductions claims write: an abbreviation whose letters spell
   its long form ("a radio frequency (RF) section", "a private branch exchange, hereafter PBX, telephony circuit"),

@@ -321,7 +321,17 @@ def _compound_nouns(word: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p not in _STOP)  # "mapper-and-controller"
 
 
+# Latin plurals in "-ices" of nouns in "-ix"/"-ex" (a closed class; "devices", "slices", "prices" are English
+# plurals of "-ice" nouns): "first, second, and third matrices" introduces "the third matrix".
+_LATIN_PLURALS = {
+    "matrices": "matrix", "vertices": "vertex", "indices": "index", "apices": "apex", "cortices": "cortex",
+    "vortices": "vortex", "helices": "helix", "appendices": "appendix", "simplices": "simplex", "radices": "radix",
+}  # fmt: skip
+
+
 def _singular(word: str) -> str:
+    if word in _LATIN_PLURALS:
+        return _LATIN_PLURALS[word]
     if len(word) > 3 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
