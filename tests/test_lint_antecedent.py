@@ -965,3 +965,68 @@ def test_coordinated_parts_share_the_owner_after_the_last():
     # a conjunct with its own determiner, or a compound of its own, is a phrase the owner may belong to alone
     assert _terms("A node including the transmit power level and said location information of a node.") == ["the transmit power level"]
     assert _terms("A network wherein the sparse structure and weight values of a layer are frozen.") == ["the sparse structure"]
+
+
+def test_a_count_of_times_is_an_adverbial_not_part_of_the_phrase():
+    assert _terms("A method comprising providing a trained classifier and running the trained classifier multiple times.") == []
+    assert _terms("A method comprising running the trained classifier multiple times.") == ["the trained classifier"]
+
+
+def test_different_from_follows_the_noun_it_qualifies():
+    assert _terms("A method comprising imaging a subject, wherein the subject different from a patient is scanned.") == []
+    assert _terms("A method comprising imaging a patient, wherein the subject different from the patient is scanned.") == ["the subject"]
+
+
+def test_a_short_adverb_in_ly_is_skipped_as_a_long_one_is():
+    assert _terms("A method comprising receiving a new data cube; and storing the newly received data cube.") == []
+    assert _terms("A method comprising storing the newly received data cube.") == ["the newly received data cube"]
+
+
+def test_an_adverb_after_a_participle_keeps_the_phrase_open_for_the_next_participle():
+    assert _terms(
+        "A method comprising forming a randomly initialized resolution model and a second model; and storing the trained "
+        "randomly initialized resolution model."
+    ) == []
+    # after a noun the adverb and participle start a reduced relative clause, as before
+    assert _terms("A method wherein cells of an individual are used, said individual genetically modified to express a gene.") == []
+
+
+def test_an_ordinal_after_a_participle_opens_its_object():
+    assert _terms("A battery comprising an electrolyte, the electrolyte defining first and second regions.") == []
+    assert _terms("A battery comprising a cell, the electrolyte defining first and second regions.") == ["the electrolyte"]
+
+
+def test_seen_participles_end_the_phrase():
+    assert _terms("A method comprising reacting compounds, wherein the compounds foreseen in the general formula are pure.") == []
+    assert _terms("A method comprising reacting compounds, wherein the salts foreseen in the general formula are pure.") == ["the salts"]
+
+
+def test_a_markush_group_by_any_name_is_no_element():
+    assert _terms("A composition comprising a cell selected from the list consisting of neutrophils and eosinophils.") == []
+    # "consisting of" after an element that is not a group picked from is still a reference
+    assert _terms("A device comprising a base extending from the housing consisting of steel.") == ["the housing"]
+
+
+def test_a_name_of_letters_and_digits_after_the_noun_defines_it_in_place():
+    assert _terms("A bacterium that is a member of the order RF39.") == []
+    assert _terms("An antibody comprising the substitution S252Y in a heavy chain.") == []
+    assert _terms("An antibody comprising the amino acid sequence SEQ ID NO: 18.") == []
+    # not the object of a verb the phrase ran into, nor an ordinal element named with a digit
+    assert _terms("A method wherein the cells express CD133.") == ["the cells express CD133"]
+    assert _terms("A method wherein the gene encoding CCL7 is cut.") == ["the gene encoding CCL7"]
+    assert _terms("A device comprising a first MP3 player and the second MP3 player.") == ["the second MP3 player"]
+
+
+def test_ordinals_listed_with_commas_share_the_head_after_the_last():
+    assert _terms("A device comprising first, second, and third layers, wherein the third layer and the first layer are thin.") == []
+    assert _terms("A device comprising first, second and third layers, wherein the second layer is thin.") == []
+    assert _terms("A device comprising first, second and third layers, wherein the fourth layer is thin.") == ["the fourth layer"]
+    assert _terms("A device comprising a layer, wherein the first, second, and third layers are thin.") == ["the first"]
+    assert _terms("A device comprising the first, second and third layers.") == ["the first"]
+
+
+def test_latin_plurals_in_ices_are_the_plurals_of_ix_and_ex():
+    assert _terms("A method comprising factorizing a tensor into first, second, and third matrices, wherein the third matrix is sparse.") == []
+    assert _terms("A mesh comprising vertices, wherein the vertex is shared.") == []
+    assert _terms("A press comprising devices, wherein the device is shut.") == []
+    assert _terms("A press comprising vertices, wherein the device is shut.") == ["the device"]

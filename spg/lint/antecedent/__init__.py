@@ -52,10 +52,19 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   ("the mask proximate the mouth"). Coordinate participles after "the"/"said" go on to the noun ("said stretched,
   flattened strand"). A verb in "-s" after a singular noun ends the phrase before "below", "above", "beneath"
   ("said measured oxygen content falls below"; after a plural noun they are the noun's: "the electrodes below").
+  So do a count before "times" ("running the trained classifier multiple times") and "different"/"distinct"
+  with its complement ("the subject different from the patient"). "-ly" adverbs too short for the length test
+  ("newly", "fully") are skipped as the longer ones are, and an adverb after a participle keeps the phrase open for
+  the participle after it ("the trained randomly initialized model"; after a noun it still starts a reduced
+  relative clause). An ordinal after an "-ing" participle opens its object, never ends a compound ("the
+  electrolyte defining first and second regions"), and the "-seen" participles join the closed class ("the
+  compounds foreseen in").
 * Spelling does not tell two elements apart: words are compared in American spelling ("vapour"/"vapor",
-  "centre", "stabiliser") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
+  "centre", "stabiliser"), Latin plurals in "-ices" are those of "-ix"/"-ex" nouns ("matrices", "vertices") and a compound may be written open, hyphenated or closed ("the foot plate" ← "a
   footplate", "the machine interface" ← "a man-machine interface").
-* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase ("the input and the
+* "first and second hinge pin assemblies" introduces each ordinal with the whole shared phrase, up to its first plural
+  noun (a plural ends a compound: "the first and second networks feature …"); ordinals listed with commas ("first,
+  second, and third matrices") share it as two do ("the input and the
   network", with no ordinal after "and", is also read word by word), and "a first one of the polymer materials"
   introduces "the first polymer material". More introductions claims write: an abbreviation whose letters spell
   its long form ("a radio frequency (RF) section", "a private branch exchange, hereafter PBX, telephony circuit"),
@@ -98,7 +107,10 @@ and a few suffixes; that is what this module encodes. Each choice is a reading o
   off of ignition" is an event.
 * A definite phrase defining a symbol is no reference ("wherein t is the total optical path length"); one naming a
   symbol in place introduces it ("the distance r", "the first depth d1"). Units, formulae and reference directions
-  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal"), and a formula after a colon
+  are not elements ("the parts by weight", "the formula HOOC-…", "to the horizontal"), nor is a Markush group by any name ("selected
+  from the list consisting of", MPEP 2173.05(h)); a name of letters and digits after the noun defines it in place
+  as a symbol does ("the order RF39", "the genes PPP3CC", "the sequence SEQ ID NO: 4"; not the object of a verb
+  the phrase ran into, "the cells express CD133"), and a formula after a colon
   defines the phrase in place ("the reaction: xCaCl2+ySiO2 → …").
 * One element of a kind in scope and a reference that adds a descriptive modifier ("the golf club shaft" when the
   claim has one shaft) has basis: the referent is clear (Energizer v. ITC). A positional or ordinal modifier is never

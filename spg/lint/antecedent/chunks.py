@@ -54,6 +54,7 @@ from spg.lint.antecedent.words import (
     _formula,
     _modifier_only,
     _participle_noun,
+    _plural_form,
     _shares_owner,
     _singular,
     _symbol,
@@ -108,6 +109,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     out: list[_Chunk] = []
     actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
     pending: _Chunk | None = None  # "the first and" waits for its head
+    series: list[_Chunk] = []  # the conjuncts before it in "first, second, and third matrices"
     one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
     counted: _Chunk | None = None  # "two cylinders" lends its count to "or briseurs"
     carry = -1  # a noun phrase starting up to here takes the "the" of a phrase with no head before it
@@ -154,6 +156,12 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     break
                 if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
                     break
+                if k + 1 < n and flags[k] & _F_QUANT and lows[k + 1] == "times":
+                    break  # a count of times is an adverbial of frequency: "running the trained classifier multiple times"
+                if k + 1 < n and lows[k] in ("different", "distinct") and lows[k + 1] in ("from", "than"):
+                    # an adjective with its complement follows the noun it qualifies, as a comparative does: "the
+                    # subject different from the patient" (before a noun it modifies it: "a different subject")
+                    break
                 if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
                     break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
@@ -170,7 +178,11 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             elif c in _BREAKS or c == _AFTER:
                 break
             elif (
+                # an adverb between modifies the participle after it, so a participle before the adverb keeps the
+                # phrase open: "the trained randomly initialized model" ("retention members integrally attached",
+                # "said individual genetically modified": a noun before it ends the phrase)
                 not flags[k - 1] & _F_MODIFIER
+                and not (kinds[k - 1] == _ADV and k - 2 >= j and kinds[k - 2] in (_ED, _ING))
                 # after a word that may be a noun too, a participle with no noun after it starts a reduced
                 # relative clause: "an individual based on", "an output connected to the bus"
                 or (c == _ED and lows[k - 1] in _PRONOMINAL and (k + 1 >= n or kinds[k + 1] not in (_WORD, _ED, _ING)))
@@ -180,6 +192,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 and kinds[k + 1] == _WORD
                 and not flags[k + 1] & _F_VERB_S
                 and (k + 2 >= n or kinds[k + 2] != _WORD)
+                # an ordinal opens the participle's object, never ends a compound: "the electrolyte defining first
+                # and second regions"
+                and lows[k + 1] not in _ORDINALS_SET
             ):
                 # a participle ends the phrase ("a layer deposited on", "a loader specifying the …") unless it
                 # follows a modifier ("the selected decoded stream", "the first cutting edge") or stands in a
@@ -314,6 +329,16 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or raw in (("horizontal",), ("vertical",))
                 # a unit, not an element: "based on the parts by weight"
                 or (nxt == "by" and k + 1 < n and lows[k + 1] in ("weight", "mass", "volume"))
+                # a Markush group by whatever noun it is called (MPEP 2173.05(h)): "selected from the list
+                # consisting of A and B" is "the group consisting of"; the group is the list that follows
+                or (
+                    nxt == "consisting"
+                    and i > 1
+                    and lows[i - 1] == "from"
+                    and lows[i - 2] in ("selected", "chosen")
+                    and k + 1 < n
+                    and lows[k + 1] == "of"
+                )
             )
             head = ch.words[-1]
             owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
@@ -381,7 +406,15 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if (
             ch.definite
             and len(raw) > 1
-            and (len(raw[-1]) == 1 or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit()) or raw[0] == "resulting")
+            and (
+                len(raw[-1]) == 1
+                or (len(raw[-1]) <= 3 and raw[-1][-1].isdigit())
+                or raw[0] == "resulting"
+                # a name of letters and digits after the noun is one too ("the order RF39", "the modifications
+                # T366I"), and a sequence identifier (37 CFR 1.821): "the amino acid sequence SEQ ID NO: 18"
+                or _named_in_place(tokens, kinds, flags, lows, j, k)
+                or (raw[-2:] == ("seq", "id") and nxt == "no")
+            )
         ):
             # a name given in place defines what it names: "the distance r", "the first depth d1", "the pump P3";
             # "the resulting solution" names what the step just recited yields
@@ -390,6 +423,18 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             # a formula after a colon defines what the phrase names in place: "the reaction: xCaCl2+ySiO2 → …"
             # (a list after a colon, "the steps of: providing …", starts with a word)
             ch.definite = False
+        if (
+            pending is not None
+            and i <= pending.end + 2
+            and lows[pending.end] == ","
+            and (_series(ch, lows, k, nxt) or (nxt in ("and", "or") and _series(ch, lows, k, ",")))
+        ):
+            # "first, second, and third matrices": an ordinal between commas waits for the head with the others
+            series.append(pending)
+            pending = ch
+            out.append(ch)
+            i = k
+            continue
         if pending is not None:  # "the first and second layers": each ordinal takes the shared head
             if i <= pending.end + 2 and ch.words[-1] not in _POSITIONAL:
                 if ch.words[0] not in _POSITIONAL:
@@ -400,16 +445,41 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 # hinge pin assemblies" introduces "a first hinge pin assembly" and "a second hinge pin assembly"
                 lead = next(m for m, w in enumerate(ch.words) if w not in _POSITIONAL)
                 lead_raw = next(m for m, w in enumerate(raw) if w not in _POSITIONAL)
-                pending.words, pending.raw = pending.words + ch.words[lead:], pending.raw + raw[lead_raw:]
-                pending.forms = pending.forms + forms[lead_raw:]
-                ch.definite = ch.definite or (pending.definite and pending.alone is None)
-                ch.partner = pending  # one phrase: reported once
+                opening = series[0] if series else pending
+                # the ordinals share the head up to its first plural noun: a plural ends a compound, so a word after
+                # it is the verb the phrase ran into ("the first and second networks feature discriminators", "the
+                # first, second, and third IR experiments split over"; judge reads the last conjunct again without it)
+                # (a participle after the plural is read in judge, against introductions ending at the plural)
+                cut = next(
+                    (
+                        m + 1
+                        for m in range(lead_raw, len(raw) - 1)
+                        if _plural_form(raw[m]) and len(raw) == k - j and kinds[j + m + 1] == _WORD
+                    ),
+                    len(raw),
+                )
+                shared, shared_raw = ch.words[lead : len(ch.words) - len(raw) + cut], raw[lead_raw:cut]
+                for before in (*series, pending):
+                    before.words, before.raw = before.words + shared, before.raw + shared_raw
+                    before.forms = before.forms + forms[lead_raw:cut]
+                    if before is not opening:  # "the first, second and third layers": one phrase, one article
+                        before.partner, before.definite = opening, opening.definite
+                if cut < len(raw) and len(ch.words) == len(raw):
+                    # and the last conjunct ends there as well, so that all are read alike
+                    k = j + cut  # the words after it are read on as phrases of their own
+                    raw, forms, nxt = raw[:cut], forms[:cut], lows[k]
+                    ch.words, ch.raw, ch.forms, ch.end = ch.words[:cut], raw, forms, k
+                    ch.clean, ch.singular, ch.after = False, False, nxt
+                ch.definite = ch.definite or (opening.definite and pending.alone is None)
+                ch.partner = opening  # one phrase: reported once
             elif i > pending.end + 2 or not ch.definite:
                 # "the first or, if present, fourth columns": too far to read, so not judged
-                pending.subject = True
+                for before in (*series, pending):
+                    before.subject = True
             # else two positional nouns, each with its article ("the front and the rear"): each is read alone
             pending = None
-        if nxt in ("and", "or") and _POSITIONAL.issuperset(ch.words):
+            series = []
+        if (nxt in ("and", "or") or (nxt == "," and _series(ch, lows, k, nxt))) and _POSITIONAL.issuperset(ch.words):
             pending = ch
         out.append(ch)
         if joint is not None:
@@ -488,6 +558,32 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if len(out) > count:
             out.sort(key=lambda c: c.start)
     return out, actions
+
+
+def _named_in_place(tokens: list[str], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
+    """Whether the phrase ``j``..``k`` ends in a name of letters and digits given right after its noun ("the order
+    RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb the phrase ran into: "the cells
+    express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb in "-s" after a singular),
+    "the gene encoding CCL7" — there the subject is a reference of its own."""
+    name = tokens[k - 1]
+    if k - j < 2 or not _formula(name) or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
+        return False
+    if k - j > 2 and not flags[k - 3] & _F_POSSESSIVE:
+        before = lows[k - 2].replace("-", "")
+        if bool(flags[k - 3] & _F_VERB_S) != bool(flags[k - 2] & _F_VERB_S) and before.isalpha():
+            return False
+    return True
+
+
+def _series(ch: _Chunk, lows: tuple[str, ...], k: int, nxt: str) -> bool:
+    """Whether ``ch`` (ending at token ``k``) is an ordinal alone followed by a comma and the next ordinal of a list:
+    "first, second, and third matrices", "first, second and third layers"."""
+    if nxt != "," or not _ORDINALS_SET.issuperset(ch.raw):
+        return False
+    after = lows[k + 1] if k + 1 < len(lows) else ""
+    if after in ("and", "or") and lows[k] == ",":
+        after = lows[k + 2] if k + 2 < len(lows) else ""
+    return after in _ORDINALS_SET
 
 
 def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> int:

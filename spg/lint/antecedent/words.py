@@ -61,6 +61,9 @@ _ING_NOUNS = _words(
     "plating bedding dressing topping stuffing icing sealing fastening mapping listing posting encoding embedding "
     "offering training processing king wing bring swing cling sibling duckling seedling"
 )
+# Adverbs in "-ly" too short for the length test of _classify, which keeps "fly", "belly", "jelly" nouns: "the
+# newly received data cube", "a fully charged cell" (a modifier skipped as "substantially" is).
+_SHORT_ADVERBS = _words("newly fully duly truly")
 _NOT_ADVERB = _words(
     "assembly subassembly supply family anomaly reply poly belly jelly rally fly butterfly dolly ally"
 )
@@ -167,7 +170,9 @@ _IRREGULAR_PARTICIPLES = _words(
     # not the "-en" forms ("driven", "chosen"), which a benchmark site of three words may end in: "a cylindrical
     # gear driven by" is found only while "driven" reads as its head (see docs/lint-antecedent.md, round 4)
     "slid stuck sunk shrunk strung swung flung clung sprung begun bent spent dealt meant swept dug won lit fled bled "
-    "bred sped clad paid lost stood understood heard"
+    "bred sped clad paid lost stood understood heard "
+    # and the "-seen" forms, which are never nouns ("the compounds foreseen in the general formula")
+    "seen foreseen overseen"
 )
 # Those that are not nouns too ("a data set", "a cut", "an upper bound", "an LED"), and "used" (too short for the
 # "-ed" rule): after a noun, with no noun after them, they end the phrase.
@@ -316,7 +321,17 @@ def _compound_nouns(word: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p not in _STOP)  # "mapper-and-controller"
 
 
+# Latin plurals in "-ices" of nouns in "-ix"/"-ex" (a closed class; "devices", "slices", "prices" are English
+# plurals of "-ice" nouns): "first, second, and third matrices" introduces "the third matrix".
+_LATIN_PLURALS = {
+    "matrices": "matrix", "vertices": "vertex", "indices": "index", "apices": "apex", "cortices": "cortex",
+    "vortices": "vortex", "helices": "helix", "appendices": "appendix", "simplices": "simplex", "radices": "radix",
+}  # fmt: skip
+
+
 def _singular(word: str) -> str:
+    if word in _LATIN_PLURALS:
+        return _LATIN_PLURALS[word]
     if len(word) > 3 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
@@ -442,7 +457,7 @@ def _classify(token: str) -> tuple[int, str, str]:
         # spelling: a word that ends a phrase after its head ends it hyphenated too ("the bottom shield dielectric
         # layer co-planar with", "co-axial", "down-stream"), as compounds are compared open, hyphenated or closed
         cls = _AFTER
-    elif len(w) > 5 and w.endswith("ly") and w not in _NOT_ADVERB and not w.endswith("assembly"):
+    elif (len(w) > 5 and w.endswith("ly") and w not in _NOT_ADVERB and not w.endswith("assembly")) or w in _SHORT_ADVERBS:
         cls = _ADV
     elif len(w) > 4 and w.endswith("ing") and w not in _ING_NOUNS:
         cls = _ING
