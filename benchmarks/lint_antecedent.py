@@ -18,13 +18,16 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   35 USC 112(b); the rubric is in docs/lint-antecedent.md), and how many labelled warnings the analysis still
   reports. ``--labels PATH [PATH ...]`` names the sample, one file per labeller of the same warnings (their agreement
   and the warnings all of them call real are printed too). The default is the fresh sample of this analysis:
-  ``lint_antecedent_seed12_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 12`` and labelled by two readers
-  who never saw its code. Beside it, samples of earlier analyses labelled the same way and then read to improve the
-  grammar (``lint_antecedent_seed{7,8,9,10,11}_{1,2}.jsonl``) and the first development
-  sample, ``lint_antecedent_labels.jsonl`` (110 warnings of an earlier analysis labelled by the person tuning it). ``--draw N`` prints a random sample of N
+  ``lint_antecedent_seed15_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 15`` and labelled by two readers
+  who never saw its code; ``lint_antecedent_pap2pat_seed16_{1,2}.jsonl`` is its fresh held-out sample, drawn with
+  ``--draw 120 --draw-from pap2pat --seed 16``. Beside them, samples of earlier analyses labelled the same way and
+  then read to improve the grammar (``lint_antecedent_seed{7,...,13}_{1,2}.jsonl``,
+  ``lint_antecedent_pap2pat_seed14_{1,2}.jsonl``) and the first development sample, ``lint_antecedent_labels.jsonl``
+  (110 warnings of an earlier analysis labelled by the person tuning it). ``--draw N`` prints a random sample of N
   warnings to label instead, ``--packet DIR`` writes it with each document's claims for the labellers.
 
-    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--draw N [--packet DIR]]
+    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0]
+        [--draw N [--draw-from uspto|pap2pat] [--packet DIR]]
         [--labels PATH [PATH ...]]
 """
 
@@ -48,8 +51,8 @@ from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims
 
 HERE = Path(__file__).parent
-# The fresh sample of this analysis: drawn with --draw 120 --seed 12, labelled by two readers who never saw its code.
-LABELS = [HERE / "lint_antecedent_seed12_1.jsonl", HERE / "lint_antecedent_seed12_2.jsonl"]
+# The fresh sample of this analysis: drawn with --draw 120 --seed 15, labelled by two readers who never saw its code.
+LABELS = [HERE / "lint_antecedent_seed15_1.jsonl", HERE / "lint_antecedent_seed15_2.jsonl"]
 
 
 def _split(words: str) -> list[str]:
