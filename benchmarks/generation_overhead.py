@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spg.generation.pointer_decode import DecodeSettings, generate_batch, kv_cache, left_pad  # noqa: E402
-from spg.generation.prompts import prompt_ids  # noqa: E402
+from spg.model.prompt import build_prompt  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "spg" / "examples" / "folding_step_stool.txt"
@@ -48,7 +48,7 @@ def main() -> None:
     tok = spg.tokenizer
     text = EXAMPLE.read_text(encoding="utf-8")
     # Different lengths per row, so left padding is exercised.
-    prompts = [prompt_ids(tok, text[: len(text) * (i + 1) // args.batch], args.prompt_tokens) for i in range(args.batch)]
+    prompts = [build_prompt(tok, text[: len(text) * (i + 1) // args.batch], args.prompt_tokens) for i in range(args.batch)]
     ids, mask = left_pad(prompts, tok.pad_token_id)
     ids, mask = ids.to(args.device), mask.to(args.device)
     n = args.new_tokens

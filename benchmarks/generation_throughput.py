@@ -43,8 +43,8 @@ from spg.generation.pointer_decode import (  # noqa: E402
     kv_cache,
     left_pad,
 )
-from spg.generation.prompts import prompt_ids  # noqa: E402
 from spg.model.backbone import resolve_device, resolve_dtype  # noqa: E402
+from spg.model.prompt import build_prompt  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "spg" / "examples" / "folding_step_stool.txt"
@@ -111,7 +111,7 @@ def main() -> None:
     weights = sum(p.numel() * p.element_size() for p in spg.lm.parameters())
     text = EXAMPLE.read_text(encoding="utf-8")
     # Different lengths per row, so left padding is exercised.
-    prompts = [prompt_ids(tokenizer, text[: len(text) * (i + 1) // args.batch], args.prompt_tokens)
+    prompts = [build_prompt(tokenizer, text[: len(text) * (i + 1) // args.batch], args.prompt_tokens)
                for i in range(args.batch)]
     ids, mask = left_pad(prompts, tokenizer.pad_token_id)
     ids, mask = ids.to(device), mask.to(device)
