@@ -318,7 +318,12 @@ def folder_problem(path: str | Path, kind: str) -> str | None:
             return f"cannot read {RUN_MARKER} ({e.strerror or e})"
         return (f"its {RUN_MARKER} is not an spg {kind} run's; expected a new or empty folder, or one an earlier "
                 f"spg {kind} run created")
-    if any(not _marker_partial(name) for name in os.listdir(path)):
+    names = [name for name in os.listdir(path) if not _marker_partial(name)]
+    if RUN_MARKER in names and marker.is_file() and not marker.is_symlink():
+        # another process of the same run (a data-parallel rank) claimed the folder after the marker was looked for
+        # and may already be writing into it: judge by its marker, not by the files beside it
+        return folder_problem(path, kind)
+    if names:
         return (f"is a folder spg did not create (no {RUN_MARKER}) and is not empty; spg never writes into a folder "
                 f"it did not create: expected a new or empty folder, or one an earlier spg {kind} run created")
     return None

@@ -243,6 +243,23 @@ def test_a_folder_spg_created_is_accepted_again_with_what_the_run_wrote_in_it(tm
         check_folder(folder, "stage2")
 
 
+def test_a_folder_another_rank_claims_while_it_is_checked_is_accepted(tmp_path, monkeypatch):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    listdir = os.listdir
+
+    def racing(path):  # the other rank links its marker and writes a log between the marker test and the listing
+        if not (folder / RUN_MARKER).exists():
+            monkeypatch.undo()
+            claim_folder(folder, "stage2")
+            (folder / "train.log").write_text("step 1")
+        return listdir(path)
+
+    monkeypatch.setattr(os, "listdir", racing)
+    check_folder(folder, "stage2")
+    assert sorted(os.listdir(folder)) == [RUN_MARKER, "train.log"]
+
+
 def _tree(folder: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in folder.rglob("*")}
 
