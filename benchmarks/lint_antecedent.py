@@ -324,8 +324,9 @@ def precision(data: dict[str, list[dict]], paths: list[Path]) -> None:
         print(f"precision: no labelled sample at {', '.join(map(str, missing))}")
         return
     sets = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in paths]
-    by_id = {d["id"]: d for docs in data.values() for d in docs}
     origins = {name: {d["id"] for d in docs} for name, docs in data.items()}
+    assert sum(map(len, origins.values())) == len(set().union(*origins.values())), "a document id in two sets"
+    by_id = {d["id"]: d for docs in data.values() for d in docs}
     found: dict[str, set] = {}
 
     def reported(item: dict) -> bool:

@@ -85,7 +85,7 @@ def _is_int(value: object) -> bool:
 def _check_claim_record(i: int, claim: Mapping) -> None:
     if "num" not in claim and "text" not in claim:
         # another kind of object altogether (a list of evaluation items, of records …): say what it holds
-        keys = ", ".join(map(str, list(claim)[:6])) or "none"
+        keys = (", ".join(map(str, list(claim)[:6])) or "none") + (" …" if len(claim) > 6 else "")
         raise _FieldError(f"field 'claims[{i}]' must be an object with 'num' and 'text' (or a text), got one with keys {keys}")
     if not _is_int(claim.get("num")):
         raise _FieldError(f"field 'claims[{i}].num' must be an integer, got {_type_name(claim.get('num'))}")

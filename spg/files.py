@@ -298,6 +298,17 @@ def _marker_partial(name: str) -> bool:
     return name.startswith(f".{RUN_MARKER}.") and name.endswith(".partial")
 
 
+def _marker_problem(marker: Path, kind: str) -> str | None:
+    """Why the folder whose marker is ``marker`` is not spg's ``kind`` run's (None: it is)."""
+    try:
+        if _is_own(marker, kind, marker.read_bytes()):
+            return None
+    except OSError as e:
+        return f"cannot read {RUN_MARKER} ({e.strerror or e})"
+    return (f"its {RUN_MARKER} is not an spg {kind} run's; expected a new or empty folder, or one an earlier "
+            f"spg {kind} run created")
+
+
 def folder_problem(path: str | Path, kind: str) -> str | None:
     """Why spg may not fill ``path`` with its ``kind`` run (None: it may): it must be absent, an empty folder, or
     one an earlier spg run of this kind created (its ``spg-run.json`` says so). Reads only."""
@@ -311,18 +322,12 @@ def folder_problem(path: str | Path, kind: str) -> str | None:
         return problem
     marker = path / RUN_MARKER
     if marker.is_file() and not marker.is_symlink():
-        try:
-            if _is_own(marker, kind, marker.read_bytes()):
-                return None
-        except OSError as e:
-            return f"cannot read {RUN_MARKER} ({e.strerror or e})"
-        return (f"its {RUN_MARKER} is not an spg {kind} run's; expected a new or empty folder, or one an earlier "
-                f"spg {kind} run created")
+        return _marker_problem(marker, kind)
     names = [name for name in os.listdir(path) if not _marker_partial(name)]
     if RUN_MARKER in names and marker.is_file() and not marker.is_symlink():
         # another process of the same run (a data-parallel rank) claimed the folder after the marker was looked for
         # and may already be writing into it: judge by its marker, not by the files beside it
-        return folder_problem(path, kind)
+        return _marker_problem(marker, kind)
     if names:
         return (f"is a folder spg did not create (no {RUN_MARKER}) and is not empty; spg never writes into a folder "
                 f"it did not create: expected a new or empty folder, or one an earlier spg {kind} run created")

@@ -203,7 +203,9 @@ def validate(forest: Forest) -> list[Diagnostic]:
 
     seen: set[int] = set()
     for c in forest.claims:
-        if c.num in seen:
+        if c.num in forest.cancelled:
+            out.append(Diagnostic("duplicate-number", c.num, f"claim number {c.num} is listed as cancelled and as a claim"))
+        elif c.num in seen:
             out.append(Diagnostic("duplicate-number", c.num, f"claim number {c.num} is used more than once"))
         elif c.num < 1:
             out.append(Diagnostic("bad-number", c.num, f"claim number {c.num} is not a positive number", "warning"))

@@ -97,3 +97,9 @@ def test_citing_a_cancelled_claim_says_it_was_cancelled():
     forest = Forest((Claim(1, "A cup."), Claim(3, "The cup of claim 2.", (2,))), frozenset({2}))
     found = next(d for d in forest.diagnostics() if d.code == "missing-parent")
     assert found.claim == 3 and "cites claim 2, which was cancelled" in found.message
+
+
+def test_a_number_listed_as_cancelled_and_as_a_claim_is_a_duplicate():
+    forest = Forest((Claim(1, "A cup."), Claim(2, "The cup of claim 1.", (1,))), frozenset({2}))
+    found = next(d for d in forest.diagnostics() if d.code == "duplicate-number")
+    assert found.claim == 2 and "listed as cancelled and as a claim" in found.message

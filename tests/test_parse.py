@@ -87,6 +87,11 @@ def test_parse_keeps_the_numbers_of_cancelled_claims(source):
     assert [c.num for c in forest] == [1, 5] and forest.cancelled == {2, 3, 4, 6}
 
 
+def test_only_a_range_that_says_it_is_cancelled_is_kept_and_never_an_absurd_one():
+    assert parse_claims("1. A cup. 2.-999999999999. (Cancelled) 3. The cup of claim 1.").cancelled == frozenset()
+    assert parse_claims("1. A cup. 2-3. The cup of claim 1, which is red.").cancelled == frozenset()
+
+
 def test_parse_strips_amendment_status_from_claim_texts_and_records():
     texts = ["1. (Original) A cup.", "2. (Currently Amended) The cup of claim 1, which is blue."]
     records = [{"num": 1, "text": "(Original) A cup."}, {"num": 2, "text": "(New) The cup of claim 1."}]

@@ -41,6 +41,7 @@ from spg.lint.antecedent.words import _singular  # noqa: E402
 from spg.parse import parse_claims  # noqa: E402
 
 SMOOTHING = 20  # pseudo-references at the corpus rate: a head seen a few times says little
+SEEDS = range(7, 13)  # the labelled USPTO samples of rounds 1-6, as docs/investigations.md reports them
 
 
 def evidence_of(finding: AntecedentFinding) -> str:
@@ -87,8 +88,8 @@ def labelled(uspto: list[dict]) -> list[tuple[AntecedentFinding, int]]:
     by_id = {d["id"]: d for d in uspto}
     today: dict[str, dict] = {}
     out = []
-    for first in sorted(HERE.glob("lint_antecedent_seed*_1.jsonl")):
-        second = first.with_name(first.name.replace("_1.jsonl", "_2.jsonl"))
+    for seed in SEEDS:
+        first, second = (HERE / f"lint_antecedent_seed{seed}_{n}.jsonl" for n in (1, 2))
         rows = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in (first, second)]
         for a, b in zip(*rows, strict=True):
             if a["doc"] not in today:
@@ -155,7 +156,7 @@ def embedded_judge() -> None:
             scores.append((no_minus_yes.item(), a["verdict"] == "real"))
     real = [s for s, r in scores if r]
     false = [s for s, r in scores if not r]
-    auc = sum((p > n) + 0.5 * (p == n) for p in real for n in false) / (len(real) * len(false))
+    auc = sum((p > n) + 0.5 * (p == n) for p in real for n in false) / max(len(real) * len(false), 1)
     print(f"embedded SmolLM2-135M-Instruct as a judge: {len(real)} real and {len(false)} false warnings (both "
           f"labellers agreeing), area under the ROC curve of log P(no) - log P(yes) for real: {auc:.3f}")
 

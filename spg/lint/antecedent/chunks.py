@@ -450,11 +450,13 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 # it is the verb the phrase ran into ("the first and second networks feature discriminators", "the
                 # first, second, and third IR experiments split over"; judge reads the last conjunct again without it)
                 # (a participle after the plural is read in judge, against introductions ending at the plural)
+                # (only where no adverb was dropped, so that raw[m] is token j + m)
+                aligned = len(raw) == k - j
                 cut = next(
                     (
                         m + 1
                         for m in range(lead_raw, len(raw) - 1)
-                        if _plural_form(raw[m]) and len(raw) == k - j and kinds[j + m + 1] == _WORD
+                        if aligned and _plural_form(raw[m]) and kinds[j + m + 1] == _WORD
                     ),
                     len(raw),
                 )
