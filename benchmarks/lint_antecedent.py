@@ -28,7 +28,7 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
 
     .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0]
         [--draw N [--draw-from uspto|pap2pat] [--packet DIR]]
-        [--labels PATH [PATH ...]]
+        [--labels PATH [PATH ...]] [--precision-only]
 """
 
 from __future__ import annotations
@@ -345,11 +345,8 @@ def precision(data: dict[str, list[dict]], paths: list[Path]) -> None:
             sub = [i for i in still if i["kind"] == k]
             print(f"  still reported, {k}: {sum(i['verdict'] == 'real' for i in sub)} of {len(sub)} real")
     if len(sets) > 1:
-        def key(item: dict) -> tuple:
-            return item["doc"], item["claim"], item["start"], item["term"]
-
-        keys = [key(i) for i in sets[0]]
-        verdict_of = [{key(i): i["verdict"] for i in labels} for labels in sets]
+        keys = [_key(i) for i in sets[0]]
+        verdict_of = [{_key(i): i["verdict"] for i in labels} for labels in sets]
         verdicts = [[v[k] for k in keys] for v in verdict_of]
         agree = sum(len(set(v)) == 1 for v in zip(*verdicts))
         line = f"labellers agree on {agree} of {len(keys)}"
@@ -362,6 +359,40 @@ def precision(data: dict[str, list[dict]], paths: list[Path]) -> None:
         any_real = sum(any(v[k] == "real" for v in verdict_of) for k in still)
         print(f"{line}; of the {len(still)} still reported, {all_real} are real by every labeller "
               f"({all_real / max(len(still), 1):.0%}), {any_real} by at least one ({any_real / max(len(still), 1):.0%})")
+        for verdict in ("real", "false"):
+            agreed = [i for i in sets[0] if all(v[_key(i)] == verdict for v in verdict_of)]
+            classes = Counter(i["class"] for i in agreed).most_common()
+            print(f"  {verdict} by every labeller, by the first labeller's class: "
+                  + ", ".join(f"{name} {n}" for name, n in classes))
+        overlap(data, paths, {k: all(v[k] == "real" for v in verdict_of) for k in keys})
+
+
+def _key(item: dict) -> tuple:
+    return item["doc"], item["claim"], item.get("start"), item["term"]
+
+
+def overlap(data: dict[str, list[dict]], paths: list[Path], real: dict[tuple, bool]) -> None:
+    """How much of a sample, and of all the analysis reports on its set, other labelled samples beside this script
+    drew too (those are development data once a round read them), and how their labellers judged the same warnings."""
+    others: dict[str, list[Path]] = {}
+    mine = {p.resolve() for p in paths}
+    for path in sorted(HERE.glob("lint_antecedent_*.jsonl")):
+        if path.resolve() not in mine:
+            others.setdefault(re.sub(r"_\d\.jsonl$", "", path.name), []).append(path)
+    there: dict[tuple, bool] = {}  # a warning → real by every labeller of another sample that drew it
+    for group in others.values():
+        rows = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in group]
+        for items in zip(*rows, strict=True):
+            there[_key(items[0])] = all(i["verdict"] == "real" for i in items)
+    shared = [k for k in real if k in there]
+    fresh = [k for k in real if k not in there]
+    print(f"  {len(shared)} of the sample's warnings were drawn in another labelled sample too: real by every labeller "
+          f"{sum(real[k] for k in shared)} here, {sum(there[k] for k in shared)} there; of the {len(fresh)} drawn only "
+          f"here, {sum(real[k] for k in fresh)} real")
+    docs = next(docs for docs in data.values() if {k[0] for k in real} <= {d["id"] for d in docs})
+    pool = [(d["id"], f.claim, f.start, f.term) for d in docs for f in check_antecedents(parse_claims(d["claims"]))]
+    print(f"  of the {len(pool)} warnings the analysis reports on that set, {sum(k in there or k in real for k in pool)} "
+          "are in a labelled sample")
 
 
 def main() -> None:
@@ -375,6 +406,7 @@ def main() -> None:
     ap.add_argument("--packet", type=Path, help="with --draw: a folder for the labellers (items.jsonl, docs/ID.txt)")
     ap.add_argument("--labels", type=Path, nargs="+", default=LABELS,
                     help="labelled sample to score precision on (JSON lines); several: the same sample by each labeller")
+    ap.add_argument("--precision-only", action="store_true", help="score the labelled sample only, and stop")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
     if args.draw and args.draw_from == "uspto":
@@ -383,6 +415,9 @@ def main() -> None:
     pap2pat = load("pap2pat/patents.jsonl.gz")
     if args.draw:
         draw(pap2pat, args.draw, args.seed, args.packet)
+        return
+    if args.precision_only:
+        precision({"USPTO": uspto, "Pap2Pat": pap2pat}, args.labels)
         return
     print("Antecedent warnings per claim (spg.lint.antecedent; today's pattern, spg.metrics.antecedent, beside it)")
     print("| data | kind | claims | warnings/claim | of which ambiguous | today's pattern |")
