@@ -298,17 +298,6 @@ def _marker_partial(name: str) -> bool:
     return name.startswith(f".{RUN_MARKER}.") and name.endswith(".partial")
 
 
-def _marker_problem(marker: Path, kind: str) -> str | None:
-    """Why the folder whose marker is ``marker`` is not spg's ``kind`` run's (None: it is)."""
-    try:
-        if _is_own(marker, kind, marker.read_bytes()):
-            return None
-    except OSError as e:
-        return f"cannot read {RUN_MARKER} ({e.strerror or e})"
-    return (f"its {RUN_MARKER} is not an spg {kind} run's; expected a new or empty folder, or one an earlier "
-            f"spg {kind} run created")
-
-
 def folder_problem(path: str | Path, kind: str) -> str | None:
     """Why spg may not fill ``path`` with its ``kind`` run (None: it may): it must be absent, an empty folder, or
     one an earlier spg run of this kind created (its ``spg-run.json`` says so). Reads only."""
@@ -320,14 +309,18 @@ def folder_problem(path: str | Path, kind: str) -> str | None:
     problem = _parent_problem(path / RUN_MARKER if path.is_dir() else path, f"spg's {kind} output")
     if problem or not path.exists():
         return problem
+    # listed before the marker is looked for: another process of the same run (a data-parallel rank) that claims the
+    # folder in between, and may already be writing into it, is then judged by its marker, not by the files beside it
+    names = [name for name in os.listdir(path) if not _marker_partial(name)]
     marker = path / RUN_MARKER
     if marker.is_file() and not marker.is_symlink():
-        return _marker_problem(marker, kind)
-    names = [name for name in os.listdir(path) if not _marker_partial(name)]
-    if RUN_MARKER in names and marker.is_file() and not marker.is_symlink():
-        # another process of the same run (a data-parallel rank) claimed the folder after the marker was looked for
-        # and may already be writing into it: judge by its marker, not by the files beside it
-        return _marker_problem(marker, kind)
+        try:
+            if _is_own(marker, kind, marker.read_bytes()):
+                return None
+        except OSError as e:
+            return f"cannot read {RUN_MARKER} ({e.strerror or e})"
+        return (f"its {RUN_MARKER} is not an spg {kind} run's; expected a new or empty folder, or one an earlier "
+                f"spg {kind} run created")
     if names:
         return (f"is a folder spg did not create (no {RUN_MARKER}) and is not empty; spg never writes into a folder "
                 f"it did not create: expected a new or empty folder, or one an earlier spg {kind} run created")

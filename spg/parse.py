@@ -602,12 +602,12 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int]]:
     ends = [c.start for c in chain[1:]] + [len(flat)]
     for cand, end in zip(chain, ends, strict=True):
         body = _clean_body(flat[cand.body : end])
-        if cand.high > cand.low or _CANCELLED.fullmatch(body):
-            # cancelled claims are not claims, but their numbers are no gap; a range is a block of cancelled claims
-            # only when it says so, and one wider than any real claim set ("2.-999999999. (Cancelled)") is no list
-            if _CANCELLED.fullmatch(body) and cand.high - cand.low < _MOST_CITED:
+        if _CANCELLED.fullmatch(body):
+            # cancelled claims are not claims, but their numbers are no gap; a range wider than any real claim set
+            # ("2.-999999999. (Cancelled)") is no list of them
+            if cand.high - cand.low < _MOST_CITED:
                 cancelled += range(cand.low, cand.high + 1)
-        elif body:
+        elif body and cand.high == cand.low:  # a range that says nothing of cancelling numbers no claim
             out.append((cand.low, body))
     return out, cancelled
 
