@@ -111,6 +111,11 @@ def load(name: str) -> list[dict]:
         return [json.loads(line) for line in f]
 
 
+def read_labels(path: Path) -> list[dict]:
+    """One labeller's file of a labelled sample: a warning per line, with its verdict, class and reason."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def descendants(forest: Forest) -> dict[int, set[int]]:
     """Claim number → the claims depending on it, transitively (claims are in order, parents are earlier)."""
     out: dict[int, set[int]] = {c.num: set() for c in forest.claims}
@@ -323,7 +328,7 @@ def precision(data: dict[str, list[dict]], paths: list[Path]) -> None:
     if missing:
         print(f"precision: no labelled sample at {', '.join(map(str, missing))}")
         return
-    sets = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in paths]
+    sets = [read_labels(p) for p in paths]
     origins = {name: {d["id"] for d in docs} for name, docs in data.items()}
     assert sum(map(len, origins.values())) == len(set().union(*origins.values())), "a document id in two sets"
     by_id = {d["id"]: d for docs in data.values() for d in docs}
@@ -381,8 +386,7 @@ def overlap(data: dict[str, list[dict]], paths: list[Path], real: dict[tuple, bo
             others.setdefault(re.sub(r"_\d\.jsonl$", "", path.name), []).append(path)
     there: dict[tuple, bool] = {}  # a warning → real by every labeller of another sample that drew it
     for group in others.values():
-        rows = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in group]
-        for items in zip(*rows, strict=True):
+        for items in zip(*map(read_labels, group), strict=True):
             there[_key(items[0])] = all(i["verdict"] == "real" for i in items)
     shared = [k for k in real if k in there]
     fresh = [k for k in real if k not in there]

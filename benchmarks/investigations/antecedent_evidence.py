@@ -23,7 +23,6 @@ log P(no) − log P(yes) ranks the warnings, scored by the area under the ROC cu
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections import Counter
@@ -32,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lint_antecedent import HERE, kind, load, recall  # noqa: E402
+from lint_antecedent import HERE, kind, load, read_labels, recall  # noqa: E402
 
 from spg.forest import Forest  # noqa: E402
 from spg.lint.antecedent import AntecedentFinding, check_antecedents  # noqa: E402
@@ -90,8 +89,7 @@ def labelled(uspto: list[dict]) -> list[tuple[AntecedentFinding, int]]:
     out = []
     for seed in SEEDS:
         first, second = (HERE / f"lint_antecedent_seed{seed}_{n}.jsonl" for n in (1, 2))
-        rows = [[json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()] for p in (first, second)]
-        for a, b in zip(*rows, strict=True):
+        for a, b in zip(read_labels(first), read_labels(second), strict=True):
             if a["doc"] not in today:
                 found = check_antecedents(parse_claims(by_id[a["doc"]]["claims"]))
                 today[a["doc"]] = {(f.claim, f.start, f.term): f for f in found}
@@ -132,8 +130,7 @@ def embedded_judge() -> None:
                for w in ("yes", "no")}
     scores = []
     for sample in ("seed13", "pap2pat_seed14"):
-        first, second = ([json.loads(line) for line in (HERE / f"lint_antecedent_{sample}_{n}.jsonl").open(encoding="utf-8")]
-                         for n in (1, 2))
+        first, second = (read_labels(HERE / f"lint_antecedent_{sample}_{n}.jsonl") for n in (1, 2))
         for a, b in zip(first, second, strict=True):
             if a["verdict"] != b["verdict"]:
                 continue
