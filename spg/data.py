@@ -45,6 +45,9 @@ _ID_KEYS = ("id", "application_number", "patent_number")
 _SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 SPLITS = ("train", "dev")
 DEV_PERCENT = 5  # about 95 of the 1,902 USPTO + Pap2Pat documents
+# The checker's held-out discipline (spg lint's rules and judge): tune on train and dev, report on test only.
+CHECKER_SPLITS = ("train", "dev", "test")
+CHECKER_PERCENT = {"train": 50, "dev": 20, "test": 30}
 
 
 class DataError(InputError):
@@ -309,6 +312,23 @@ def document_split(record_id: str) -> str:
     """
     digest = hashlib.sha256(f"spg-split:{record_id}".encode()).hexdigest()
     return "dev" if int(digest[:8], 16) % 100 < DEV_PERCENT else "train"
+
+
+def checker_split(record_id: str) -> str:
+    """``"train"``, ``"dev"`` or ``"test"``: the fixed split of the shared corpora that ``spg lint``'s rules and
+    judge are developed on (train, dev) and measured on (test), a rule on the id alone as :func:`document_split` is.
+
+    It is a second split, not a third side of the model's: the shipped model was trained on
+    ``document_split``'s train side, which this rule cuts across, and a checker is judged on claims, not on what a
+    model saw. SHA-256("spg-checker-split:" + id)'s first 8 hex digits modulo 100 fall in 50 % train, 20 % dev,
+    30 % test (:data:`CHECKER_PERCENT`).
+    """
+    bucket = int(hashlib.sha256(f"spg-checker-split:{record_id}".encode()).hexdigest()[:8], 16) % 100
+    for side in CHECKER_SPLITS:
+        if bucket < CHECKER_PERCENT[side]:
+            return side
+        bucket -= CHECKER_PERCENT[side]
+    raise AssertionError("CHECKER_PERCENT must add up to 100")
 
 
 Sources = str | Path | Sequence[str | Path]

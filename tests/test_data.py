@@ -1,11 +1,22 @@
 import gzip
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from spg.data import DEV_PERCENT, DataError, Record, document_split, forest_from_json, load_records
+from spg.data import (
+    CHECKER_PERCENT,
+    CHECKER_SPLITS,
+    DEV_PERCENT,
+    DataError,
+    Record,
+    checker_split,
+    document_split,
+    forest_from_json,
+    load_records,
+)
 from spg.forest import Forest
 
 CHAIR_FLAT = "1. A chair comprising a seat. 2. The chair of claim 1, wherein the seat is round. 3. A table."
@@ -293,3 +304,13 @@ def test_real_corpora_split_into_about_a_hundred_dev_documents(uspto_path, pap2p
     dev = list(load_records([uspto_path, pap2pat_path], split="dev"))
     assert 80 <= len(dev) <= 120
     assert len({r.id for r in dev}) == len(dev)
+
+
+def test_checker_split_is_a_rule_on_the_id_alone_with_every_side_of_the_shared_corpora(uspto_path):
+    ids = [json.loads(line)["id"] for line in uspto_path.read_text(encoding="utf-8").splitlines()]
+    sides = Counter(checker_split(i) for i in ids)
+    assert set(sides) == set(CHECKER_SPLITS)
+    for side, percent in CHECKER_PERCENT.items():  # 397 documents: each side within 8 points of its share
+        assert abs(100 * sides[side] / len(ids) - percent) < 8, sides
+    assert [checker_split(i) for i in reversed(ids)] == [checker_split(i) for i in ids][::-1]
+    assert checker_split("US7156074B2") == checker_split("US7156074B2")
