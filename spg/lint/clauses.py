@@ -48,8 +48,35 @@ _OWN_CLAIM = re.compile(
 # the words between the subject and the citation: "of", "according to", "as claimed in", "as recited in" …
 _CITING_TAIL = re.compile(
     r"(?:\s|,)*(?:\b(?:of|to|in|by|with|under|per|from|according|accordance|as|claimed|recited|defined|set|forth|"
-    r"described|specified|any|one|the|preceding|following|each|either)\b(?:\s|,)*)*$"
+    r"described|specified|any|one|the|preceding|following|each|either|claim|claims)\b(?:\s|,)*)*$"
 )
+
+
+# where the words naming what is claimed end: its purpose, owner or place, a participle or the transition ("a
+# method for fabricating a transistor", "a controller of an industrial robot", "an element configured to")
+_SUBJECT_END = re.compile(
+    r",(?=\s)|;|:|(?<![\w-])(?:for|of|in|with|to|by|on|at|from|under|within|according|as|which|that|wherein|where|when|whose|"
+    r"configured|adapted|arranged|operable|capable|used|usable|suitable|comprising|comprises|comprised|including|"
+    r"includes|having|has|containing|contains|consisting|storing|stores|being|is|are|characteri[sz]ed|using|made|"
+    r"readable|executable|embodying|obtained|obtainable|produced|prepared)(?![\w-])"
+)
+_QUANTIFIER = re.compile(r"^\s*(?:(?:a|an|the|said|at least one|one or more|two or more)\b\s*)*")
+# "In an apparatus comprising an engine, a method of …" (a Jepson-style opening): the subject follows the place
+_PLACE_FIRST = re.compile(r"^\s*(?:in|for|with|at|on|within)\s+(?:an?|the)\s")
+
+
+def subject(phrase: str) -> tuple[str, ...]:
+    """The words of a preamble or a dependent claim's opening that name what is claimed, without articles: "A
+    method for fabricating a transistor" → ("method",), "The light emitting diode according to" → ("light",
+    "emitting", "diode"); none for a claim that opens with a place ("In an apparatus …, a method …")."""
+    phrase = phrase.lower()
+    if _PLACE_FIRST.match(phrase):
+        # "In an apparatus comprising an engine, an exhaust conduit, …, a method of …": where the place ends and
+        # the subject starts, commas do not tell; such a claim is compared with nothing
+        return ()
+    phrase = phrase[_QUANTIFIER.match(phrase).end() :]
+    end = _SUBJECT_END.search(phrase)
+    return words(phrase[: end.start()] if end else phrase) or words(phrase)
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -70,8 +97,9 @@ def limitation(text: str) -> tuple[str, ...]:
 class Reading:
     """One claim as the drafting rules read it.
 
-    ``subject``: the words naming what is claimed, without articles ("step stool"): a dependent claim's opening
-    before its citation, an independent claim's preamble up to the transition or "for" (its purpose).
+    ``subject``: the words naming what is claimed (:func:`subject`) in a dependent claim's opening before its
+    citation or an independent claim's preamble.
+    ``opening``: every word of a dependent claim's opening (empty for an independent claim).
     ``restates``: a dependent claim that opens with an indefinite article ("An apparatus for carrying out the
     process of claim 1"), a claim of its own that cites another. ``limitations``: the normalised clauses of the
     text after the citation (a dependent claim) or of the whole claim (an independent one), empty ones left out.
@@ -79,6 +107,7 @@ class Reading:
     """
 
     subject: tuple[str, ...]
+    opening: tuple[str, ...]
     restates: bool
     limitations: tuple[tuple[str, ...], ...]
     body: tuple[str, ...]
@@ -96,12 +125,10 @@ def read_claim(text: str, num: int, dependent: bool) -> Reading:
             rest = rest[: ref.start - refs[0].end] + rest[ref.end - refs[0].end :]
         opening = _CITING_TAIL.sub("", opening.lower())
         restates = _OWN_CLAIM.search(opening) is not None
-        return Reading(words(opening), restates, _clauses(rest), words(opening) + words(rest))
+        return Reading(subject(opening), words(opening), restates, _clauses(rest), words(opening) + words(rest))
     lowered = text.lower()
     cut = _TRANSITION.search(lowered)
-    preamble = lowered[: cut.start()] if cut else ""
-    subject = words(preamble.split(" for ")[0].split(",")[0])
-    return Reading(subject, False, _clauses(text), words(text))
+    return Reading(subject(lowered[: cut.start()] if cut else ""), (), False, _clauses(text), words(text))
 
 
 def read_claims(forest: Forest) -> dict[int, Reading]:

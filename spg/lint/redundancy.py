@@ -128,9 +128,10 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
     return out
 
 
-def check_redundancy(forest: Forest) -> list[Finding]:
-    """The findings of the three rules, in claim order."""
-    readings = read_claims(forest)
+def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
+    """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, when the
+    caller has them)."""
+    readings = readings if readings is not None else read_claims(forest)
     return (
         check_duplicates(forest, readings)
         + check_not_further_limiting(forest, readings)

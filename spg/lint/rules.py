@@ -57,6 +57,9 @@ _RULES = (
          "already recites, or adds none."),
     Rule("repeated-limitation", "warning", "37 CFR 1.75(a), (b); MPEP 2173.05(o)",
          "The claim recites the same limitation (clause) twice; say it once."),
+    Rule("preamble-mismatch", "warning", "35 USC 112(d); MPEP 608.01(n) II-III",
+         "A dependent claim claims what its parent claims, further limited; this one's preamble names another "
+         "subject or statutory category ('The method of claim 1' under an apparatus claim)."),
     Rule("description-support", "warning", "37 CFR 1.75(d)(1); MPEP 608.01(o)",
          "Claim terms must find clear support or antecedent basis in the description; this word of the term "
          "appears in the description in no form."),
