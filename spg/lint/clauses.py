@@ -79,18 +79,26 @@ def subject(phrase: str) -> tuple[str, ...]:
     return words(phrase[: end.start()] if end else phrase) or words(phrase)
 
 
+def _unlabelled(text: str) -> str:
+    # most claims have no parenthesis: the label pattern is then not run at all
+    return _LABEL.sub(" ", text) if "(" in text or ")" in text else text
+
+
 def words(text: str) -> tuple[str, ...]:
     """The words of ``text`` in lower case without articles (:data:`_ARTICLES`), reference numerals or list labels."""
-    return tuple(w for w in _WORD.findall(_LABEL.sub(" ", text.lower())) if w not in _ARTICLES)
+    return tuple(w for w in _WORD.findall(_unlabelled(text).lower()) if w not in _ARTICLES)
 
 
-def limitation(text: str) -> tuple[str, ...]:
-    """One clause as a limitation: :func:`words` without the connectives that open it."""
-    got = words(text)
+def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
     start = 0
     while start < len(got) and got[start] in _CONNECTIVES:
         start += 1
     return got[start:]
+
+
+def limitation(text: str) -> tuple[str, ...]:
+    """One clause as a limitation: :func:`words` without the connectives that open it."""
+    return _limitation(words(text))
 
 
 @dataclass(frozen=True)
@@ -113,8 +121,18 @@ class Reading:
     body: tuple[str, ...]
 
 
-def _clauses(text: str) -> tuple[tuple[str, ...], ...]:
-    return tuple(got for part in _SPLIT.split(_LABEL.sub(" ", text)) if (got := limitation(part)))
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """(the limitations of ``text``, all its words): one pass over the text, as this runs after every claim."""
+    clauses = []
+    every: list[str] = []
+    articles = _ARTICLES
+    for part in _SPLIT.split(_unlabelled(text)):
+        got = tuple(w for w in _WORD.findall(part.lower()) if w not in articles)
+        every += got
+        got = _limitation(got)
+        if got:
+            clauses.append(got)
+    return tuple(clauses), tuple(every)
 
 
 def read_claim(text: str, num: int, dependent: bool) -> Reading:
@@ -125,10 +143,12 @@ def read_claim(text: str, num: int, dependent: bool) -> Reading:
             rest = rest[: ref.start - refs[0].end] + rest[ref.end - refs[0].end :]
         opening = _CITING_TAIL.sub("", opening.lower())
         restates = _OWN_CLAIM.search(opening) is not None
-        return Reading(subject(opening), words(opening), restates, _clauses(rest), words(opening) + words(rest))
+        opened = words(opening)
+        limitations, body = _clauses(rest)
+        return Reading(subject(opening), opened, restates, limitations, opened + body)
     lowered = text.lower()
-    cut = _TRANSITION.search(lowered)
-    return Reading(subject(lowered[: cut.start()] if cut else ""), (), False, _clauses(text), words(text))
+    cut = _TRANSITION.search(lowered, 0, 400)
+    return Reading(subject(lowered[: cut.start()] if cut else ""), (), False, *_clauses(text))
 
 
 def read_claims(forest: Forest) -> dict[int, Reading]:

@@ -112,7 +112,7 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         seen: set[tuple[str, ...]] = set()
         reported: set[tuple[str, ...]] = set()
         for clause in readings[c.num].limitations:
-            if any(clause[i : i + 2] == ("consisting", "of") for i in range(len(clause) - 1)):
+            if "consisting" in clause and any(clause[i : i + 2] == ("consisting", "of") for i in range(len(clause) - 1)):
                 break  # the items of a Markush group ("selected from the group consisting of: …; …") are alternatives
             if len(clause) < SHORTEST_REPEATED:
                 continue
