@@ -49,6 +49,17 @@ _RULES = (
     Rule("step-plus-function", "info", "35 USC 112(f); MPEP 2181",
          "'step for' + a function: construed to cover only the acts the description discloses and their "
          "equivalents."),
+    Rule("duplicate-claim", "warning", "MPEP 706.03(k); 37 CFR 1.75(b)",
+         "Two claims with the same parent(s), or both independent, that read the same (or recite the same "
+         "limitations in another order): the later one claims nothing new."),
+    Rule("not-further-limiting", "warning", "35 USC 112(d); MPEP 608.01(n) III",
+         "A dependent claim must narrow the claim it refers to; this one only restates limitations its parent chain "
+         "already recites, or adds none."),
+    Rule("repeated-limitation", "warning", "37 CFR 1.75(a), (b); MPEP 2173.05(o)",
+         "The claim recites the same limitation (clause) twice; say it once."),
+    Rule("preamble-mismatch", "warning", "35 USC 112(d); MPEP 608.01(n) II-III",
+         "A dependent claim claims what its parent claims, further limited; this one's preamble names another "
+         "subject or statutory category ('The method of claim 1' under an apparatus claim)."),
     Rule("description-support", "warning", "37 CFR 1.75(d)(1); MPEP 608.01(o)",
          "Claim terms must find clear support or antecedent basis in the description; this word of the term "
          "appears in the description in no form."),
