@@ -40,7 +40,7 @@ from spg.generation.constrained import CLOSED, EXPECT_IND, StructureGrammar, Str
 from spg.generation.drafts import drafting
 from spg.generation.kv_cache import ReservedCache
 from spg.generation.redraw import Budget, ClaimCheck, Claims, ClaimStop, redraw_key, settle
-from spg.generation.repetition import GeneratedNoRepeatNGram, NoRepeatedLimitation
+from spg.generation.repetition import GeneratedNoRepeatNGram, NoRepeatedLimitation, limitation_tokens
 from spg.generation.sampling import PositionalSampling
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
@@ -460,6 +460,7 @@ def _checked(
     budget = Budget(settings.redraws, settings.max_new_tokens if settings.redraw_tokens is None else settings.redraw_tokens)
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
     common = dict(tagged=tagged, spg=spg, grammar=grammar, checked=True)
+    separators = limitation_tokens(tokenizer)[0]
 
     def stopping(offset: int, prefix: list[int], prefix_states: torch.Tensor | None, made: list[ClaimStop]):
         """A ClaimStop (appended to ``made``) for a row whose ``prefix`` (claims already checked) ends its prompt."""
@@ -471,7 +472,7 @@ def _checked(
                 new = recorder.states(generated - len(prefix))[0]
                 return new if prefix_states is None else torch.cat([prefix_states, new.to(prefix_states.device)])
 
-            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states))
+            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators))
             return made[-1]
 
         return make
@@ -501,10 +502,10 @@ def _checked(
                 stop=stopping(len(prompt), prefix, prefix_states, made), **common,
             )
             cache = call.cache
-            return call.rows[0], None if call.states is None else call.states[0], made[-1].stopped_at
+            return call.rows[0], None if call.states is None else call.states[0], made[-1].stopped
 
         states = None if first.states is None else first.states[row]
-        settled = settle(first.rows[row], states, made[0].stopped_at if one else None, claims, check, budget, redraw,
+        settled = settle(first.rows[row], states, made[0].stopped if one else None, claims, check, budget, redraw,
                          lambda accepted: accepted + [eot] if tagged else accepted)
         results.append(_generated(tokenizer, settled.ids, settled.states, tags, spg, tagged, settled.redraws,
                                   settled.ended_by_checker))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -32,7 +32,7 @@ from transformers import PreTrainedTokenizerBase, StoppingCriteria
 
 from spg.forest import Forest
 from spg.generation.whole_claims import whole_tagged
-from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
+from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, parse_tagged
 from spg.lint import Finding, find_all
 from spg.parse import parse_claims
 
@@ -45,6 +45,9 @@ REDRAW_RULES = frozenset({
     "multiple-introduction",  # one element introduced twice in a claim's scope; MPEP 2173.05(e)
     "preamble-mismatch",  # a dependent's subject or category other than its parent's; MPEP 608.01(n) II-III
 })
+# Those a claim cannot lose by growing: checked at each limitation's end (";", ":") while the claim is written, so a
+# claim that will be rejected stops there rather than at its end.
+PARTIAL_RULES = frozenset({"repeated-limitation", "multiple-introduction"})
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,16 @@ class ClaimCheck:
 
     findings: Callable[[Forest], list[Finding]] = find_all
     rules: frozenset[str] = REDRAW_RULES
+    partial_rules: frozenset[str] = PARTIAL_RULES
 
     def blocking(self, forest: Forest) -> list[Finding]:
         structure = {d.code for d in forest.diagnostics() if d.severity == "error"}
         return [f for f in self.findings(forest) if f.rule in self.rules or (f.severity == "error" and f.rule in structure)]
+
+    def blocking_so_far(self, forest: Forest) -> list[Finding]:
+        """The findings that block the last claim of ``forest``, which is still being written."""
+        last = forest.claims[-1].num if forest.claims else None
+        return [f for f in self.findings(forest) if f.rule in self.partial_rules and f.claim == last]
 
 
 @functools.lru_cache(maxsize=4)
@@ -134,31 +143,58 @@ def redraw_key(seed: int, prompt: Sequence[int], start: int, attempt: int) -> in
 
 class ClaimStop(StoppingCriteria):
     """Stops a one-document ``generate`` at its first claim ``check`` blocks (the row's tokens start at ``offset``;
-    its ``checked`` first claims passed before). ``states()`` gives the pointer's states so far (None: no pointer);
-    a claim is checked once the state of its last token is there (the step after it closed), so the pointer's
-    choice is the one :func:`settle` reads after the call."""
+    its ``checked`` first claims passed before), and at a limitation's end (``separators``) in a claim still being
+    written that already draws a finding it cannot lose (``ClaimCheck.partial_rules``). ``states()`` gives the
+    pointer's states so far (None: no pointer); a closed claim is checked once the state of its last token is there
+    (the step after it closed), so the pointer's choice is the one :func:`settle` reads after the call."""
 
     def __init__(self, claims: Claims, check: ClaimCheck, offset: int, checked: int,
-                 states: Callable[[int], torch.Tensor | None] = lambda generated: None):
+                 states: Callable[[int], torch.Tensor | None] = lambda generated: None,
+                 separators: Collection[int] = ()):
         self.claims, self.check, self.offset, self.checked, self.states = claims, check, offset, checked, states
+        self.separators = frozenset(separators)
         self.closing = ({claims.tags[IND_END], claims.tags[DEP_END]} if claims.tagged
                         else line_break_ids(claims.tokenizer))
         self.scanned = self.closed = 0
-        self.stopped_at: int | None = None  # the index of the claim it stopped at
+        self.stopped: tuple[int, int] | None = None  # the claim it stopped at: (its index, where it starts)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, **kwargs) -> torch.BoolTensor:
         ids = input_ids[0, self.offset :].tolist()
-        self.closed += sum(tok in self.closing for tok in ids[self.scanned :])
+        fresh = ids[self.scanned :]
         self.scanned = len(ids)
-        if self.closed > self.checked and self.stopped_at is None:
+        self.closed += sum(tok in self.closing for tok in fresh)
+        if self.stopped is None and self.closed > self.checked:
             states = self.states(len(ids))
             ready = len(ids) if states is None else len(states)  # claims whose last token has its state
             found = self.claims.first_blocked(ids, states, self.check, self.checked, until=ready)
             if found is not None:
-                self.stopped_at = found[0]
+                self.stopped = found[:2]
             else:
                 self.checked = len([e for e in self.claims.ends(ids, final=False) if e <= ready])
-        return torch.full((input_ids.shape[0],), self.stopped_at is not None, dtype=torch.bool, device=input_ids.device)
+        if self.stopped is None and self.closed == self.checked and any(tok in self.separators for tok in fresh):
+            self.stopped = self._so_far(ids)
+        return torch.full((input_ids.shape[0],), self.stopped is not None, dtype=torch.bool, device=input_ids.device)
+
+    def _so_far(self, ids: list[int]) -> tuple[int, int] | None:
+        """The open claim, as (its index, where it starts), if what it has written up to its last limitation's end
+        already draws a finding it cannot lose."""
+        last_sep = max(pos for pos, tok in enumerate(ids) if tok in self.separators)
+        ends = self.claims.ends(ids, final=False)
+        start = ends[-1] if ends else 0
+        if last_sep < start:
+            return None
+        partial = ids[: last_sep + 1]
+        if self.claims.tagged:
+            opening = {self.claims.tags[IND]: IND_END, self.claims.tags[DEP]: DEP_END}
+            kinds = [opening[tok] for tok in ids[start:last_sep] if tok in opening]
+            if not kinds:
+                return None
+            partial = [*partial, self.claims.tags[kinds[-1]]]
+        try:
+            blocked = self.check.blocking_so_far(self.claims.forest(partial, self.states(len(ids))))
+        except Exception:  # noqa: BLE001 - the claim is read again when it closes
+            return None
+        return (len(ends), start) if blocked else None
 
 
 @dataclass(frozen=True)
@@ -179,21 +215,20 @@ class Settled:
 
 
 # (the accepted tokens the redraw continues, their pointer states, the attempt) -> (the tokens it adds, their states,
-# the claim a ClaimStop stopped it at)
-Redraw = Callable[[list[int], torch.Tensor | None, int], tuple[list[int], torch.Tensor | None, int | None]]
+# the claim a ClaimStop stopped it at: ClaimStop.stopped)
+Redraw = Callable[[list[int], torch.Tensor | None, int], tuple[list[int], torch.Tensor | None, tuple[int, int] | None]]
 
 
-def settle(ids: list[int], states: torch.Tensor | None, stopped_at: int | None, claims: Claims, check: ClaimCheck,
-           budget: Budget, redraw: Redraw, end: Callable[[list[int]], list[int]]) -> Settled:
+def settle(ids: list[int], states: torch.Tensor | None, stopped: tuple[int, int] | None, claims: Claims,
+           check: ClaimCheck, budget: Budget, redraw: Redraw, end: Callable[[list[int]], list[int]]) -> Settled:
     """Roll back and redraw the row's first blocked claim until none is, or the budget is spent (the row then ends
-    at its last good claim: ``end(accepted)`` closes it). ``stopped_at``: the claim a :class:`ClaimStop` stopped the
-    row at (blocked, whatever a second reading says)."""
+    at its last good claim: ``end(accepted)`` closes it). ``stopped``: the claim a :class:`ClaimStop` stopped the
+    row at (blocked, whatever a second reading of the closed claims says: it may not have closed)."""
     checked = redraws = spent = 0
     while True:
         found = claims.first_blocked(ids, states, check, checked, until=None)
-        if found is None and stopped_at is not None:
-            ends = claims.ends(ids)
-            found = (stopped_at, ends[stopped_at - 1] if stopped_at else 0, ends[stopped_at])
+        if found is None and stopped is not None:
+            found = (*stopped, len(ids))
         if found is None:
             return Settled(ids, states, redraws)
         index, start, stop = found
@@ -206,4 +241,4 @@ def settle(ids: list[int], states: torch.Tensor | None, stopped_at: int | None, 
         ids = ids[:start] + new
         if states is not None:
             states = torch.cat([kept, new_states.to(states.device, states.dtype)])
-        checked, stopped_at = index, stopped
+        checked = index
