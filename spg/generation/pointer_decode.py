@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -275,6 +276,32 @@ def deferred_stop_check(enabled: bool) -> Iterator[None]:
         check.is_supported = original
 
 
+@contextlib.contextmanager
+def continuing(lm: PreTrainedModel, enabled: bool) -> Iterator[None]:
+    """Within the block, ``lm.generate`` given a KV cache that already holds all but the last prompt tokens feeds only
+    the rest on its first forward. transformers' own prefill does so, but its assisted generation (prompt lookup)
+    feeds the whole prompt on its first forward whatever the cache holds; hand-written because it has no setting for
+    it. Scoped to ``lm`` (an attribute of the instance, in front of its class's method) and to the block."""
+    if not enabled:
+        yield
+        return
+    original = lm.prepare_inputs_for_generation
+
+    @functools.wraps(original)  # generate reads the signature to check its arguments
+    def prepare(input_ids, *args, next_sequence_length=None, **kwargs):
+        cache = kwargs.get("past_key_values")
+        held = cache.get_seq_length() if cache is not None else 0
+        if next_sequence_length is None and 0 < held < input_ids.shape[1]:
+            next_sequence_length = input_ids.shape[1] - held
+        return original(input_ids, *args, next_sequence_length=next_sequence_length, **kwargs)
+
+    lm.prepare_inputs_for_generation = prepare
+    try:
+        yield
+    finally:
+        del lm.prepare_inputs_for_generation
+
+
 def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
     """Cut a generated row at its first stop token (kept only if it is ``keep_stop``, i.e. <eot>); padding follows it."""
     for pos, tok in enumerate(row):
@@ -291,6 +318,7 @@ class _Call:
     rows: list[list[int]]
     states: torch.Tensor | None
     cache: object | None
+    key: int | None = None  # the sampling key (None: greedy)
 
 
 def _generate(
@@ -340,6 +368,7 @@ def _generate(
         processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens, start))
     if sampled:  # last: it draws from what the processors before it left (spg.generation.sampling)
         processors.append(PositionalSampling.for_model(temperature, lm.generation_config, key))
+        key = processors[-1].key
     # generate selects greedily: the draw is PositionalSampling's, so generate's own warpers stay off
     sampling = {"do_sample": False, "temperature": None, "top_k": None, "top_p": None}
     if settings.repetition_penalty != 1.0:
@@ -374,14 +403,18 @@ def _generate(
         kwargs["stopping_criteria"] = StoppingCriteriaList([stop(recorder)])
     if keep_cache:
         kwargs["return_dict_in_generate"] = True
-    with deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"), drafting(drafted, PROMPT_LOOKUP_NGRAM):
+    with (
+        deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"),
+        drafting(drafted, PROMPT_LOOKUP_NGRAM),
+        continuing(lm, cache is not None and bool(drafted)),
+    ):
         out = lm.generate(**kwargs)
     kept_cache = out.past_key_values if keep_cache else None
     out = out.sequences if keep_cache else out
     states = recorder.states(out.shape[1] - ids.shape[1]) if recorder is not None else None
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
     rows = [_trim(row, set(stops), eot) for row in out[:, ids.shape[1] :].tolist()]
-    return _Call(rows, states, kept_cache)
+    return _Call(rows, states, kept_cache, key if sampled else None)
 
 
 @torch.no_grad()
@@ -462,7 +495,8 @@ def _checked(
     common = dict(tagged=tagged, spg=spg, grammar=grammar, checked=True)
     separators = limitation_tokens(tokenizer)[0]
 
-    def stopping(offset: int, prefix: list[int], prefix_states: torch.Tensor | None, made: list[ClaimStop]):
+    def stopping(offset: int, prefix: list[int], prefix_states: torch.Tensor | None, made: list[ClaimStop],
+                 pause: bool = False):
         """A ClaimStop (appended to ``made``) for a row whose ``prefix`` (claims already checked) ends its prompt."""
 
         def make(recorder: StateRecorder | None) -> ClaimStop:
@@ -472,7 +506,7 @@ def _checked(
                 new = recorder.states(generated - len(prefix))[0]
                 return new if prefix_states is None else torch.cat([prefix_states, new.to(prefix_states.device)])
 
-            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators))
+            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators, pause))
             return made[-1]
 
         return make
@@ -485,24 +519,29 @@ def _checked(
     for row, prompt in enumerate(prompts):
         cache = first.cache
 
-        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt):
+        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt, row=row):
+            """Attempt ``attempt`` at the claim after ``prefix``, paused once that claim passes; attempt 0 goes on
+            after a redrawn claim with the run's own settings (and key: the first call's)."""
             nonlocal cache
-            if not seed:
-                seed.append(int(torch.randint(0, 2**62, ()).item()))
-            full = [*prompt, *prefix]
             if cache is not None:
-                cache.crop(len(full) - 1 - cache.get_seq_length())
-            again = dataclasses.replace(
-                settings, max_new_tokens=settings.max_new_tokens - len(prefix), do_sample=True,
-                temperature=settings.redraw_temperature, min_new_tokens=max(settings.min_new_tokens - len(prefix), 0),
-            )
+                cache.crop(len(prompt) + len(prefix) - 1 - cache.get_seq_length())
+            rest = dict(max_new_tokens=settings.max_new_tokens - len(prefix),
+                        min_new_tokens=max(settings.min_new_tokens - len(prefix), 0))
+            temperatures = None if row_temperatures is None else row_temperatures[row : row + 1]
+            key = first.key
+            if attempt:
+                if not seed:
+                    seed.append(int(torch.randint(0, 2**62, ()).item()))
+                rest.update(do_sample=True, temperature=settings.redraw_temperature)
+                key, temperatures = redraw_key(seed[0], prompt, len(prefix), attempt), None
             call = _generate(
-                lm, tokenizer, [full], again, row_temperatures=None, key=redraw_key(seed[0], prompt, len(prefix), attempt),
-                start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=cache is not None,
-                stop=stopping(len(prompt), prefix, prefix_states, made), **common,
+                lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
+                key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=cache is not None,
+                stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0), **common,
             )
             cache = call.cache
-            return call.rows[0], None if call.states is None else call.states[0], made[-1].stopped
+            stop = made[-1]
+            return call.rows[0], None if call.states is None else call.states[0], stop.stopped, stop.paused
 
         states = None if first.states is None else first.states[row]
         settled = settle(first.rows[row], states, made[0].stopped if one else None, claims, check, budget, redraw,

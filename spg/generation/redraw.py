@@ -144,14 +144,16 @@ def redraw_key(seed: int, prompt: Sequence[int], start: int, attempt: int) -> in
 class ClaimStop(StoppingCriteria):
     """Stops a one-document ``generate`` at its first claim ``check`` blocks (the row's tokens start at ``offset``;
     its ``checked`` first claims passed before), and at a limitation's end (``separators``) in a claim still being
-    written that already draws a finding it cannot lose (``ClaimCheck.partial_rules``). ``states()`` gives the
+    written that already draws a finding it cannot lose (``ClaimCheck.partial_rules``); with ``pause``, also once
+    its first new claim has passed (``paused``: a redrawn claim is followed at the run's own settings). ``states()`` gives the
     pointer's states so far (None: no pointer); a closed claim is checked once the state of its last token is there
     (the step after it closed), so the pointer's choice is the one :func:`settle` reads after the call."""
 
     def __init__(self, claims: Claims, check: ClaimCheck, offset: int, checked: int,
                  states: Callable[[int], torch.Tensor | None] = lambda generated: None,
-                 separators: Collection[int] = ()):
+                 separators: Collection[int] = (), pause: bool = False):
         self.claims, self.check, self.offset, self.checked, self.states = claims, check, offset, checked, states
+        self.pause, self.paused, self.first = pause, False, checked
         self.separators = frozenset(separators)
         self.closing = ({claims.tags[IND_END], claims.tags[DEP_END]} if claims.tagged
                         else line_break_ids(claims.tokenizer))
@@ -171,9 +173,11 @@ class ClaimStop(StoppingCriteria):
                 self.stopped = found[:2]
             else:
                 self.checked = len([e for e in self.claims.ends(ids, final=False) if e <= ready])
+                self.paused = self.pause and self.checked > self.first
         if self.stopped is None and self.closed == self.checked and any(tok in self.separators for tok in fresh):
             self.stopped = self._so_far(ids)
-        return torch.full((input_ids.shape[0],), self.stopped is not None, dtype=torch.bool, device=input_ids.device)
+        done = self.stopped is not None or self.paused
+        return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
 
     def _so_far(self, ids: list[int]) -> tuple[int, int] | None:
         """The open claim, as (its index, where it starts), if what it has written up to its last limitation's end
@@ -214,9 +218,11 @@ class Settled:
     ended_by_checker: bool = False
 
 
-# (the accepted tokens the redraw continues, their pointer states, the attempt) -> (the tokens it adds, their states,
-# the claim a ClaimStop stopped it at: ClaimStop.stopped)
-Redraw = Callable[[list[int], torch.Tensor | None, int], tuple[list[int], torch.Tensor | None, tuple[int, int] | None]]
+# (the accepted tokens the call continues, their pointer states, the attempt: 0 goes on at the run's settings) ->
+# (the tokens it adds, their states, the claim a ClaimStop stopped it at: ClaimStop.stopped, whether it paused after
+# its first claim passed)
+Redraw = Callable[[list[int], torch.Tensor | None, int],
+                  tuple[list[int], torch.Tensor | None, tuple[int, int] | None, bool]]
 
 
 def settle(ids: list[int], states: torch.Tensor | None, stopped: tuple[int, int] | None, claims: Claims,
@@ -225,20 +231,27 @@ def settle(ids: list[int], states: torch.Tensor | None, stopped: tuple[int, int]
     at its last good claim: ``end(accepted)`` closes it). ``stopped``: the claim a :class:`ClaimStop` stopped the
     row at (blocked, whatever a second reading of the closed claims says: it may not have closed)."""
     checked = redraws = spent = 0
+    paused = False
     while True:
         found = claims.first_blocked(ids, states, check, checked, until=None)
         if found is None and stopped is not None:
             found = (*stopped, len(ids))
-        if found is None:
+        if found is None and not paused:
             return Settled(ids, states, redraws)
-        index, start, stop = found
-        spent += stop - start
-        if redraws >= budget.redraws or spent > budget.tokens or claims.budget - start < budget.room:
-            return Settled(end(ids[:start]), None if states is None else states[:start], redraws, True)
-        redraws += 1
+        if found is None:  # a redrawn claim passed: what follows it is drawn as without the checker
+            ends = claims.ends(ids)
+            start, attempt, checked = ends[-1], 0, len(ends)
+            if claims.budget - start < budget.room:
+                return Settled(end(ids[:start]), None if states is None else states[:start], redraws)
+        else:
+            index, start, stop = found
+            spent += stop - start
+            if redraws >= budget.redraws or spent > budget.tokens or claims.budget - start < budget.room:
+                return Settled(end(ids[:start]), None if states is None else states[:start], redraws, True)
+            redraws += 1
+            attempt, checked = redraws, index
         kept = None if states is None else states[:start]
-        new, new_states, stopped = redraw(ids[:start], kept, redraws)
+        new, new_states, stopped, paused = redraw(ids[:start], kept, attempt)
         ids = ids[:start] + new
         if states is not None:
             states = torch.cat([kept, new_states.to(states.device, states.dtype)])
-        checked = index
