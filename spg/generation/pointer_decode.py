@@ -281,10 +281,12 @@ def continuing(lm: PreTrainedModel, enabled: bool) -> Iterator[None]:
     """Within the block, ``lm.generate`` given a KV cache that already holds all but the last prompt tokens feeds only
     the rest on its first forward. transformers' own prefill does so, but its assisted generation (prompt lookup)
     feeds the whole prompt on its first forward whatever the cache holds; hand-written because it has no setting for
-    it. Scoped to ``lm`` (an attribute of the instance, in front of its class's method) and to the block."""
+    it. Scoped to ``lm`` (an attribute of the instance, in front of its class's method; for a PEFT model, of the model
+    inside, whose ``generate`` runs) and to the block."""
     if not enabled:
         yield
         return
+    lm = lm.get_base_model() if hasattr(lm, "peft_config") else lm  # a PeftModel, read without importing peft
     original = lm.prepare_inputs_for_generation
 
     @functools.wraps(original)  # generate reads the signature to check its arguments
@@ -514,7 +516,9 @@ def _checked(
     made: list[ClaimStop] = []
     first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=reuse,
                       stop=stopping(len(prompts[0]), [], None, made) if one else None, **common)
-    seed: list[int] = []  # drawn from torch's RNG at the batch's first redraw: --seed rules redraws too
+    # the run's seed (spg generate's ``seed``, or torch's own draw when none was set), read without drawing: a redraw's
+    # key is then the same whatever else the run sampled and whichever documents shared its batch
+    seed = torch.initial_seed()
     results = []
     for row, prompt in enumerate(prompts):
         cache = first.cache
@@ -530,10 +534,8 @@ def _checked(
             temperatures = None if row_temperatures is None else row_temperatures[row : row + 1]
             key = first.key
             if attempt:
-                if not seed:
-                    seed.append(int(torch.randint(0, 2**62, ()).item()))
                 rest.update(do_sample=True, temperature=settings.redraw_temperature)
-                key, temperatures = redraw_key(seed[0], prompt, len(prefix), attempt), None
+                key, temperatures = redraw_key(seed, prompt, len(prefix), attempt), None
             call = _generate(
                 lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
                 key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=cache is not None,
