@@ -481,8 +481,9 @@ def _checked(
 ) -> list[Generated]:
     """Generation with the checker in the loop (spg.generation.redraw): the batch decodes once; each row whose claim
     ``check`` blocks is then rolled back to that claim's start and redrawn on its own. A batch of one document is
-    stopped at a blocked claim as soon as it closes, and its redraws continue from its KV cache, cropped to the
-    accepted tokens, instead of reading the prompt again (where the cache is dynamic: the CPU, ONNX Runtime)."""
+    stopped at a blocked claim as soon as it closes. Each redraw continues from the KV cache of the call before it,
+    cropped to the accepted tokens, instead of reading the prompt again (where the cache is dynamic: the CPU, ONNX
+    Runtime); a row of a larger batch reads its prompt once more, at its first redraw."""
     tags = structure_token_ids(tokenizer) if tagged else {}
 
     def parents(ids: Sequence[int], states: torch.Tensor) -> list[int | None]:
@@ -491,7 +492,7 @@ def _checked(
     claims = Claims(tokenizer, tagged, settings.max_new_tokens, tags, grammar is not None,
                     parents if spg is not None else None)
     one = len(prompts) == 1
-    reuse = one and kv_cache(settings, lm.device.type) == "dynamic"
+    dynamic = kv_cache(settings, lm.device.type) == "dynamic"  # a cache that can be cropped and kept
     budget = Budget(settings.redraws, settings.max_new_tokens if settings.redraw_tokens is None else settings.redraw_tokens)
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
     common = dict(tagged=tagged, spg=spg, grammar=grammar, checked=True)
@@ -514,7 +515,7 @@ def _checked(
         return make
 
     made: list[ClaimStop] = []
-    first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=reuse,
+    first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=one and dynamic,
                       stop=stopping(len(prompts[0]), [], None, made) if one else None, **common)
     # the run's seed (spg generate's ``seed``, or torch's own draw when none was set), read without drawing: a redraw's
     # key is then the same whatever else the run sampled and whichever documents shared its batch
@@ -538,7 +539,7 @@ def _checked(
                 key, temperatures = redraw_key(seed, prompt, len(prefix), attempt), None
             call = _generate(
                 lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
-                key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=cache is not None,
+                key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=dynamic,
                 stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0), **common,
             )
             cache = call.cache
