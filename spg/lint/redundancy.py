@@ -20,12 +20,16 @@ generate`` has them while decoding) gets the findings the whole set would have f
 
 from __future__ import annotations
 
+import re
+
 from spg.forest import Forest
 from spg.lint.clauses import Reading, ancestry, read_claims
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
 _ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternatively", "preferably"})
+# a claim ending where a formula or a structure the publication lost stood
+_CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding
 
@@ -42,8 +46,8 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if forest.by_num[c.num] is not c or not any(len(x) >= SHORTEST_NARROWING for x in r.limitations):
-            continue  # "The method of claim 1 wherein the compound is" (a formula lost): too little to compare
+        if forest.by_num[c.num] is not c or not r.limitations or _CUT_SHORT.search(c.text):
+            continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
         key = (c.parents, r.body)
         order = (c.parents, r.subject, tuple(sorted(r.limitations))) if len(r.limitations) > 1 else None
         earlier = exact.get(key)
