@@ -46,7 +46,6 @@ _ELEMENT_OPENERS = frozenset({";", ",", ":", "and", "comprising", "comprises", "
 _PART_OPENERS = frozenset({"having", "has", "have", "with", "including", "includes", "each", "of"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
-_ALTERNATIVES_RE = re.compile(r"\b(?:one of|consisting of|selected from|or)\b")
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|selected from)\b")
 
 
@@ -292,8 +291,10 @@ class _Reader:
                 and ch.same is None
             ):
                 text = self.claims[ch.claim].text.lower()
-                before, between = text[: self.span(c)[0]], text[self.span(c)[1] : self.span(ch)[0]]
-                if not (_MARKUSH_RE.search(before) or _ALTERNATIVES_RE.search(between) or told_apart(c, ch)):
+                # a Markush group opened in the first one's clause lists alternatives ("selected from the group
+                # consisting of water, a solvent, and …")
+                group = text[text.rfind(";", 0, self.span(c)[0]) + 1 : self.span(c)[0]]
+                if not (_MARKUSH_RE.search(group) or told_apart(c, ch)):
                     self.again.append((ch, c))
                 return
 
