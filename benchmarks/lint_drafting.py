@@ -69,8 +69,18 @@ _OPENER = re.compile(r"^\s*(?:and|or|wherein|whereby|further|comprising|includin
 # end before a function word, a participle, a number or punctuation
 _STOP = {"to", "of", "for", "with", "having", "being", "that", "which", "is", "are", "and", "or", "on", "in", "at",
          "by", "from", "configured", "adapted", "wherein", "each", "the", "said", "a", "an", "between", "into",
-         "through", "when", "where", "so", "as", "such", "about", "has", "have", "can", "may", "will", "not"}
-_ELEMENT = re.compile(r"[;:]\s*(?:and\s+)?(an?\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,4})")
+         "through", "when", "where", "so", "as", "such", "about", "has", "have", "can", "may", "will", "not",
+         "including", "comprising", "behind", "over", "under", "within", "along", "across", "around", "against",
+         "above", "below", "near", "onto", "upon", "via", "after", "before", "during", "without", "toward",
+         "towards", "beneath", "beside", "inside", "outside", "one", "two", "three", "four", "first", "second",
+         "third", "fourth"}
+# nouns that end as adverbs, adjectives or participles do
+_NOUNS = {"assembly", "subassembly", "supply", "family", "anomaly", "trolley", "cable", "table", "variable",
+          "ring", "spring", "string", "bearing", "housing", "opening", "fitting", "coating", "casing", "wiring",
+          "building", "ceiling", "setting", "lining", "mounting", "coupling", "bushing", "packing", "padding",
+          "railing", "seating", "drawing", "recording", "thing", "wing", "bed", "seed", "feed", "shed", "speed",
+          "reed", "sled", "head", "bead", "thread", "bread", "steed"}
+_ELEMENT = re.compile(r"[;:]\s*(?:and\s+)?(an?\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,5}(?:[\s,;.:()]|$))")
 
 
 def _records_of(forest: Forest) -> list[dict]:
@@ -123,11 +133,13 @@ def _element(text: str) -> str | None:
         following = re.match(r"\s+([a-z][a-z-]*)", rest)
         nxt = following.group(1) if following else ""
         for w in words[1:]:
-            if w in _STOP:
+            if w in _STOP or (w.endswith(("ly", "able", "ible")) and w not in _NOUNS):
                 nxt = w
                 break
             kept.append(w)
-        while len(kept) > 1 and kept[-1].endswith(("ed", "ing")):
+        else:
+            continue  # no end in sight within six words: not a phrase read whole
+        while len(kept) > 1 and kept[-1].endswith(("ed", "ing")) and kept[-1] not in _NOUNS:
             nxt = kept.pop()
         if len(kept) >= 2 and nxt != "of":
             return " ".join(kept)

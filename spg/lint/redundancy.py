@@ -10,7 +10,7 @@
   choice, which narrows; a claim whose restated limitations are all shorter than three words ("further
   comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
-  steel plate …"). Short clauses (under four words, articles not counted) are left out: lists of elements name short things twice for
+  steel plate …"). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
   good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
   …"), alternatives whose names the text may not tell apart (stereo descriptors lost in publication), and claims
   listing lettered alternatives ("any one of the following proteins (a), (b) and (c) …", "… or (b) …"), each of
@@ -37,7 +37,13 @@ _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$
 _LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
-SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding
+SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
+
+
+def _acts(clause: tuple[str, ...]) -> bool:
+    """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
+    a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
+    return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -135,7 +141,7 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
         for clause in readings[c.num].limitations:
-            if len(clause) < SHORTEST_REPEATED:
+            if len(clause) < SHORTEST_REPEATED and not (len(clause) == SHORTEST_REPEATED - 1 and _acts(clause)):
                 continue
             if clause in seen and clause not in reported and not (items and clause in markush):
                 reported.add(clause)
