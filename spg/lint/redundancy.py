@@ -58,7 +58,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text):
+        if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text[-40:]):
             continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
         key = (c.parents, r.body)
         order = (c.parents, r.opening, tuple(sorted(r.limitations))) if len(r.limitations) > 1 else None
@@ -86,19 +86,19 @@ def _plain(clause: tuple[str, ...]) -> str:
     return " " + " ".join(w for w in clause if w not in COPULA) + " "
 
 
-def _recited(clause: tuple[str, ...], texts: list[tuple[str, bool]]) -> bool:
-    """Whether ``clause`` stands, word for word, inside one of the clauses ``texts`` (:func:`_plain`, with whether
-    that clause names alternatives)."""
+def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
+    """Whether ``clause`` stands, word for word, inside a clause of one of ``texts``: per claim, (every clause
+    :func:`_plain` and joined, those that name no alternatives joined)."""
     needle = _plain(clause)
     # restating the alternatives themselves chooses none of them
     chooses = _ALTERNATIVE.isdisjoint(clause)
-    return any(needle in text and not (alternatives and chooses) for text, alternatives in texts)
+    return any(needle in (plain if chooses else every) for every, plain in texts)
 
 
 def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
     """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already."""
     above = ancestry(forest)
-    joined: dict[int, list[tuple[str, bool]]] = {}
+    joined: dict[int, tuple[str, str]] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -107,10 +107,12 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         texts = []
         for a in above[c.num]:
             if a not in joined:
-                joined[a] = [
-                    (_plain(clause), not _ALTERNATIVE.isdisjoint(clause)) for clause in readings[a].limitations
-                ]
-            texts += joined[a]
+                clauses = readings[a].limitations
+                joined[a] = (
+                    "\n".join(map(_plain, clauses)),
+                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x)),
+                )
+            texts.append(joined[a])
         if not r.limitations:
             why = "adds no limitation to"
         elif all(_recited(clause, texts) for clause in r.limitations) and any(
