@@ -48,7 +48,7 @@ from spg.data import checker_split
 from spg.forest import Forest
 from spg.lint import find_all
 from spg.lint.clauses import ancestry, read_claims, subject
-from spg.lint.preamble import _GENERIC, category, check_preambles
+from spg.lint.preamble import GENERIC, category, check_preambles
 from spg.lint.redundancy import check_redundancy
 from spg.parse import extract_references, parse_claims
 
@@ -191,7 +191,7 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
             changed = [dict(r, text=text) if r["num"] == c.num else r for r in records]
             out["preamble: another category"] = _hit(changed, "preamble-mismatch", c.num)
             named = {w for s in chain for w in s}
-            pool = [s for s in subjects.get(theirs, ()) if named.isdisjoint(s) and s[-1] not in _GENERIC[theirs]]
+            pool = [s for s in subjects.get(theirs, ()) if named.isdisjoint(s) and s[-1] not in GENERIC[theirs]]
             if pool and theirs != "process":
                 text = f"The {' '.join(rng.choice(pool))} of {c.text[ref.start:]}"
                 changed = [dict(r, text=text) if r["num"] == c.num else r for r in records]

@@ -29,7 +29,7 @@ from spg.lint.finding import Finding
 _PROCESS = frozenset({"method", "process", "procedure", "use"})
 _MEDIUM = frozenset({"medium", "media", "program", "software"})
 # what a dependent claim may call any claim of its parent's category
-_GENERIC = {
+GENERIC = {
     "process": _PROCESS,
     "product": frozenset({
         "apparatus", "device", "system", "assembly", "article", "product", "unit", "machine", "structure",
@@ -98,7 +98,7 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
         parent = readings[cited[0]].subject
         mine, theirs = category(r.subject), category(parent)
         generic = _singular(head)
-        if mine == theirs and generic in _GENERIC[mine] and not (
+        if mine == theirs and generic in GENERIC[mine] and not (
             (generic in _MATTER and _singular(parent[-1]) in _MACHINES)
             or (generic in _MACHINES and _singular(parent[-1]) in _MATTER)
         ):
