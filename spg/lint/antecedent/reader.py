@@ -300,9 +300,11 @@ class _Reader:
                 and ch.same is None
             ):
                 text = self.claims[ch.claim].text.lower()
-                # a Markush group before the first one lists alternatives ("selected from the group consisting of
-                # water, a solvent, and …"; "R1 is chosen from: a hydrogen atom; a phenyl radical; …")
-                if not (_MARKUSH_RE.search(text, 0, self.span(c)[0]) or told_apart(c, ch)):
+                # a Markush group before the first one, in its "wherein" clause, lists alternatives ("selected from
+                # the group consisting of water, a solvent, and …"; "wherein R1 is chosen from: a hydrogen atom; a
+                # phenyl radical; …")
+                first = self.span(c)[0]
+                if not (_MARKUSH_RE.search(text, max(text.rfind("wherein", 0, first), 0), first) or told_apart(c, ch)):
                     self.again.append((ch, c))
                 return
 
