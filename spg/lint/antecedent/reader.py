@@ -47,6 +47,7 @@ _PART_OPENERS = frozenset({"having", "has", "have", "with", "including", "includ
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
+_MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
 
 
 @dataclass(frozen=True)
@@ -300,11 +301,15 @@ class _Reader:
                 and ch.same is None
             ):
                 text = self.claims[ch.claim].text.lower()
-                # a Markush group before the first one, in its "wherein" clause, lists alternatives ("selected from
-                # the group consisting of water, a solvent, and …"; "wherein R1 is chosen from: a hydrogen atom; a
-                # phenyl radical; …")
+                # a Markush group before the first one lists alternatives: in its clause ("selected from the group
+                # consisting of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein
+                # R1 is chosen from: a hydrogen atom; a phenyl radical; …")
                 first = self.span(c)[0]
-                if not (_MARKUSH_RE.search(text, max(text.rfind("wherein", 0, first), 0), first) or told_apart(c, ch)):
+                if not (
+                    _MARKUSH_RE.search(text, text.rfind(";", 0, first) + 1, first)
+                    or _MARKUSH_LIST_RE.search(text, max(text.rfind("wherein", 0, first), 0), first)
+                    or told_apart(c, ch)
+                ):
                     self.again.append((ch, c))
                 return
 
