@@ -53,8 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "lint",
         help="show a claim set as a dependency forest and list its problems",
         description="Print the claim set as trees (indented by depth), then every finding: structure, antecedent "
-        "basis, 37 CFR 1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it "
-        "does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
+        "basis, the repetition LLM drafters produce (duplicate claims, claims that do not further limit, repeated "
+        "limitations, elements introduced twice), dependent claims whose preamble names another subject, 37 CFR "
+        "1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
         + ", ".join(RULES) + ".",
     )
     p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line), JSON, or a JSON / "
