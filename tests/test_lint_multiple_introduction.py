@@ -60,3 +60,9 @@ def test_the_antecedent_findings_beside_it_are_unchanged():
     text = "1. A stool comprising: a seat; and a seat, wherein the leg is short."
     rules = [f.rule for f in check_antecedents(parse_claims(text))]
     assert rules == ["multiple-introduction", "antecedent"]
+
+
+def test_a_markush_group_of_another_wherein_clause_does_not_hide_a_second_introduction():
+    text = ("1. A printer comprising: a drum, wherein the drum is made of a metal selected from the group consisting of "
+            "iron and steel; a development component to apply toner; and a development component.")
+    assert introduced_again(text) == [(1, "a development component")]

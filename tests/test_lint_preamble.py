@@ -63,3 +63,8 @@ def test_a_jepson_or_place_first_parent_is_not_compared():
 def test_a_partial_claim_set_gets_its_prefix_of_the_findings():
     text = APPARATUS + " 2. The method of claim 1, wherein the probe is heated."
     assert found(text) == [2] and found(APPARATUS) == []
+
+
+def test_a_generic_name_of_matter_under_a_machine_is_a_mismatch():
+    assert found("1. A device comprising a lens. 2. The composition of claim 1, wherein the lens is glass.") == [2]
+    assert found("1. A composition comprising a resin. 2. The device of claim 1, wherein the resin is red.") == [2]

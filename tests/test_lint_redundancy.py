@@ -116,7 +116,7 @@ def test_a_clause_recited_twice_in_one_claim_is_a_repeated_limitation():
     text = ("1. A step stool comprising: a front frame; a pawl is a flat steel plate with a hooked lower end; a pawl "
             "is a flat steel plate with a hooked lower end; and a pawl is a flat steel plate with a hooked lower end.")
     findings = [f for f in check_redundancy(parse_claims(text)) if f.rule == "repeated-limitation"]
-    assert [(f.claim, f.term) for f in findings] == [(1, "pawl flat steel plate with hooked lower end")]
+    assert [(f.claim, f.term) for f in findings] == [(1, "pawl is flat steel plate with hooked lower end")]
 
 
 def test_short_clauses_and_distinct_clauses_are_no_repetition():

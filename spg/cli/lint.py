@@ -33,7 +33,7 @@ def _suppressions(args: argparse.Namespace) -> Suppressions:
 
 def _lint(args: argparse.Namespace) -> int:
     suppressions = _suppressions(args)
-    claim_set = read_claim_set(args.file, args.record)
+    claim_set = read_claim_set(args.file, args.record, args.field)
     description = read_description(args.description) if args.description else claim_set.description
     result = lint(claim_set.forest, description, suppressions)
     if args.html:
@@ -53,8 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "lint",
         help="show a claim set as a dependency forest and list its problems",
         description="Print the claim set as trees (indented by depth), then every finding: structure, antecedent "
-        "basis, 37 CFR 1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it "
-        "does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
+        "basis, the repetition LLM drafters produce (duplicate claims, claims that do not further limit, repeated "
+        "limitations, elements introduced twice), dependent claims whose preamble names another subject, 37 CFR "
+        "1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
         + ", ".join(RULES) + ".",
     )
     p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line), JSON, or a JSON / "
@@ -63,6 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--description", metavar="FILE", help="the description (UTF-8 text) whose support for the claim "
                    "terms is checked; default: the record's own description, if the input is a record")
     p.add_argument("--record", metavar="ID", help="the record to lint when FILE holds several (JSON Lines)")
+    p.add_argument("--field", metavar="NAME", help="the record's field holding the claim set to lint, instead of "
+                   "'claims' (e.g. one system's output in a HUPD-DCG record: --field Llama-3-8B-FT-claim)")
     p.add_argument("--ignore", action="append", default=[], metavar="RULE[,RULE]",
                    help="rules not to report in this run (repeatable)")
     p.add_argument("--config", metavar="FILE", help=f"suppression file (YAML); default: the nearest {CONFIG_NAME} "

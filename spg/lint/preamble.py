@@ -12,7 +12,8 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
   any claim up the chain, in singular or plural; or the letters of an abbreviation of one ("The LED of claim 1"
   under "A light emitting diode (LED)");
 * a generic name of the parent's category: "The device of claim 1" under "A garment", "The method of claim 1" under
-  "A process for …", "The composition of claim 1" under "A formulation";
+  "A process for …", "The composition of claim 1" under "A formulation" (not under "A device", nor "The device"
+  under "A composition");
 * the opening names the parent after a subject of its own ("Method for operating the apparatus according to claim
   1", EP style; "An apparatus for carrying out the process of claim 1"): a claim of another category that cites
   one, which the statute allows;
@@ -28,7 +29,7 @@ from spg.lint.finding import Finding
 _PROCESS = frozenset({"method", "process", "procedure", "use"})
 _MEDIUM = frozenset({"medium", "media", "program", "software"})
 # what a dependent claim may call any claim of its parent's category
-_GENERIC = {
+GENERIC = {
     "process": _PROCESS,
     "product": frozenset({
         "apparatus", "device", "system", "assembly", "article", "product", "unit", "machine", "structure",
@@ -37,6 +38,10 @@ _GENERIC = {
     }),
     "medium": frozenset({"medium", "media", "product", "program", "software"}),
 }
+# generic names of two kinds of product that do not name each other: "The composition of claim 1" under "A device"
+_MACHINES = frozenset({"apparatus", "device", "system", "assembly", "machine", "unit", "module", "installation",
+                       "mechanism", "equipment", "arrangement", "structure"})
+_MATTER = frozenset({"composition", "formulation", "mixture", "material", "compound"})
 _NO_SUBJECT = frozenset({"improvement", "claim", "claims"})
 
 
@@ -92,7 +97,11 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
             continue  # "Method for operating the apparatus according to claim 1": the apparatus is cited, not claimed
         parent = readings[cited[0]].subject
         mine, theirs = category(r.subject), category(parent)
-        if mine == theirs and _singular(head) in _GENERIC[mine]:
+        generic = _singular(head)
+        if mine == theirs and generic in GENERIC[mine] and not (
+            (generic in _MATTER and _singular(parent[-1]) in _MACHINES)
+            or (generic in _MACHINES and _singular(parent[-1]) in _MATTER)
+        ):
             continue
         named = " ".join(r.subject)
         what = " ".join(parent)

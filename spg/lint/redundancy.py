@@ -7,12 +7,14 @@
 * ``not-further-limiting`` (35 USC 112(d); MPEP 608.01(n) III): a dependent claim each of whose limitations its
   parent chain already recites (a wherein-clause copied from the parent, a restated limitation), or that adds no
   text at all. A limitation the parent recites among alternatives ("… or …", "at least one of", "optionally") is a
-  choice, which narrows, and so is a limitation of fewer than three words (an element added again is the
-  antecedent analysis's business).
+  choice, which narrows; a claim whose restated limitations are all shorter than three words ("further
+  comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
-  steel plate …"). Short clauses (under four words) are left out: lists of elements name short things twice for
-  good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group, alternatives whose
-  names the text may not tell apart (stereo descriptors lost in publication).
+  steel plate …"). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
+  good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
+  …"), alternatives whose names the text may not tell apart (stereo descriptors lost in publication), and claims
+  listing lettered alternatives ("any one of the following proteins (a), (b) and (c) …", "… or (b) …"), each of
+  which restates what they share.
 
 Each rule reads a claim against earlier claims only, so a partial claim set (the first k claims, as ``spg
 generate`` has them while decoding) gets the findings the whole set would have for those claims.
@@ -20,14 +22,28 @@ generate`` has them while decoding) gets the findings the whole set would have f
 
 from __future__ import annotations
 
+import re
+
 from spg.forest import Forest
-from spg.lint.clauses import Reading, ancestry, read_claims
+from spg.lint.clauses import COPULA, Reading, ancestry, read_claims
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
 _ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternatively", "preferably"})
+# a claim ending where a formula or a structure the publication lost stood
+_CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
+# a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
+# restates what each alternative shares
+_LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
+_MARKUSH = {("consisting", "of"), ("selected", "from")}
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
-SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding
+SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
+
+
+def _acts(clause: tuple[str, ...]) -> bool:
+    """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
+    a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
+    return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -42,10 +58,10 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if forest.by_num[c.num] is not c or not any(len(x) >= SHORTEST_NARROWING for x in r.limitations):
-            continue  # "The method of claim 1 wherein the compound is" (a formula lost): too little to compare
+        if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text[-40:]):
+            continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
         key = (c.parents, r.body)
-        order = (c.parents, r.subject, tuple(sorted(r.limitations))) if len(r.limitations) > 1 else None
+        order = (c.parents, r.opening, tuple(sorted(r.limitations))) if len(r.limitations) > 1 else None
         earlier = exact.get(key)
         how = "the same text"
         if earlier is None and order is not None:
@@ -64,17 +80,25 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
     return out
 
 
-def _recited(clause: tuple[str, ...], texts: list[tuple[str, bool]]) -> bool:
-    """Whether ``clause`` stands, word for word, inside one of the clauses ``texts`` (joined, with whether that
-    clause names alternatives)."""
-    needle = " " + " ".join(clause) + " "
-    return any(needle in text and not alternatives for text, alternatives in texts)
+def _plain(clause: tuple[str, ...]) -> str:
+    """A clause joined for a containment test, without the copula ("a lower step pivoted to …" is restated by "the
+    lower step is pivoted to …")."""
+    return " " + " ".join(w for w in clause if w not in COPULA) + " "
+
+
+def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
+    """Whether ``clause`` stands, word for word, inside a clause of one of ``texts``: per claim, (every clause
+    :func:`_plain` and joined, those that name no alternatives joined)."""
+    needle = _plain(clause)
+    # restating the alternatives themselves chooses none of them
+    chooses = _ALTERNATIVE.isdisjoint(clause)
+    return any(needle in (plain if chooses else every) for every, plain in texts)
 
 
 def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
     """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already."""
     above = ancestry(forest)
-    joined: dict[int, list[tuple[str, bool]]] = {}
+    joined: dict[int, tuple[str, str]] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -83,13 +107,17 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         texts = []
         for a in above[c.num]:
             if a not in joined:
-                joined[a] = [
-                    (" " + " ".join(clause) + " ", not _ALTERNATIVE.isdisjoint(clause)) for clause in readings[a].limitations
-                ]
-            texts += joined[a]
+                clauses = readings[a].limitations
+                joined[a] = (
+                    "\n".join(map(_plain, clauses)),
+                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x)),
+                )
+            texts.append(joined[a])
         if not r.limitations:
             why = "adds no limitation to"
-        elif all(len(clause) >= SHORTEST_NARROWING and _recited(clause, texts) for clause in r.limitations):
+        elif all(_recited(clause, texts) for clause in r.limitations) and any(
+            len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.limitations
+        ):
             why = "only restates what is recited in"
         else:
             continue
@@ -107,16 +135,17 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
     (reported once per repeated clause, at the claim)."""
     out = []
     for c in forest.claims:
-        if forest.by_num[c.num] is not c:
+        if forest.by_num[c.num] is not c or _LETTERED_ALTERNATIVES.search(c.text):
             continue
+        markush: set[tuple[str, ...]] = set()
         seen: set[tuple[str, ...]] = set()
         reported: set[tuple[str, ...]] = set()
+        # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
+        items = readings[c.num].opening[-2:] in _MARKUSH
         for clause in readings[c.num].limitations:
-            if "consisting" in clause and any(clause[i : i + 2] == ("consisting", "of") for i in range(len(clause) - 1)):
-                break  # the items of a Markush group ("selected from the group consisting of: …; …") are alternatives
-            if len(clause) < SHORTEST_REPEATED:
+            if len(clause) < SHORTEST_REPEATED and not (len(clause) == SHORTEST_REPEATED - 1 and _acts(clause)):
                 continue
-            if clause in seen and clause not in reported:
+            if clause in seen and clause not in reported and not (items and clause in markush):
                 reported.add(clause)
                 shown = " ".join(clause)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"
@@ -125,6 +154,10 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
                     f"recites the limitation '{shown}' more than once; say it once", None, None, shown,
                 ))
             seen.add(clause)
+            if items:
+                markush.add(clause)
+            if clause[-2:] in _MARKUSH:
+                items, markush = True, set()
     return out
 
 

@@ -24,6 +24,9 @@ _RULES = (
     Rule("bad-number", "warning", "37 CFR 1.126", "A claim number below 1."),
     Rule("missing-number", "warning", "37 CFR 1.126",
          "Claims must be numbered consecutively; numbers the input lists as cancelled ('3. (Canceled)') are no gap."),
+    Rule("unnumbered-claim", "warning", "37 CFR 1.126",
+         "A line that opens as a claim of its own ('The method of claim 1, wherein …') carries no number; it is read "
+         "as a claim numbered after the one above it."),
     Rule("out-of-order", "warning", "37 CFR 1.126", "A claim comes after a claim with a higher number."),
     Rule("self-reference", "error", "37 CFR 1.75(c)", "A claim cites itself."),
     Rule("missing-parent", "error", "37 CFR 1.75(c)", "A claim cites a claim that does not exist."),

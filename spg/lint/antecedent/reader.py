@@ -46,8 +46,8 @@ _ELEMENT_OPENERS = frozenset({";", ",", ":", "and", "comprising", "comprises", "
 _PART_OPENERS = frozenset({"having", "has", "have", "with", "including", "includes", "each", "of"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
-_ALTERNATIVES_RE = re.compile(r"\b(?:one of|consisting of|selected from|or)\b")
-_MARKUSH_RE = re.compile(r"\b(?:consisting of|selected from)\b")
+_MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
+_MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
 
 
 @dataclass(frozen=True)
@@ -232,8 +232,10 @@ class _Reader:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
             if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
-            if ch.start >= self.body:
-                self.introduced_again(ch, earlier)
+        if ch.article and not ch.preamble and ch.recited and ch.start >= self.body:
+            # a phrase cut at a participle ("an electric" of "an electric powered brake system") too: the words
+            # after it tell two such introductions apart or not (introduced_again)
+            self.introduced_again(ch, self.matches(ch, ch.words[-1], ch.words[:-1], exact=True))
         index = self.index
         for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
             got = index.get(w)
@@ -260,8 +262,15 @@ class _Reader:
         def recited_alone(c: _Chunk) -> bool:
             before = tokens[c.start - 1].lower() if c.start > 0 else ""
             after = tokens[c.end].lower() if c.end < len(tokens) else ""
-            if before not in _ELEMENT_OPENERS or after in ("or", "'", "'s", "’", "’s"):
-                return False
+            if before not in _ELEMENT_OPENERS or after in ("or", "of", "'", "'s", "’", "’s"):
+                return False  # "an address of the client" names what something else has
+            if before == ",":
+                # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
+                for t in tokens[c.end : c.end + 40]:
+                    if t in (";", "."):
+                        break
+                    if t.lower() == "or":
+                        return False
             if before in (",", "and"):
                 # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts
                 for t in reversed(tokens[max(c.start - 40, 0) : c.start - 1]):
@@ -292,8 +301,15 @@ class _Reader:
                 and ch.same is None
             ):
                 text = self.claims[ch.claim].text.lower()
-                before, between = text[: self.span(c)[0]], text[self.span(c)[1] : self.span(ch)[0]]
-                if not (_MARKUSH_RE.search(before) or _ALTERNATIVES_RE.search(between) or told_apart(c, ch)):
+                # a Markush group before the first one lists alternatives: in its clause ("selected from the group
+                # consisting of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein
+                # R1 is chosen from: a hydrogen atom; a phenyl radical; …")
+                first = self.span(c)[0]
+                if not (
+                    _MARKUSH_RE.search(text, text.rfind(";", 0, first) + 1, first)
+                    or _MARKUSH_LIST_RE.search(text, max(text.rfind("wherein", 0, first), 0), first)
+                    or told_apart(c, ch)
+                ):
                     self.again.append((ch, c))
                 return
 
