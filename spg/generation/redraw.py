@@ -31,6 +31,7 @@ import torch
 from transformers import PreTrainedTokenizerBase, StoppingCriteria
 
 from spg.forest import Forest
+from spg.generation.repetition import token_pieces
 from spg.generation.whole_claims import whole_tagged
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, parse_tagged
 from spg.lint import Finding, find_all
@@ -72,9 +73,8 @@ class ClaimCheck:
 
 @functools.lru_cache(maxsize=4)
 def line_break_ids(tokenizer: PreTrainedTokenizerBase) -> frozenset[int]:
-    """Tokens holding a line break: where a numbered plain claim ends. Decodes the vocabulary once per tokenizer."""
-    pieces = tokenizer.batch_decode([[i] for i in range(len(tokenizer))], clean_up_tokenization_spaces=False)
-    return frozenset(i for i, piece in enumerate(pieces) if "\n" in piece)
+    """Tokens holding a line break: where a numbered plain claim ends."""
+    return frozenset(i for i, piece in enumerate(token_pieces(tokenizer)) if "\n" in piece)
 
 
 @dataclass(frozen=True)
