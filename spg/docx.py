@@ -571,7 +571,8 @@ def commented_docx(data: bytes, findings, claim_paragraphs: Mapping[int, int], *
         claim = forest.by_num.get(finding.claim) if finding.claim is not None else None
         start, end = _anchor(group, claim.text if claim else None, finding.start, finding.end, dropped)
         message = f"{finding.severity}: {finding.message} [{finding.rule}]"
-        document.add_comment([Run(start, None), Run(end, None)], message, author=author, initials="spg")
+        comment = document.add_comment([Run(start, None), Run(end, None)], message, author=author, initials="spg")
+        comment._comment_elm.attrib.pop(f"{W}date", None)  # optional; without it the same findings give the same file
     return _saved(document)
 
 
