@@ -1,0 +1,42 @@
+"""The last hostile inputs of issue 33, each ending as README "Errors and exit status" says: one line and exit 2
+for bad input, output that still works where the input was good."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from spg.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_exit_2(result, *words):
+    code, out, err = result
+    assert code == 2 and len(err.splitlines()) == 1, err
+    for word in words:
+        assert word in err, err
+
+
+def test_an_ascii_standard_output_gets_escapes_for_what_it_cannot_encode(tmp_path):
+    claims = tmp_path / "c.txt"
+    claims.write_text("1. A chair \u2014 with the \u00e9lan seat \U0001f600.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for extra in ([], ["--json"]):
+        done = subprocess.run([sys.executable, "-m", "spg.cli", "lint", *extra, str(claims)], capture_output=True,
+                              env=env, cwd=REPO, timeout=120)
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+        done.stdout.decode("ascii")  # nothing but ASCII went out
+        if extra:
+            finding = json.loads(done.stdout)["findings"][0]
+            assert finding["term"] == "the \u00e9lan seat"  # the escapes are JSON's: the same text back
+        else:
+            assert "A chair \\u2014 with the \\u00e9lan seat \\ud83d\\ude00." in done.stdout.decode()
+
