@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from spg.cli import main
+from spg.lint import lint
+from spg.parse import parse_claims
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,4 +41,23 @@ def test_an_ascii_standard_output_gets_escapes_for_what_it_cannot_encode(tmp_pat
             assert finding["term"] == "the \u00e9lan seat"  # the escapes are JSON's: the same text back
         else:
             assert "A chair \\u2014 with the \\u00e9lan seat \\ud83d\\ude00." in done.stdout.decode()
+
+
+def test_numbers_without_claim_text_are_empty_claims_and_an_error():
+    for text in ("1.  2.  3.", "1.\n2.\n3."):
+        forest = parse_claims(text)
+        assert [(c.num, c.text) for c in forest.claims] == [(1, ""), (2, ""), (3, "")]
+        assert [(f.rule, f.claim) for f in lint(forest).findings] == [("empty-claim", 1), ("empty-claim", 2),
+                                                                       ("empty-claim", 3)]
+    forest = parse_claims("1. A chair.\n2.\n3. The chair of claim 1.")
+    assert [(c.num, c.text) for c in forest.claims] == [(1, "A chair."), (2, ""), (3, "The chair of claim 1.")]
+    # in running text a number with nothing after it is no claim: "Nav1.9. 10. An ..." keeps claim 10 whole
+    forest = parse_claims("8. A chain of Nav1.7 or Nav1.9. 10. An isolated chain.")
+    assert [c.num for c in forest.claims] == [8, 10]
+
+
+def test_lint_exits_1_on_empty_claims(tmp_path, capsys):
+    (tmp_path / "e.txt").write_text("1.  2.  3.")
+    code, out, _ = run(capsys, "lint", "--no-config", tmp_path / "e.txt")
+    assert code == 1 and out.count("[empty-claim]") == 3
 
