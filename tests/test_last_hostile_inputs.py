@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from spg.cli import main
 from spg.lint import lint
 from spg.parse import parse_claims
@@ -60,4 +62,42 @@ def test_lint_exits_1_on_empty_claims(tmp_path, capsys):
     (tmp_path / "e.txt").write_text("1.  2.  3.")
     code, out, _ = run(capsys, "lint", "--no-config", tmp_path / "e.txt")
     assert code == 1 and out.count("[empty-claim]") == 3
+
+
+REPRO = """output_dir: {out}
+data: {data}
+stage1: {repo}/configs/repro/smollm2-stage1.yaml
+generate: {repo}/configs/repro/smollm2-generate.yaml
+"""
+
+
+@pytest.mark.parametrize("extra, words", [
+    ("decoding:\n  paper: [no_repeat_ngram_size=16]\n", ["decoding: paper", "expected a mapping", "got a list"]),
+    ("decoding:\n  paper: {overrides: [a=1]}\n", ["decoding: paper: overrides", "got a list"]),
+    ("decoding:\n  paper: {systems: Baseline}\nsystems:\n  - {name: Baseline, kind: stage1}\n",
+     ["decoding: paper: systems", "the string 'Baseline'", "write [Baseline]"]),
+    ("decoding:\n  paper: {overide: {}}\n", ["unknown keys ['overide']"]),
+    ("systems:\n  - {name: Baseline, kind: stage1, overrides: \"gamma=0\"}\n",
+     ["systems[0] (Baseline): overrides", "the string 'gamma=0'", "write [gamma=0]"]),
+    ("systems:\n  - {name: Baseline, kind: stage1, overrides: [{gamma: 0}]}\n",
+     ["systems[0] (Baseline): overrides", "key=value"]),
+])
+def test_a_reproduce_config_of_the_wrong_shape_is_one_line_naming_the_file_and_key(extra, words, tmp_path, capsys,
+                                                                                   uspto_path):
+    config = tmp_path / "r.yaml"
+    config.write_text(REPRO.format(out=tmp_path / "out", data=uspto_path, repo=REPO) + extra)
+    one_line_exit_2(run(capsys, "reproduce", "--config", config, "--dry-run"), str(config), *words)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_model_folder_without_a_model_names_the_flag_the_folder_and_what_was_expected(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    one_line_exit_2(run(capsys, "generate", "--model", empty, "--max-new-tokens", "4"), "--model", str(empty),
+                    "a folder without a model", "expected a Hugging Face model folder")
+    config = tmp_path / "g.yaml"
+    config.write_text(f"model: {empty}\n")
+    one_line_exit_2(run(capsys, "generate", "--config", config), str(config), str(empty))
+    (empty / "config.json").write_text("{}")  # a config but no tokenizer: the library's message, with flag and folder
+    one_line_exit_2(run(capsys, "generate", "--model", empty, "--max-new-tokens", "4"), "--model", str(empty))
 

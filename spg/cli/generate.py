@@ -250,8 +250,11 @@ def run(args: argparse.Namespace) -> int:
             device=config.device,
             rows=min(len(docs), config.batch_size_on("cpu")),  # only the CPU's runtime depends on it
         )
-    except (OSError, ValueError) as e:
-        raise InputError(str(e)) from None
+    except (OSError, ValueError) as e:  # a tokenizer library's message names neither the flag nor the folder
+        message = " ".join(str(e).split())
+        raise InputError(message if config.model in message else f"model {shown(config.model)} (--model or the "
+                         f"config's model): cannot be loaded ({message}); expected a Hugging Face model folder with "
+                         "its tokenizer, or an SPG artefact") from None
     try:  # where the tokenizer could not be read before loading (GenerateConfig.check_available)
         check_room(config.model, config.max_prompt_tokens, prompt_frame(generator.tokenizer, generator.instruction))
     except Invalid as err:
