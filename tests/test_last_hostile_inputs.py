@@ -101,3 +101,44 @@ def test_a_model_folder_without_a_model_names_the_flag_the_folder_and_what_was_e
     (empty / "config.json").write_text("{}")  # a config but no tokenizer: the library's message, with flag and folder
     one_line_exit_2(run(capsys, "generate", "--model", empty, "--max-new-tokens", "4"), "--model", str(empty))
 
+
+def _evaluation_inputs(tmp_path, prediction="1. A chair."):
+    refs, preds = tmp_path / "refs.jsonl", tmp_path / "pred.jsonl"
+    refs.write_text(json.dumps({"id": "a", "claims": "1. A chair. 2. The chair of claim 1, wherein it is red."}) + "\n")
+    preds.write_text(json.dumps({"id": "a", "prediction": prediction}) + "\n")
+    return refs, preds
+
+
+def test_evaluate_out_in_a_folder_the_system_will_not_create_is_one_line_and_exit_2(tmp_path, capsys):
+    refs, preds = _evaluation_inputs(tmp_path)
+    one_line_exit_2(run(capsys, "evaluate", refs, preds, "--out", "/proc/x", "--no-bertscore"), "/proc/x",
+                    "cannot create this folder")
+
+
+def test_an_evaluation_set_cut_short_by_a_kill_is_told_from_a_whole_one_and_written_whole_again(tmp_path, capsys,
+                                                                                              monkeypatch):
+    import spg.evaluate
+    from spg.evaluate import report_problem
+
+    out = tmp_path / "out"
+    refs, preds = _evaluation_inputs(tmp_path)
+    assert run(capsys, "evaluate", refs, preds, "--out", out, "--no-bertscore")[0] == 0
+    assert report_problem(out) is None
+    whole = {name: (out / name).read_bytes() for name in ("table.md", "table.json", "documents.jsonl")}
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # what the process sees of nothing: it stops here, between two files
+
+    refs, preds = _evaluation_inputs(tmp_path, "1. A table. 2. The table of claim 1.")
+    for where, problem in (("write_jsonl", "table.md not as table.json lists"),
+                           ("write_json", "table.md and documents.jsonl not as table.json lists")):
+        with monkeypatch.context() as patch:
+            patch.setattr(spg.evaluate, where, killed)
+            assert run(capsys, "evaluate", refs, preds, "--out", out, "--no-bertscore")[0] == 130
+        assert report_problem(out) == problem
+        assert (out / "table.json").read_bytes() == whole["table.json"]  # the old set's list, not the new
+    (out / "table.json").unlink()
+    assert report_problem(out) == "table.md, documents.jsonl without table.json"
+    code, _, err = run(capsys, "evaluate", refs, preds, "--out", out, "--no-bertscore")
+    assert code == 0 and "the evaluation there is incomplete" in err
+    assert report_problem(out) is None
