@@ -265,25 +265,57 @@ def _uspto_documents(path, count):
     return list(islice(records, count))
 
 
+def _anchored(data: bytes, result) -> list[str]:
+    """The text each comment of a commented document covers, white space left out, in the findings' order."""
+    document = docx.Document(io.BytesIO(data))
+    xml = document.element.xml
+    out = []
+    for comment in document.comments:
+        cid = comment.comment_id
+        inside = re.search(rf'<w:commentRangeStart w:id="{cid}"/>(.*?)<w:commentRangeEnd w:id="{cid}"/>', xml, re.S)
+        out.append("".join("".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", inside.group(1))).split()))
+    return out
+
+
+def _wanted(result) -> list[str]:
+    """What each finding is about, as :func:`_anchored` gives it: its words (None: a finding without a place)."""
+    out = []
+    for finding in result.findings:
+        claim = result.forest.by_num.get(finding.claim)
+        if claim is not None and finding.start is not None and finding.end is not None and finding.end > finding.start:
+            out.append("".join(claim.text[finding.start:finding.end].split()))
+        else:
+            out.append(None)
+    return out
+
+
 def test_twenty_word_documents_from_the_uspto_set_give_the_forest_and_findings_of_the_text_path(uspto_path):
     """Four shared USPTO claim sets in each of five layouts: typed numbers (elements in paragraphs of their own),
     Word's automatic list, "What is claimed is:" after the description (the abstract after the claims), a table,
-    tracked changes. The text path lints the claims one per line with the record's description."""
+    tracked changes. The text path lints the claims one per line with the record's description. The commented copy
+    of each document (four layouts) puts every finding that has a place on exactly its words."""
     records = _uspto_documents(uspto_path, 4)
     assert len(records) == 4
-    compared = 0
+    compared = commented = 0
     for layout in LAYOUTS:
         for record in records:
             claims = [(c.num, c.text) for c in record.claims]
             description = record.description if layout == "after-description" else ""
             text_forest = parse_claims("\n".join(f"{n}. {t}" for n, t in claims))
             text_result = lint(text_forest, description or None)
-            read = read_docx(claims_document(claims, layout, description), f"{record.id}.docx")
+            data = claims_document(claims, layout, description)
+            read = read_docx(data, f"{record.id}.docx")
             word_forest = parse_claims(read.claims_text)
             # the automatic layout opens with a bulleted paragraph, read as a description: not the record's
             word_result = lint(word_forest, read.description if description else None)
             assert forest_rows(word_forest) == forest_rows(text_forest), (layout, record.id)
             assert [f.to_dict() for f in word_result.findings] == [f.to_dict() for f in text_result.findings]
             assert sorted(read.claim_paragraphs) == [c.num for c in text_forest.claims]
+            if layout != "after-description":  # the comments on the words: checked on the four other layouts
+                anchored = _anchored(commented_docx(data, word_result.findings, read.claim_paragraphs), word_result)
+                wanted = _wanted(word_result)
+                assert len(anchored) == len(wanted)
+                assert [a for a, w in zip(anchored, wanted) if w is not None] == [w for w in wanted if w is not None]
+                commented += sum(w is not None for w in wanted)
             compared += 1
-    assert compared == 20
+    assert compared == 20 and commented > 100
