@@ -38,6 +38,7 @@ from spg.parse import parse_claims
 MAX_FILE_BYTES = 25 * 2**20  # a claim set or a description with its figures; a 50 MB upload is refused
 MAX_UNPACKED_BYTES = 200 * 2**20  # all members together, as declared
 MAX_MEMBERS = 5_000
+MAX_XML_BYTES = 32 * 2**20  # one XML part (a 300-page document's text is a few MB); lxml holds it whole in memory
 MAX_RATIO = 200  # Word's XML deflates 5-20x; a member of more than 1 MiB inflating 200x is a bomb
 _RATIO_FROM = 2**20
 
@@ -109,6 +110,10 @@ def _check_package(data: bytes, name: str) -> None:
         if m.file_size > _RATIO_FROM and m.file_size > MAX_RATIO * max(m.compress_size, 1):
             raise InputError(f"{name}: part {m.filename!r} inflates {m.file_size // max(m.compress_size, 1)}x "
                              f"(a zip bomb?); {EXPECTED}")
+    for m in members:
+        if m.filename.endswith((".xml", ".rels")) and m.file_size > MAX_XML_BYTES:
+            raise InputError(f"{name}: part {m.filename!r} is {m.file_size / 2**20:.0f} MB of XML, more than spg reads "
+                             f"({MAX_XML_BYTES // 2**20} MB); {EXPECTED}")
     if "word/document.xml" not in {m.filename for m in members}:
         raise InputError(f"{name}: a zip package without word/document.xml; {EXPECTED}")
     try:
@@ -117,7 +122,7 @@ def _check_package(data: bytes, name: str) -> None:
                 raise InputError(f"{name}: part {m.filename!r} declares a DTD (XML entities, an XML bomb?); "
                                  f"{EXPECTED}, whose parts never do")
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
-        raise InputError(f"{name}: a damaged zip package ({e}); {EXPECTED}") from None
+        raise InputError(f"{name}: a damaged zip package ({' '.join(str(e).split())}); {EXPECTED}") from None
 
 
 def _open(data: bytes, name: str):
@@ -127,11 +132,14 @@ def _open(data: bytes, name: str):
 
     _check_package(data, name)
     try:
-        return docx.Document(io.BytesIO(data))
+        document = docx.Document(io.BytesIO(data))
+        document.part.styles, document.element.body  # noqa: B018  (a package whose parts are not a Word document's fails here)
+        return document
     except (ValueError, KeyError, etree.LxmlError, zipfile.BadZipFile, docx.opc.exceptions.PackageNotFoundError,
             AttributeError, TypeError) as e:
         # ValueError: not a Word document but another Office file ("file '…' is not a Word file, content type…")
-        raise InputError(f"{name}: not a readable Word document ({type(e).__name__}: {e}); {EXPECTED}") from None
+        why = " ".join(str(e).split())  # lxml's messages span lines
+        raise InputError(f"{name}: not a readable Word document ({type(e).__name__}: {why}); {EXPECTED}") from None
 
 
 # ---------------------------------------------------------------- text as Word shows it
@@ -326,7 +334,7 @@ def _lines(document, dropped: frozenset[str]) -> list[_Line]:
     part = document.part
     try:
         numbering = part.numbering_part.element
-    except (KeyError, NotImplementedError):
+    except (KeyError, NotImplementedError, AttributeError):  # AttributeError: a numbering part of the wrong type
         numbering = None
     numbering = _Numbering(numbering, part.styles.element)
     lines = []
@@ -573,7 +581,11 @@ def commented_docx(data: bytes, findings, claim_paragraphs: Mapping[int, int], *
         message = f"{finding.severity}: {finding.message} [{finding.rule}]"
         comment = document.add_comment([Run(start, None), Run(end, None)], message, author=author, initials="spg")
         comment._comment_elm.attrib.pop(f"{W}date", None)  # optional; without it the same findings give the same file
-    return _saved(document)
+    try:
+        return _saved(document)
+    except (TypeError, ValueError, KeyError) as e:  # a damaged part python-docx read but cannot write back
+        raise InputError(f"{name}: a damaged Word document that cannot be written back ({type(e).__name__}: "
+                         f"{' '.join(str(e).split())}); {EXPECTED} that Word opens") from None
 
 
 # ---------------------------------------------------------------- spg's marker

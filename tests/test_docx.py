@@ -319,3 +319,40 @@ def test_twenty_word_documents_from_the_uspto_set_give_the_forest_and_findings_o
                 commented += sum(w is not None for w in wanted)
             compared += 1
     assert compared == 20 and commented > 100
+
+
+def test_damaged_packages_are_read_or_refused_in_one_line_never_an_internal_error():
+    """Bytes cut out, flipped or spliced into one part (tags, undefined lists, entities, a NUL), or a part left out."""
+    import random
+
+    rng = random.Random(0)
+    outcomes = {"read": 0, "refused": 0}
+    for layout in ("numbered", "auto", "table", "tracked"):
+        source = zipfile.ZipFile(io.BytesIO(claims_document(CLAIMS, layout)))
+        names = [m.filename for m in source.infolist()]
+        for _ in range(25):
+            parts = {m.filename: source.read(m) for m in source.infolist()}
+            name = rng.choice(names)
+            blob, at = bytearray(parts[name]), rng.randrange(len(parts[name]) + 1)
+            change = rng.randrange(4)
+            if change == 0:
+                blob[at:at + rng.randrange(1, 40)] = b""
+            elif change == 1 and at < len(blob):
+                blob[at] = rng.randrange(256)
+            elif change == 2:
+                blob[at:at] = rng.choice([b"<w:p>", b"</w:r>", b'<w:numPr><w:numId w:val="99"/></w:numPr>', b"&amp;",
+                                          b"\x00"])
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w") as package:
+                for part, content in parts.items():
+                    if part != name or change != 3:
+                        package.writestr(part, bytes(blob) if part == name else content)
+            try:
+                text = read_docx(out.getvalue(), "x.docx")
+                commented_docx(out.getvalue(), lint(parse_claims(text.claims_text)).findings, text.claim_paragraphs,
+                               name="x.docx")
+                outcomes["read"] += 1
+            except InputError as e:
+                assert "\n" not in str(e) and str(e).startswith("x.docx: ")
+                outcomes["refused"] += 1
+    assert outcomes["read"] and outcomes["refused"]
