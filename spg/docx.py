@@ -203,10 +203,10 @@ def _roman(n: int) -> str:
 
 def _formatted(n: int, fmt: str) -> str:
     """A list counter as Word shows it in format ``fmt`` (w:numFmt); formats not listed are shown as decimals."""
-    if fmt in ("lowerLetter", "upperLetter") and n > 0:
+    if fmt in ("lowerLetter", "upperLetter") and 0 < n <= 780:  # Word's letters end at zz…z (30 of each)
         text = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)  # Word's a..z, aa..zz
         return text.upper() if fmt == "upperLetter" else text
-    if fmt in ("lowerRoman", "upperRoman") and n > 0:
+    if fmt in ("lowerRoman", "upperRoman") and 0 < n < 4000:
         return _roman(n).upper() if fmt == "upperRoman" else _roman(n)
     if fmt == "decimalZero":
         return f"{n:02d}"
@@ -283,7 +283,7 @@ class _Numbering:
             return None
         abstract, overrides = self.nums[num_id]
         levels = self.levels.get(abstract, {})
-        if level not in levels:
+        if level not in levels or not 0 <= level < 10:  # Word has levels 0-8
             return None
         counters = self.counters.setdefault(abstract, [None] * 10)
         if num_id not in self.restarted:

@@ -356,3 +356,23 @@ def test_damaged_packages_are_read_or_refused_in_one_line_never_an_internal_erro
                 assert "\n" not in str(e) and str(e).startswith("x.docx: ")
                 outcomes["refused"] += 1
     assert outcomes["read"] and outcomes["refused"]
+
+
+def test_hostile_numbering_definitions_cost_nothing():
+    """A letter or Roman list starting at a billion would be a 38-million-character label per paragraph; a level
+    beyond Word's nine is no level."""
+    document = docx.Document()
+    document.add_paragraph("Claims")
+    for fmt, level in (("lowerLetter", 0), ("upperRoman", 0), ("decimal", 0)):
+        num_id = add_list(document, start=10**9, fmt=fmt, text="%1.")
+        number(document.add_paragraph(f"A {fmt} list item."), num_id, level=level)
+    numbering = document.part.numbering_part.element
+    abstract = numbering.findall("{*}abstractNum")[-1]
+    abstract.append(docx.oxml.parse_xml(
+        f'<w:lvl {docx.oxml.ns.nsdecls("w")} w:ilvl="100"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+        '<w:lvlText w:val="%1."/></w:lvl>'))
+    number(document.add_paragraph("Level 100."), int(numbering.findall("{*}num")[-1].get(
+        "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}numId")), level=100)
+    text = read_docx(saved(document), "c.docx")
+    assert text.text.splitlines()[1:] == ["1000000000. A lowerLetter list item.", "1000000000. A upperRoman list item.",
+                                          "1000000000. A decimal list item.", "Level 100."]
