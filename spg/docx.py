@@ -90,11 +90,17 @@ class DocxText:
 # ---------------------------------------------------------------- the package, checked
 
 
+def check_size(size: int, name: str) -> None:
+    """Raise InputError when a Word document of ``size`` bytes is more than spg reads (callers holding a file check
+    its size before reading it)."""
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"{name}: {size / 2**20:.1f} MB is more than spg reads ({MAX_FILE_BYTES // 2**20} MB); "
+                         f"{EXPECTED} of at most that size")
+
+
 def _check_package(data: bytes, name: str) -> None:
     """Raise InputError unless ``data`` is a zip package within every limit, no XML part declaring a DTD."""
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{name}: {len(data) / 2**20:.1f} MB is more than spg reads ({MAX_FILE_BYTES // 2**20} MB); "
-                         f"{EXPECTED} of at most that size")
+    check_size(len(data), name)
     if data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         raise InputError(f"{name}: a Word 97-2003 (.doc) or encrypted document; {EXPECTED}: save it as .docx")
     try:
