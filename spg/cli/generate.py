@@ -131,8 +131,11 @@ def check_output(output: Path | None) -> None:
 
 def _description(source: Path) -> str:
     """A description file's text: UTF-8 text, or a Word document's text before its claims (all of it without)."""
+    from spg.docx import check_size
     from spg.lint.source import is_docx
 
+    if source.suffix.lower() == ".docx":
+        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
     data = source.read_bytes()
     if not is_docx(str(source), data):
         return decode_utf8(data, str(source))
