@@ -1,5 +1,6 @@
-"""What ``spg lint`` reads: a claim set as text or JSON, a patent record (JSON or JSONL) with its description, and
-an optional description file. Bad input raises :class:`~spg.data.DataError` naming the file and what was expected."""
+"""What ``spg lint`` reads: a claim set as text, JSON or a Word document (.docx, :mod:`spg.docx`), a patent record
+(JSON or JSONL) with its description, and an optional description file (text or .docx). Bad input raises
+:class:`~spg.data.DataError` (or :class:`~spg.errors.InputError`) naming the file and what was expected."""
 
 from __future__ import annotations
 
@@ -27,10 +28,16 @@ class ClaimSet:
     name: str
     forest: Forest
     description: str | None = None
+    paragraphs: dict[int, int] | None = None  # a Word document's: claim number → index of its first paragraph
+    docx: bytes | None = None  # the Word document itself, for --docx-comments
 
 
 def _read_bytes(path: str) -> bytes:
     name = "<stdin>" if path == "-" else path
+    if path.lower().endswith(".docx") and Path(path).is_file():  # refused before a 10 GB file is read into memory
+        from spg.docx import check_size
+
+        check_size(Path(path).stat().st_size, path)
     try:
         if path == "-":
             if sys.stdin is None:  # `spg lint - <&-`: Python has no stdin object at all
@@ -74,11 +81,29 @@ def _pick(name: str, values: list[object], record: str | None) -> tuple[object, 
     raise DataError(f"{name}: no record with id {record!r}; expected the id of one of its {len(values)} records")
 
 
+def is_docx(path: str, data: bytes) -> bool:
+    """Whether a file is to be read as a Word document: named .docx, or a zip package (what every .docx is)."""
+    return path.lower().endswith(".docx") or data.startswith(b"PK\x03\x04")
+
+
 def read_claim_set(path: str, record: str | None = None) -> ClaimSet:
-    """A claim set from a text file (flat string or one claim per line), a JSON value or a JSON Lines file of
-    patent records (``record`` picks one by id); ``-`` is stdin. A record's own description comes with it."""
+    """A claim set from a text file (flat string or one claim per line), a Word document (its claims section, the
+    text before it as the description), a JSON value or a JSON Lines file of patent records (``record`` picks one by
+    id); ``-`` is stdin. A record's own description comes with it."""
     name = "<stdin>" if path == "-" else path
-    text = decode_utf8(_read_bytes(path), name)
+    data = _read_bytes(path)
+    if is_docx(path, data):
+        if record is not None:
+            raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got a Word document")
+        from spg.docx import read_docx
+
+        found = read_docx(data, name)
+        if not found.claims_text.strip():
+            raise DataError(f"{name}: no claims found in the Word document; expected numbered claims (typed or "
+                            "Word's automatic numbering), after a heading such as 'What is claimed is:'")
+        return ClaimSet(name, parse_claims(found.claims_text), found.description or None, found.claim_paragraphs,
+                        data)
+    text = decode_utf8(data, name)
     if not _looks_like_json(path, text):
         if record is not None:
             raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got claim text")
@@ -89,8 +114,16 @@ def read_claim_set(path: str, record: str | None = None) -> ClaimSet:
 
 
 def read_description(path: str) -> str:
-    """The text of a description file (UTF-8)."""
-    text = decode_utf8(_read_bytes(path), path)
+    """The text of a description file: UTF-8 text, or a Word document (the text before its claims section, or all
+    of it when it has none)."""
+    data = _read_bytes(path)
+    if is_docx(path, data):
+        from spg.docx import read_docx
+
+        found = read_docx(data, path)
+        text = found.description or found.text
+    else:
+        text = decode_utf8(data, path)
     if not text.strip():
         raise DataError(f"{path}: the description is empty; expected the patent's description as text")
     return text
