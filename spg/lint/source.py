@@ -78,8 +78,13 @@ def read_claim_set(path: str, record: str | None = None) -> ClaimSet:
     """A claim set from a text file (flat string or one claim per line), a JSON value or a JSON Lines file of
     patent records (``record`` picks one by id); ``-`` is stdin. A record's own description comes with it."""
     name = "<stdin>" if path == "-" else path
-    text = decode_utf8(_read_bytes(path), name)
-    if not _looks_like_json(path, text):
+    return claim_set_of(name, decode_utf8(_read_bytes(path), name), record)
+
+
+def claim_set_of(name: str, text: str, record: str | None = None) -> ClaimSet:
+    """A claim set from text already read (``spg serve``'s pasted claims): claim text, or JSON when ``name`` ends in
+    .json/.jsonl or the text opens like JSON."""
+    if not _looks_like_json(name, text):
         if record is not None:
             raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got claim text")
         return ClaimSet(name, parse_claims(text))
