@@ -254,6 +254,12 @@ class App:
         self.file_suppressions = merged
         return JSONResponse({"path": str(path), "file_suppressions": merged})
 
+    async def warm(self, request: Request) -> Response:
+        """The Draft tab opened: the drafter imports its libraries now (spg.serve.drafter.Drafter.warm_up)."""
+        if self.drafter is not None:
+            self.drafter.warm_up()
+        return JSONResponse({"warming": self.drafter is not None})
+
     async def draft(self, request: Request) -> Response:
         """Claims drafted for ``description``, as server-sent events (spg.serve.drafter lists them)."""
         if self.drafter is None:
@@ -342,5 +348,6 @@ def build_app(settings: Settings, drafter: Drafter | None) -> Starlette:
         Route("/api/claims.docx", guarded(state.claims_docx), methods=["POST"]),
         Route("/api/suppressions", guarded(state.save_suppressions), methods=["POST"]),
         Route("/api/draft", guarded(state.draft), methods=["POST"]),
+        Route("/api/warm", guarded(state.warm), methods=["POST"]),
     ]
     return Starlette(routes=routes)

@@ -331,7 +331,10 @@ async function openDescriptionFile(input) {
 
 async function start() {
   $("tab-check").addEventListener("click", () => selectTab("check"));
-  $("tab-draft").addEventListener("click", () => selectTab("draft"));
+  $("tab-draft").addEventListener("click", () => {
+    selectTab("draft");
+    fetch("/api/warm", { method: "POST" }).catch(() => {}); // the drafter imports its libraries while you paste
+  });
   $("claims").addEventListener("input", scheduleLint);
   $("check-description").addEventListener("input", scheduleLint);
   $("claims-file").addEventListener("change", (e) => openClaimsFile(e.target));
