@@ -5,7 +5,9 @@ Every result spg writes says so in its content, under a *kind* naming what it is
 
 * JSONL: every line is an object whose first key is ``"spg": KIND``;
 * JSON: an object whose first key is ``"spg": KIND``;
-* Markdown, YAML and logs: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
+* Markdown, YAML and logs: a first line ``<!-- spg KIND -->`` or ``# spg KIND``;
+* Word documents (.docx): a custom document property ``spg`` whose value is KIND (docProps/custom.xml, shown in
+  Word under File > Info > Properties > Advanced > Custom), since a .docx has no first line to mark.
 
 A destination is written only when it is absent or holds spg's own output of the same kind (appended results:
 or is empty), and never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
@@ -82,6 +84,10 @@ def _is_own(path: Path, kind: str, data: bytes) -> bool:
     by spg, so an empty one is someone else's; appended results may be, see :func:`read_lines`.)"""
     if path.suffix == ".jsonl":
         return is_spg_line(data.split(b"\n", 1)[0], kind)
+    if path.suffix == ".docx":  # no first line to mark: a custom document property (spg.docx.marked_docx)
+        from spg.docx import docx_mark
+
+        return docx_mark(data) == kind
     if path.suffix == ".json":
         try:
             value = json.loads(data)
@@ -245,6 +251,16 @@ def _jsonl(kind: str, rows: Iterable[dict[str, Any]]) -> bytes:
 def write_jsonl(path: str | Path, kind: str, rows: Iterable[dict[str, Any]]) -> Path:
     """A JSONL result written whole, every line marked."""
     return _replace(Path(path), kind, _jsonl(kind, rows))
+
+
+def write_docx(path: str | Path, kind: str, data: bytes) -> Path:
+    """A Word document result (a .docx), marked by its custom document property ``spg`` = ``kind``."""
+    from spg.docx import marked_docx
+
+    path = Path(path)
+    if path.suffix != ".docx":
+        raise _refuse(path, "spg writes Word documents with the suffix .docx; expected a name ending .docx")
+    return _replace(path, kind, marked_docx(data, kind))
 
 
 def open_log(path: str | Path, kind: str) -> BinaryIO:
