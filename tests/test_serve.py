@@ -384,3 +384,111 @@ def test_the_streamer_hands_on_tagged_claims_at_their_closing_tags():
         streamer.put(torch.tensor([tok]))
     assert [len(f.claims) for f in seen] == [1, 2]
     assert seen[1].claims[1].parents == (1,) and seen[1].claims[1].text.startswith("The chair of claim 1")
+
+
+# ---------------------------------------------------------------- Word documents
+
+
+DOCX_CLAIMS = [(1, "A chair comprising: a seat; and a back."), (2, "The chair of claim 1, wherein the lever is red."),
+               (3, "The chair of claim 1, wherein the seat is soft.")]
+
+
+def upload(url: str, name: str, data: bytes, kind: str = "claims") -> httpx.Response:
+    return httpx.post(f"{url}/api/upload?name={name}&kind={kind}", content=data,
+                      headers={"content-type": "application/octet-stream"}, timeout=60)
+
+
+def zip_bomb() -> bytes:
+    """A .docx whose document part is 30 MB of zeros, deflated to under a megabyte."""
+    import io
+    import zipfile
+
+    from docx_files import claims_document
+
+    source = zipfile.ZipFile(io.BytesIO(claims_document(DOCX_CLAIMS, "numbered")))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for member in source.infolist():
+            big = member.filename == "word/document.xml"
+            package.writestr(member.filename, b"<" + bytes(30 * 2**20) if big else source.read(member))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("layout", ["numbered", "auto", "after-description", "table", "tracked"])
+def test_an_uploaded_docx_gives_the_claims_the_text_path_reads(server, layout):
+    from docx_files import claims_document
+
+    from spg.docx import read_docx
+
+    data = claims_document(DOCX_CLAIMS, layout)
+    response = upload(server, "chair.docx", data)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["docx"] is True and body["text"] == read_docx(data, "chair.docx").claims_text
+    checked = httpx.post(f"{server}/api/lint", json={"text": body["text"], "name": "chair.docx"}, timeout=30).json()
+    assert checked["claims"] == 3 and any(f["rule"] == "antecedent" and f["claim"] == 2 for f in checked["findings"])
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("bomb.docx", None, "zip bomb"),
+    ("claims.docx", b"1. A chair.\n", "not a zip package"),
+    ("claims.docx", b"PK\x03\x04" + b"\0" * 200, "expected a Word document"),
+])
+def test_a_hostile_docx_is_one_clear_line_and_the_server_goes_on(server, name, data, words):
+    response = upload(server, name, zip_bomb() if data is None else data)
+    assert response.status_code == 400
+    message = response.json()["error"]
+    assert words in message and name in message and "\n" not in message and "Traceback" not in message
+    answers(server)
+
+
+def test_a_docx_without_claims_says_so(server):
+    import docx as python_docx
+    from docx_files import saved
+
+    document = python_docx.Document()
+    document.add_paragraph("A description and nothing else.")
+    response = upload(server, "notes.docx", saved(document))
+    assert response.status_code == 400 and "no claims found in the Word document" in response.json()["error"]
+    # the same file is a fine description for the Draft tab
+    described = upload(server, "notes.docx", saved(document), kind="description")
+    assert described.status_code == 200 and described.json()["text"].strip() == "A description and nothing else."
+
+
+def test_the_commented_docx_has_each_finding_as_a_comment_and_the_upload_is_unchanged(server):
+    import base64
+    import io
+
+    import docx as python_docx
+    from docx_files import claims_document
+
+    data = claims_document(DOCX_CLAIMS, "numbered")
+    original = bytes(data)
+    text = upload(server, "chair.docx", data).json()["text"]
+    findings = httpx.post(f"{server}/api/lint", json={"text": text, "name": "chair.docx"}, timeout=30).json()
+    response = httpx.post(f"{server}/api/commented.docx", timeout=60, json={
+        "docx": base64.b64encode(data).decode(), "name": "chair.docx", "text": text})
+    assert response.status_code == 200, response.text
+    assert 'filename="chair.commented.docx"' in response.headers["content-disposition"]
+    comments = list(python_docx.Document(io.BytesIO(response.content)).comments)
+    assert len(comments) == len(findings["findings"]) >= 1
+    assert any("lever" in c.text for c in comments)
+    assert data == original
+    # a suppressed finding is not commented
+    suppressed = httpx.post(f"{server}/api/commented.docx", timeout=60, json={
+        "docx": base64.b64encode(data).decode(), "name": "chair.docx", "suppressions": {"ignore": ["antecedent"]}})
+    assert len(list(python_docx.Document(io.BytesIO(suppressed.content)).comments)) < len(comments)
+
+
+def test_drafted_claims_download_as_a_docx_that_reads_back(server):
+    import io
+
+    from spg.docx import read_docx
+
+    response = httpx.post(f"{server}/api/claims.docx", json={"text": CLAIM_TEXT}, timeout=60)
+    assert response.status_code == 200
+    back = read_docx(response.content, "claims.docx")
+    assert parse_claims(back.claims_text).claims == parse_claims(CLAIM_TEXT).claims
+    assert io.BytesIO(response.content).read(2) == b"PK"
+    empty = httpx.post(f"{server}/api/claims.docx", json={"text": ""}, timeout=30)
+    assert empty.status_code == 400 and "no claims to write" in empty.json()["error"]

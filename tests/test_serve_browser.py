@@ -22,7 +22,7 @@ try:
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
     requirement_missing("selenium (the dev extra)", module_level=True)
-from test_serve import CLAIMS, start_server, stop  # noqa: E402
+from test_serve import CLAIMS, DOCX_CLAIMS, start_server, stop  # noqa: E402
 
 BROWSER, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 WAIT = 30  # seconds an element may take to appear (a loaded 2-core machine)
@@ -86,8 +86,15 @@ def test_pasted_claims_show_their_tree_and_findings_as_they_are_typed(browser, s
     assert "4 claims" in browser.find_element(By.ID, "check-status").text
 
 
-def test_a_click_suppresses_a_finding_and_save_writes_the_file(browser, server):
-    url, folder = server
+def test_a_click_suppresses_a_finding_and_save_writes_the_file(browser, tmp_path):
+    proc, url = start_server(tmp_path)  # a server of its own: what it saves applies to every later check
+    try:
+        suppress_and_save(browser, url, tmp_path)
+    finally:
+        stop(proc)
+
+
+def suppress_and_save(browser, url: str, folder: Path) -> None:
     open_page(browser, url)
     browser.find_element(By.ID, "claims").send_keys(CLAIMS)
     item = '#check-result li[data-rule="antecedent"][data-claim="2"]'
@@ -117,6 +124,23 @@ def test_an_opened_text_file_replaces_the_claims_and_a_bad_one_changes_nothing(b
     wait_for(browser, lambda d: d.find_element(By.ID, "message").is_displayed())
     assert "latin1.txt line 1: byte 0xf6 is not UTF-8" in browser.find_element(By.ID, "message").text
     assert browser.find_element(By.ID, "claims").get_attribute("value").startswith("1. A stool")  # kept
+
+
+def test_an_opened_docx_is_checked_and_offers_the_commented_copy(browser, server, tmp_path):
+    from docx_files import claims_document
+
+    url, _ = server
+    open_page(browser, url)
+    path = tmp_path / "chair.docx"
+    path.write_bytes(claims_document(DOCX_CLAIMS, "auto"))  # Word's automatic numbering: no number in the text
+    browser.find_element(By.ID, "claims-file").send_keys(str(path))
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 3)
+    assert browser.find_elements(By.CSS_SELECTOR, '#check-result li[data-rule="antecedent"][data-claim="2"]')
+    assert "chair.docx" in browser.find_element(By.CSS_SELECTOR, "#check-result h1").text
+    button = browser.find_element(By.ID, "download-docx")
+    wait_for(browser, lambda d: button.is_enabled())
+    browser.find_element(By.ID, "claims").send_keys(" ")  # edited since it was opened: no commented copy of it
+    wait_for(browser, lambda d: not button.is_enabled())
 
 
 @pytest.mark.slow  # the shipped model drafts on the CPU

@@ -39,7 +39,7 @@ from spg.files import write_text
 from spg.lint import LintResult, lint, report_json
 from spg.lint.html import CSP as REPORT_CSP
 from spg.lint.html import CSS, render_body, render_html
-from spg.lint.source import claim_set_of
+from spg.lint.source import claim_set_of, description_of, docx_claims, is_docx
 from spg.lint.suppress import suppressions_of
 from spg.serve.drafter import Drafter, Job
 
@@ -200,20 +200,17 @@ class App:
         data = await _body(request, self.settings.max_body)
         if not data:
             raise HttpError(400, f"{shown(name)}: the file is empty; expected {kind}")
-        if name.lower().endswith(".docx"):
-            from spg.docx import read_docx
-
-            doc = await run_in_threadpool(read_docx, data, name)
-            text = doc.claims_text if kind == "claims" else (doc.description or doc.claims_text)
-            return JSONResponse({"name": name, "docx": True, "text": text, "description": doc.description})
-        text = decode_utf8(data, name)
-        if kind == "description" and not text.strip():
-            raise HttpError(400, f"{shown(name)}: the description is empty; expected the patent's description")
-        return JSONResponse({"name": name, "docx": False, "text": text, "description": ""})
+        if kind == "description":
+            text = await run_in_threadpool(description_of, name, data)
+            return JSONResponse({"name": name, "docx": is_docx(name, data), "text": text, "description": ""})
+        if is_docx(name, data):
+            doc = await run_in_threadpool(docx_claims, data, name)
+            return JSONResponse({"name": name, "docx": True, "text": doc.claims_text, "description": doc.description})
+        return JSONResponse({"name": name, "docx": False, "text": decode_utf8(data, name), "description": ""})
 
     async def commented_docx(self, request: Request) -> Response:
         """The uploaded Word document (base64 in ``docx``) with each finding as a comment; the upload is not kept."""
-        from spg.docx import commented_docx, read_docx
+        from spg.docx import commented_docx
 
         data = await _json(request, self.settings.max_body)
         name = _text(data, "name", "claims.docx")
@@ -223,9 +220,9 @@ class App:
             raise HttpError(400, "the request's field 'docx' must be the document in base64") from None
 
         def run() -> bytes:
-            doc = read_docx(original, name)
+            doc = docx_claims(original, name)
             result, _ = self._check({**data, "text": doc.claims_text})
-            return commented_docx(original, result.findings, doc.claim_paragraphs)
+            return commented_docx(original, result.findings, doc.claim_paragraphs, name=name)
 
         return _download(await run_in_threadpool(run), DOCX, _stem(name) + ".commented.docx")
 
@@ -238,7 +235,7 @@ class App:
         if not forest.claims:
             raise HttpError(400, "no claims to write; expected numbered claims")
         title = _text(data, "title", "") or None
-        return _download(await run_in_threadpool(claims_docx, forest.claims, title), DOCX, "claims.docx")
+        return _download(await run_in_threadpool(claims_docx, forest, title), DOCX, "claims.docx")
 
     async def save_suppressions(self, request: Request) -> Response:
         """The file's suppressions and the page's, written to the suppression file (only spg's own, or a new one)."""
