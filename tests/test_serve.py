@@ -230,12 +230,10 @@ def test_a_suppression_file_the_user_wrote_is_never_rewritten(tmp_path):
     assert (tmp_path / ".spg-lint.yaml").read_text() == own
 
 
-def test_the_lint_round_trip_of_20_claims_is_quick(tmp_path):
-    """Not a timing test (benchmarks/serve.py measures): a 20-claim check answers, well within a second."""
-    client = app_client(tmp_path)
-    start = time.perf_counter()
-    data = client.post("/api/lint", json={"text": twenty_claims()}).json()
-    assert data["claims"] == 20 and time.perf_counter() - start < 5
+def test_a_20_claim_check_has_every_claim(tmp_path):
+    """The request benchmarks/serve.py times (its round trip is measured there, not here)."""
+    data = app_client(tmp_path).post("/api/lint", json={"text": twenty_claims()}).json()
+    assert data["claims"] == 20 and data["html"].count('<div class="claim') == 20
 
 
 # ---------------------------------------------------------------- drafting: the stream, the queue
@@ -492,3 +490,33 @@ def test_drafted_claims_download_as_a_docx_that_reads_back(server):
     assert io.BytesIO(response.content).read(2) == b"PK"
     empty = httpx.post(f"{server}/api/claims.docx", json={"text": ""}, timeout=30)
     assert empty.status_code == 400 and "no claims to write" in empty.json()["error"]
+
+
+def test_the_generator_hands_every_kept_token_to_the_streamer():
+    """The one hook in the decoding loop: ClaimGenerator(docs, streamer=...) reaches transformers' generate, prompt
+    lookup on (the CPU's default), so the streamer sees the prompt, then exactly the tokens the result holds."""
+    from tiny import tiny_llama
+    from transformers.generation.streamers import BaseStreamer
+
+    from spg.generation.config import DecodeSettings
+    from spg.generation.generator import ClaimGenerator
+    from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
+    from spg.generation.runner import Document
+
+    class Recorder(BaseStreamer):
+        def __init__(self):
+            self.puts: list[list[int]] = []
+
+        def put(self, value):
+            self.puts.append(value.reshape(-1).tolist())
+
+        def end(self):
+            self.puts.append([])
+
+    generator = ClaimGenerator(tiny_llama().eval(), tiny_tokenizer(), "zero-shot",
+                               DecodeSettings(max_new_tokens=12, do_sample=False), ZERO_SHOT_INSTRUCTION, 2048)
+    recorder = Recorder()
+    result = generator([Document("d", "1. A chair. 1. A chair. 1. A chair.")], streamer=recorder)[0]
+    prompt, *steps, end = recorder.puts
+    assert end == [] and len(prompt) == result["prompt_tokens"]
+    assert sum(len(s) for s in steps) == result["new_tokens"] == 12

@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"spg serve: warning: listening on {args.host}: anyone who can reach this computer can use the app",
               file=sys.stderr, flush=True)
     try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
+        # an open draft stream must not hold Ctrl-C up: the drafter stops at its next token (Drafter.close)
+        server_config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
+        uvicorn.Server(server_config).run(sockets=[sock])
     finally:
         drafter.close()
         sock.close()

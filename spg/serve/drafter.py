@@ -71,6 +71,7 @@ class Drafter:
         self._lock = threading.Lock()
         self._waiting = 0
         self._warming = False
+        self._running: Job | None = None
 
     @property
     def model(self) -> str:
@@ -98,13 +99,18 @@ class Drafter:
         self._worker.submit(_import_generation)
 
     def close(self) -> None:
+        """Drop the waiting jobs and stop the running one at its next token (the server is stopping)."""
         self._worker.shutdown(wait=False, cancel_futures=True)
+        running = self._running
+        if running is not None:
+            running.cancelled.set()
 
     def _run(self, job: Job) -> None:
         with self._lock:
             self._waiting -= 1
         if job.cancelled.is_set():
             return
+        self._running = job
         try:
             self._draft(job)
         except Cancelled:
@@ -114,6 +120,8 @@ class Drafter:
         except Exception as err:  # noqa: BLE001 - a bug ends this job, never the server
             job.emit("error", {"message": f"internal error ({type(err).__name__}: {' '.join(str(err).split())}); "
                                           "please report it"})
+        finally:
+            self._running = None
 
     def _draft(self, job: Job) -> None:
         import torch
