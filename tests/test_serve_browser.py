@@ -143,6 +143,24 @@ def test_an_opened_docx_is_checked_and_offers_the_commented_copy(browser, server
     wait_for(browser, lambda d: not button.is_enabled())
 
 
+def test_an_opened_description_docx_fills_the_draft_tab(browser, server, tmp_path):
+    import docx as python_docx
+    from docx_files import saved
+
+    url, _ = server
+    open_page(browser, url)
+    browser.find_element(By.ID, "tab-draft").click()
+    document = python_docx.Document()
+    document.add_paragraph("A folding stool has a seat and three legs.")
+    path = tmp_path / "stool.docx"
+    path.write_bytes(saved(document))
+    browser.find_element(By.ID, "description-file").send_keys(str(path))
+    wait_for(browser, lambda d: d.find_element(By.ID, "description").get_attribute("value").strip())
+    assert browser.find_element(By.ID, "description").get_attribute("value").strip() == (
+        "A folding stool has a seat and three legs.")
+    assert "stool.docx" in browser.find_element(By.ID, "description-source").text
+
+
 @pytest.mark.slow  # the shipped model drafts on the CPU
 def test_a_draft_shows_whole_claims_as_they_are_decoded(browser, server):
     url, _ = server

@@ -200,26 +200,30 @@ async function upload(file, kind) {
   return response.json();
 }
 
-async function openClaimsFile(input) {
+// A file the server read (its text comes back); on bad input the message shows and what the page held stays.
+async function openFile(input, kind, use) {
   const file = input.files[0];
   if (!file) return;
   try {
-    const data = await upload(file, "claims");
-    $("claims").value = data.text;
-    state.claimsName = file.name;
-    state.docx = data.docx ? { name: file.name, base64: await readBase64(file), text: data.text } : null;
-    if (data.description && !$("check-description").value.trim()) {
-      $("check-description").value = data.description;
-      $("description-box").open = true;
-    }
-    $("claims-source").textContent = `from ${file.name}`;
+    await use(file, await upload(file, kind));
+    $(`${kind}-source`).textContent = `from ${file.name}`;
     showMessage("");
-    runLint();
   } catch (error) {
-    showMessage(error.message); // the text already there is kept as it was
+    showMessage(error.message);
   } finally {
     input.value = "";
   }
+}
+
+async function useClaimsFile(file, data) {
+  state.docx = data.docx ? { name: file.name, base64: await readBase64(file), text: data.text } : null;
+  $("claims").value = data.text;
+  state.claimsName = file.name;
+  if (data.description && !$("check-description").value.trim()) {
+    $("check-description").value = data.description;
+    $("description-box").open = true;
+  }
+  runLint();
 }
 
 function updateDocxButton() {
@@ -311,20 +315,9 @@ async function draft() {
   }
 }
 
-async function openDescriptionFile(input) {
-  const file = input.files[0];
-  if (!file) return;
-  try {
-    const data = await upload(file, "description");
-    $("description").value = data.text;
-    state.descriptionName = file.name.replace(/\.[^.]*$/, "") || "draft";
-    $("description-source").textContent = `from ${file.name}`;
-    showMessage("");
-  } catch (error) {
-    showMessage(error.message);
-  } finally {
-    input.value = "";
-  }
+function useDescriptionFile(file, data) {
+  $("description").value = data.text;
+  state.descriptionName = file.name.replace(/\.[^.]*$/, "") || "draft";
 }
 
 // ---- wiring
@@ -337,7 +330,7 @@ async function start() {
   });
   $("claims").addEventListener("input", scheduleLint);
   $("check-description").addEventListener("input", scheduleLint);
-  $("claims-file").addEventListener("change", (e) => openClaimsFile(e.target));
+  $("claims-file").addEventListener("change", (e) => openFile(e.target, "claims", useClaimsFile));
   $("check-result").addEventListener("click", (event) => {
     const button = event.target.closest("button.suppress");
     if (button) suppress(button.closest("li"), button.dataset.action);
@@ -349,7 +342,7 @@ async function start() {
   $("download-docx").addEventListener("click", () => download("/api/commented.docx",
     { ...checkRequest(), docx: state.docx.base64, name: state.docx.name }));
   $("save-suppressions").addEventListener("click", saveSuppressions);
-  $("description-file").addEventListener("change", (e) => openDescriptionFile(e.target));
+  $("description-file").addEventListener("change", (e) => openFile(e.target, "description", useDescriptionFile));
   $("draft-button").addEventListener("click", draft);
   $("draft-stop").addEventListener("click", () => state.draftAbort && state.draftAbort.abort());
   $("draft-txt").addEventListener("click", () =>
