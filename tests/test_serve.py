@@ -184,7 +184,10 @@ def test_a_busy_port_is_one_line_and_exit_2(server):
 
 
 def test_bad_settings_are_one_line_before_the_server_starts(tmp_path):
+    (tmp_path / "bad.yaml").write_text("ignore: [no-such-rule]\n")
     for args, words in ((["--model", str(tmp_path / "nope")], "no such local folder"),
+                        (["--lint-config", "bad.yaml"], "bad.yaml: 'ignore': unknown rule 'no-such-rule'"),
+                        (["--host", "nosuchhost.invalid"], "--host nosuchhost.invalid: not an address"),
                         (["--port", "70000"], "--port must be 0 to 65535"),
                         (["--max-upload-mb", "0"], "--max-upload-mb must be above 0")):
         done = subprocess.run([sys.executable, "-m", "spg.cli", "serve", *args], capture_output=True, text=True,
