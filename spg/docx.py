@@ -38,6 +38,7 @@ from spg.parse import parse_claims
 MAX_FILE_BYTES = 25 * 2**20  # a claim set or a description with its figures; a 50 MB upload is refused
 MAX_UNPACKED_BYTES = 200 * 2**20  # all members together, as declared
 MAX_MEMBERS = 5_000
+MAX_XML_BYTES = 32 * 2**20  # one XML part (a 300-page document's text is a few MB); lxml holds it whole in memory
 MAX_RATIO = 200  # Word's XML deflates 5-20x; a member of more than 1 MiB inflating 200x is a bomb
 _RATIO_FROM = 2**20
 
@@ -89,11 +90,17 @@ class DocxText:
 # ---------------------------------------------------------------- the package, checked
 
 
+def check_size(size: int, name: str) -> None:
+    """Raise InputError when a Word document of ``size`` bytes is more than spg reads (callers holding a file check
+    its size before reading it)."""
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"{name}: {size / 2**20:.1f} MB is more than spg reads ({MAX_FILE_BYTES // 2**20} MB); "
+                         f"{EXPECTED} of at most that size")
+
+
 def _check_package(data: bytes, name: str) -> None:
     """Raise InputError unless ``data`` is a zip package within every limit, no XML part declaring a DTD."""
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{name}: {len(data) / 2**20:.1f} MB is more than spg reads ({MAX_FILE_BYTES // 2**20} MB); "
-                         f"{EXPECTED} of at most that size")
+    check_size(len(data), name)
     if data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
         raise InputError(f"{name}: a Word 97-2003 (.doc) or encrypted document; {EXPECTED}: save it as .docx")
     try:
@@ -109,6 +116,10 @@ def _check_package(data: bytes, name: str) -> None:
         if m.file_size > _RATIO_FROM and m.file_size > MAX_RATIO * max(m.compress_size, 1):
             raise InputError(f"{name}: part {m.filename!r} inflates {m.file_size // max(m.compress_size, 1)}x "
                              f"(a zip bomb?); {EXPECTED}")
+    for m in members:
+        if m.filename.endswith((".xml", ".rels")) and m.file_size > MAX_XML_BYTES:
+            raise InputError(f"{name}: part {m.filename!r} is {m.file_size / 2**20:.0f} MB of XML, more than spg reads "
+                             f"({MAX_XML_BYTES // 2**20} MB); {EXPECTED}")
     if "word/document.xml" not in {m.filename for m in members}:
         raise InputError(f"{name}: a zip package without word/document.xml; {EXPECTED}")
     try:
@@ -117,7 +128,7 @@ def _check_package(data: bytes, name: str) -> None:
                 raise InputError(f"{name}: part {m.filename!r} declares a DTD (XML entities, an XML bomb?); "
                                  f"{EXPECTED}, whose parts never do")
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
-        raise InputError(f"{name}: a damaged zip package ({e}); {EXPECTED}") from None
+        raise InputError(f"{name}: a damaged zip package ({' '.join(str(e).split())}); {EXPECTED}") from None
 
 
 def _open(data: bytes, name: str):
@@ -127,11 +138,14 @@ def _open(data: bytes, name: str):
 
     _check_package(data, name)
     try:
-        return docx.Document(io.BytesIO(data))
+        document = docx.Document(io.BytesIO(data))
+        document.part.styles, document.element.body  # noqa: B018  (a package whose parts are not a Word document's fails here)
+        return document
     except (ValueError, KeyError, etree.LxmlError, zipfile.BadZipFile, docx.opc.exceptions.PackageNotFoundError,
             AttributeError, TypeError) as e:
         # ValueError: not a Word document but another Office file ("file '…' is not a Word file, content type…")
-        raise InputError(f"{name}: not a readable Word document ({type(e).__name__}: {e}); {EXPECTED}") from None
+        why = " ".join(str(e).split())  # lxml's messages span lines
+        raise InputError(f"{name}: not a readable Word document ({type(e).__name__}: {why}); {EXPECTED}") from None
 
 
 # ---------------------------------------------------------------- text as Word shows it
@@ -195,10 +209,10 @@ def _roman(n: int) -> str:
 
 def _formatted(n: int, fmt: str) -> str:
     """A list counter as Word shows it in format ``fmt`` (w:numFmt); formats not listed are shown as decimals."""
-    if fmt in ("lowerLetter", "upperLetter") and n > 0:
+    if fmt in ("lowerLetter", "upperLetter") and 0 < n <= 780:  # Word's letters end at zz…z (30 of each)
         text = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)  # Word's a..z, aa..zz
         return text.upper() if fmt == "upperLetter" else text
-    if fmt in ("lowerRoman", "upperRoman") and n > 0:
+    if fmt in ("lowerRoman", "upperRoman") and 0 < n < 4000:
         return _roman(n).upper() if fmt == "upperRoman" else _roman(n)
     if fmt == "decimalZero":
         return f"{n:02d}"
@@ -275,7 +289,7 @@ class _Numbering:
             return None
         abstract, overrides = self.nums[num_id]
         levels = self.levels.get(abstract, {})
-        if level not in levels:
+        if level not in levels or not 0 <= level < 10:  # Word has levels 0-8
             return None
         counters = self.counters.setdefault(abstract, [None] * 10)
         if num_id not in self.restarted:
@@ -326,7 +340,7 @@ def _lines(document, dropped: frozenset[str]) -> list[_Line]:
     part = document.part
     try:
         numbering = part.numbering_part.element
-    except (KeyError, NotImplementedError):
+    except (KeyError, NotImplementedError, AttributeError):  # AttributeError: a numbering part of the wrong type
         numbering = None
     numbering = _Numbering(numbering, part.styles.element)
     lines = []
@@ -573,7 +587,11 @@ def commented_docx(data: bytes, findings, claim_paragraphs: Mapping[int, int], *
         message = f"{finding.severity}: {finding.message} [{finding.rule}]"
         comment = document.add_comment([Run(start, None), Run(end, None)], message, author=author, initials="spg")
         comment._comment_elm.attrib.pop(f"{W}date", None)  # optional; without it the same findings give the same file
-    return _saved(document)
+    try:
+        return _saved(document)
+    except (TypeError, ValueError, KeyError) as e:  # a damaged part python-docx read but cannot write back
+        raise InputError(f"{name}: a damaged Word document that cannot be written back ({type(e).__name__}: "
+                         f"{' '.join(str(e).split())}); {EXPECTED} that Word opens") from None
 
 
 # ---------------------------------------------------------------- spg's marker

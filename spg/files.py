@@ -218,10 +218,22 @@ def _atomic_write(path: Path, data: bytes, keep_previous: bool) -> Path:
     return path
 
 
+def make_folder(folder: str | Path) -> Path:
+    """``folder`` and its parents, created if missing; a folder the system will not create (under /proc, a full
+    disk, a permission a root user's access test passes) is an InputError naming it."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _refuse(folder, f"cannot create this folder ({e.strerror or e}); expected a folder spg can write "
+                              "in") from None
+    return folder
+
+
 def _replace(path: Path, kind: str, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, keeping a different previous version (see the module docstring)."""
     check_destination(path, kind)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     if path.is_file() and path.read_bytes() == data:
         return path
     return _atomic_write(path, data, keep_previous=True)
@@ -300,7 +312,7 @@ def write_report(path: str | Path, text: str, *, force: bool = False) -> Path:
     _check_place(path, "the report")
     if path.exists() and not force:
         raise _refuse(path, "already exists; use --force to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     return _atomic_write(path, text.encode("utf-8"), keep_previous=False)
 
 
@@ -356,7 +368,7 @@ def claim_folder(path: str | Path, kind: str) -> Path:
     claim it together: the marker is linked into place, so the first one stays and the others find it."""
     path = Path(path)
     check_folder(path, kind)
-    path.mkdir(parents=True, exist_ok=True)
+    make_folder(path)
     marker = path / RUN_MARKER
     if marker.exists():
         return path  # an earlier run's, checked above
@@ -379,7 +391,7 @@ def write_artefact(path: str | Path, data: bytes | str) -> Path:
     path = Path(path)
     if path.is_symlink():
         raise _refuse(path, "is a symbolic link; spg writes its files only as plain files, never through a link")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     return _atomic_write(path, data.encode("utf-8") if isinstance(data, str) else data, keep_previous=False)
 
 
@@ -472,7 +484,7 @@ class Appender:
     def __init__(self, path: str | Path, kind: str):
         self.path, self.kind = Path(path), kind
         check_destination(self.path, kind, append=True)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         # O_NOFOLLOW: a link put there since the check is refused, not written through.
         self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
         try:

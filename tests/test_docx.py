@@ -265,25 +265,114 @@ def _uspto_documents(path, count):
     return list(islice(records, count))
 
 
+def _anchored(data: bytes, result) -> list[str]:
+    """The text each comment of a commented document covers, white space left out, in the findings' order."""
+    document = docx.Document(io.BytesIO(data))
+    xml = document.element.xml
+    out = []
+    for comment in document.comments:
+        cid = comment.comment_id
+        inside = re.search(rf'<w:commentRangeStart w:id="{cid}"/>(.*?)<w:commentRangeEnd w:id="{cid}"/>', xml, re.S)
+        out.append("".join("".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", inside.group(1))).split()))
+    return out
+
+
+def _wanted(result) -> list[str]:
+    """What each finding is about, as :func:`_anchored` gives it: its words (None: a finding without a place)."""
+    out = []
+    for finding in result.findings:
+        claim = result.forest.by_num.get(finding.claim)
+        if claim is not None and finding.start is not None and finding.end is not None and finding.end > finding.start:
+            out.append("".join(claim.text[finding.start:finding.end].split()))
+        else:
+            out.append(None)
+    return out
+
+
 def test_twenty_word_documents_from_the_uspto_set_give_the_forest_and_findings_of_the_text_path(uspto_path):
     """Four shared USPTO claim sets in each of five layouts: typed numbers (elements in paragraphs of their own),
     Word's automatic list, "What is claimed is:" after the description (the abstract after the claims), a table,
-    tracked changes. The text path lints the claims one per line with the record's description."""
+    tracked changes. The text path lints the claims one per line with the record's description. The commented copy
+    of each document (four layouts) puts every finding that has a place on exactly its words."""
     records = _uspto_documents(uspto_path, 4)
     assert len(records) == 4
-    compared = 0
+    compared = commented = 0
     for layout in LAYOUTS:
         for record in records:
             claims = [(c.num, c.text) for c in record.claims]
             description = record.description if layout == "after-description" else ""
             text_forest = parse_claims("\n".join(f"{n}. {t}" for n, t in claims))
             text_result = lint(text_forest, description or None)
-            read = read_docx(claims_document(claims, layout, description), f"{record.id}.docx")
+            data = claims_document(claims, layout, description)
+            read = read_docx(data, f"{record.id}.docx")
             word_forest = parse_claims(read.claims_text)
             # the automatic layout opens with a bulleted paragraph, read as a description: not the record's
             word_result = lint(word_forest, read.description if description else None)
             assert forest_rows(word_forest) == forest_rows(text_forest), (layout, record.id)
             assert [f.to_dict() for f in word_result.findings] == [f.to_dict() for f in text_result.findings]
             assert sorted(read.claim_paragraphs) == [c.num for c in text_forest.claims]
+            if layout != "after-description":  # the comments on the words: checked on the four other layouts
+                anchored = _anchored(commented_docx(data, word_result.findings, read.claim_paragraphs), word_result)
+                wanted = _wanted(word_result)
+                assert len(anchored) == len(wanted)
+                assert [a for a, w in zip(anchored, wanted) if w is not None] == [w for w in wanted if w is not None]
+                commented += sum(w is not None for w in wanted)
             compared += 1
-    assert compared == 20
+    assert compared == 20 and commented > 100
+
+
+def test_damaged_packages_are_read_or_refused_in_one_line_never_an_internal_error():
+    """Bytes cut out, flipped or spliced into one part (tags, undefined lists, entities, a NUL), or a part left out."""
+    import random
+
+    rng = random.Random(0)
+    outcomes = {"read": 0, "refused": 0}
+    for layout in ("numbered", "auto", "table", "tracked"):
+        source = zipfile.ZipFile(io.BytesIO(claims_document(CLAIMS, layout)))
+        names = [m.filename for m in source.infolist()]
+        for _ in range(25):
+            parts = {m.filename: source.read(m) for m in source.infolist()}
+            name = rng.choice(names)
+            blob, at = bytearray(parts[name]), rng.randrange(len(parts[name]) + 1)
+            change = rng.randrange(4)
+            if change == 0:
+                blob[at:at + rng.randrange(1, 40)] = b""
+            elif change == 1 and at < len(blob):
+                blob[at] = rng.randrange(256)
+            elif change == 2:
+                blob[at:at] = rng.choice([b"<w:p>", b"</w:r>", b'<w:numPr><w:numId w:val="99"/></w:numPr>', b"&amp;",
+                                          b"\x00"])
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w") as package:
+                for part, content in parts.items():
+                    if part != name or change != 3:
+                        package.writestr(part, bytes(blob) if part == name else content)
+            try:
+                text = read_docx(out.getvalue(), "x.docx")
+                commented_docx(out.getvalue(), lint(parse_claims(text.claims_text)).findings, text.claim_paragraphs,
+                               name="x.docx")
+                outcomes["read"] += 1
+            except InputError as e:
+                assert "\n" not in str(e) and str(e).startswith("x.docx: ")
+                outcomes["refused"] += 1
+    assert outcomes["read"] and outcomes["refused"]
+
+
+def test_hostile_numbering_definitions_cost_nothing():
+    """A letter or Roman list starting at a billion would be a 38-million-character label per paragraph; a level
+    beyond Word's nine is no level."""
+    document = docx.Document()
+    document.add_paragraph("Claims")
+    for fmt, level in (("lowerLetter", 0), ("upperRoman", 0), ("decimal", 0)):
+        num_id = add_list(document, start=10**9, fmt=fmt, text="%1.")
+        number(document.add_paragraph(f"A {fmt} list item."), num_id, level=level)
+    numbering = document.part.numbering_part.element
+    abstract = numbering.findall("{*}abstractNum")[-1]
+    abstract.append(docx.oxml.parse_xml(
+        f'<w:lvl {docx.oxml.ns.nsdecls("w")} w:ilvl="100"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+        '<w:lvlText w:val="%1."/></w:lvl>'))
+    number(document.add_paragraph("Level 100."), int(numbering.findall("{*}num")[-1].get(
+        "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}numId")), level=100)
+    text = read_docx(saved(document), "c.docx")
+    assert text.text.splitlines()[1:] == ["1000000000. A lowerLetter list item.", "1000000000. A upperRoman list item.",
+                                          "1000000000. A decimal list item.", "Level 100."]

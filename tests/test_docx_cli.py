@@ -148,3 +148,11 @@ def test_generate_drafts_from_a_word_description_and_writes_the_claims_as_a_word
     code, _, err = run(capsys, "generate", "--model", base, "--input", tmp_path / "stool.docx", "--docx",
                        tmp_path / "foreign.docx")
     assert code == 2 and "never writes over" in err
+
+
+def test_a_word_document_over_the_limit_is_refused_before_it_is_read(tmp_path, capsys):
+    big = tmp_path / "big.docx"
+    with big.open("wb") as f:
+        f.truncate(3 * 2**30)  # sparse: 3 GB that take no disk and must never be read into memory
+    code, out, err = run(capsys, "lint", big)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "3072.0 MB is more than spg reads" in err

@@ -131,8 +131,11 @@ def check_output(output: Path | None) -> None:
 
 def _description(source: Path) -> str:
     """A description file's text: UTF-8 text, or a Word document's text before its claims (all of it without)."""
+    from spg.docx import check_size
     from spg.lint.source import is_docx
 
+    if source.suffix.lower() == ".docx":
+        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
     data = source.read_bytes()
     if not is_docx(str(source), data):
         return decode_utf8(data, str(source))
@@ -250,8 +253,11 @@ def run(args: argparse.Namespace) -> int:
             device=config.device,
             rows=min(len(docs), config.batch_size_on("cpu")),  # only the CPU's runtime depends on it
         )
-    except (OSError, ValueError) as e:
-        raise InputError(str(e)) from None
+    except (OSError, ValueError) as e:  # a tokenizer library's message names neither the flag nor the folder
+        message = " ".join(str(e).split())
+        raise InputError(message if config.model in message else f"model {shown(config.model)} (--model or the "
+                         f"config's model): cannot be loaded ({message}); expected a Hugging Face model folder with "
+                         "its tokenizer, or an SPG artefact") from None
     try:  # where the tokenizer could not be read before loading (GenerateConfig.check_available)
         check_room(config.model, config.max_prompt_tokens, prompt_frame(generator.tokenizer, generator.instruction))
     except Invalid as err:

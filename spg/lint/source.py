@@ -38,6 +38,10 @@ class ClaimSet:
 
 def _read_bytes(path: str) -> bytes:
     name = "<stdin>" if path == "-" else path
+    if path.lower().endswith(".docx") and Path(path).is_file():  # refused before a 10 GB file is read into memory
+        from spg.docx import check_size
+
+        check_size(Path(path).stat().st_size, path)
     try:
         if path == "-":
             if sys.stdin is None:  # `spg lint - <&-`: Python has no stdin object at all
