@@ -9,11 +9,15 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spg.data import DataError, record_from_json
 from spg.errors import decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
+
+if TYPE_CHECKING:  # spg.docx is imported when a Word document is read
+    from spg.docx import DocxText
 
 JSON_EXPECTED = "expected a list of claim texts, a list of {num, text, parents} or an object with 'claims'"
 # What may follow the opening "[" or "{" of a JSON document. Anything else ("[Claim 1] A widget.") is claim text.
@@ -95,16 +99,27 @@ def read_claim_set(path: str, record: str | None = None) -> ClaimSet:
     if is_docx(path, data):
         if record is not None:
             raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got a Word document")
-        from spg.docx import read_docx
-
-        found = read_docx(data, name)
-        if not found.claims_text.strip():
-            raise DataError(f"{name}: no claims found in the Word document; expected numbered claims (typed or "
-                            "Word's automatic numbering), after a heading such as 'What is claimed is:'")
+        found = docx_claims(data, name)
         return ClaimSet(name, parse_claims(found.claims_text), found.description or None, found.claim_paragraphs,
                         data)
-    text = decode_utf8(data, name)
-    if not _looks_like_json(path, text):
+    return claim_set_of(name, decode_utf8(data, name), record)
+
+
+def docx_claims(data: bytes, name: str) -> DocxText:
+    """The claims (and description) of a Word document; one without a claims section is bad input."""
+    from spg.docx import read_docx
+
+    found = read_docx(data, name)
+    if not found.claims_text.strip():
+        raise DataError(f"{name}: no claims found in the Word document; expected numbered claims (typed or "
+                        "Word's automatic numbering), after a heading such as 'What is claimed is:'")
+    return found
+
+
+def claim_set_of(name: str, text: str, record: str | None = None) -> ClaimSet:
+    """A claim set from text already read (``spg serve``'s pasted claims): claim text, or JSON when ``name`` ends in
+    .json/.jsonl or the text opens like JSON."""
+    if not _looks_like_json(name, text):
         if record is not None:
             raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got claim text")
         return ClaimSet(name, parse_claims(text))
@@ -116,14 +131,18 @@ def read_claim_set(path: str, record: str | None = None) -> ClaimSet:
 def read_description(path: str) -> str:
     """The text of a description file: UTF-8 text, or a Word document (the text before its claims section, or all
     of it when it has none)."""
-    data = _read_bytes(path)
-    if is_docx(path, data):
+    return description_of(path, _read_bytes(path))
+
+
+def description_of(name: str, data: bytes) -> str:
+    """A description file's text from its bytes (``spg serve``'s uploads too): a Word document's or UTF-8 text."""
+    if is_docx(name, data):
         from spg.docx import read_docx
 
-        found = read_docx(data, path)
+        found = read_docx(data, name)
         text = found.description or found.text
     else:
-        text = decode_utf8(data, path)
+        text = decode_utf8(data, name)
     if not text.strip():
-        raise DataError(f"{path}: the description is empty; expected the patent's description as text")
+        raise DataError(f"{name}: the description is empty; expected the patent's description as text")
     return text
