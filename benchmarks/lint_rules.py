@@ -35,7 +35,7 @@ from spg.metrics.antecedent import unsupported_references
 from spg.parse import extract_references, parse_claims, unread_citations
 
 KINDS = {"grant": "US grants", "application": "US applications", "ep": "EP"}
-STRUCTURE = {"empty", "no-independent", "duplicate-number", "bad-number", "missing-number", "out-of-order",
+STRUCTURE = {"empty", "no-independent", "duplicate-number", "bad-number", "missing-number", "unnumbered-claim", "out-of-order",
              "self-reference", "missing-parent", "forward-reference", "broken-parent", "unread-citation"}
 STATUTE = {"multiple-dependency-cumulative", "multiple-dependent-basis"}
 

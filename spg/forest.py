@@ -67,15 +67,18 @@ class Forest:
     """A claim set in document order, with the derived tree structure.
 
     ``cancelled`` holds the numbers the input lists as cancelled ("3. (Canceled)", "2.-5. (Cancelled)", as a claim
-    listing under 37 CFR 1.121(c) must): not claims, but no gap in the numbering either.
+    listing under 37 CFR 1.121(c) must): not claims, but no gap in the numbering either. ``unnumbered`` holds the
+    positions (in ``claims``) of claims the input did not number (a line "The method of claim 1, wherein …" inside
+    claim 1): the parser gave each the number after the claim before it.
     """
 
     claims: tuple[Claim, ...] = field(default_factory=tuple)
     cancelled: frozenset[int] = frozenset()
+    unnumbered: frozenset[int] = frozenset()
 
     @classmethod
-    def from_claims(cls, claims: Iterable[Claim], cancelled: Iterable[int] = ()) -> Forest:
-        return cls(tuple(claims), frozenset(cancelled))
+    def from_claims(cls, claims: Iterable[Claim], cancelled: Iterable[int] = (), unnumbered: Iterable[int] = ()) -> Forest:
+        return cls(tuple(claims), frozenset(cancelled), frozenset(unnumbered))
 
     @classmethod
     def from_parents(cls, texts: Sequence[str], parents: Sequence[Sequence[int]]) -> Forest:
@@ -202,7 +205,13 @@ def validate(forest: Forest) -> list[Diagnostic]:
         out.append(Diagnostic("no-independent", None, "no independent claim: every claim cites another claim"))
 
     seen: set[int] = set()
-    for c in forest.claims:
+    for i, c in enumerate(forest.claims):
+        if i in forest.unnumbered:
+            out.append(Diagnostic(
+                "unnumbered-claim", c.num,
+                f"a line that opens as a claim of its own has no number; read as claim {c.num} (number it, or join it "
+                "to the claim above if it belongs there)", "warning",
+            ))
         if c.num in forest.cancelled:
             out.append(Diagnostic("duplicate-number", c.num, f"claim number {c.num} is listed as cancelled and as a claim"))
         elif c.num in seen:

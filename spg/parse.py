@@ -567,6 +567,11 @@ def _clean_body(body: str) -> str:
     return body[status.end() :] if status else body
 
 
+# A line that opens as a dependent claim of its own ("The method of claim 1, wherein …", "A device according to claim
+# 2"): a claim the input forgot to number, not a continuation of the claim above.
+_UNNUMBERED = re.compile(r"\n[ \t]*(?=(?:The|A|An|In the)\s[^\n.;:]{0,120}?\b(?:claim|claims)\s*\d)")
+
+
 def split_claims(flat: str) -> list[tuple[int, str]]:
     """A numbered claim set as one string (HUPD style, or one claim per line) → [(num, body)].
 
@@ -575,15 +580,23 @@ def split_claims(flat: str) -> list[tuple[int, str]]:
     Text before the first number is a heading ("What is claimed is:") and dropped, or the
     unnumbered claim before it when the first number is above 1. Otherwise the numbers only
     count items inside one claim ("A method comprising: 1. heating; 2. cooling."), as do
-    numbers in a text without any claim start: such a text is one claim.
+    numbers in a text without any claim start: such a text is one claim. A line inside a claim
+    that opens as a dependent claim ("The method of claim 1, wherein …") is a claim the input
+    did not number: it gets the number after the claim before it (:func:`unnumbered_claims`), which
+    may then be used twice.
     """
     return _split(flat)[0]
 
 
-def _split(flat: str) -> tuple[list[tuple[int, str]], list[int]]:
-    """:func:`split_claims`, and the numbers of the cancelled claims it dropped."""
+def unnumbered_claims(flat: str) -> list[int]:
+    """The positions (in :func:`split_claims`'s list) of the claims the input did not number."""
+    return _split(flat)[2]
+
+
+def _split(flat: str) -> tuple[list[tuple[int, str]], list[int], list[int]]:
+    """:func:`split_claims`, the numbers of the cancelled claims it dropped and the positions of unnumbered claims."""
     if not isinstance(flat, str) or not flat.strip():
-        return [], []
+        return [], [], []
     cands = _candidates(flat)
     chain = _best_chain(cands)
     by_line = _line_chain(flat, cands)
@@ -594,15 +607,16 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int]]:
     prefix = flat[: chain[0].start] if chain else flat
     preamble = bool(prefix.strip()) and not _HEADING.fullmatch(prefix.lstrip())
     if not chain or (preamble and chain[0].low <= 1):
-        return [(1, " ".join(flat.split()))], []
+        return [(1, " ".join(flat.split()))], [], []
     out: list[tuple[int, str]] = []
     cancelled: list[int] = []
+    unnumbered: list[int] = []
     if preamble:
         out.append((chain[0].low - 1, " ".join(prefix.split())))
     ends = [c.start for c in chain[1:]] + [len(flat)]
     bodies = [_clean_body(flat[cand.body : end]) for cand, end in zip(chain, ends, strict=True)]
     every_empty = not any(bodies) and not preamble  # "1.  2.  3.": numbers and nothing else
-    for cand, body in zip(chain, bodies, strict=True):
+    for cand, end, body in zip(chain, ends, bodies, strict=True):
         if not body and not every_empty and flat[flat.rfind("\n", 0, cand.start) + 1 : cand.start].strip():
             # in running text a number with nothing before the next ("... Nav1.9. 10. An ...") is no claim; a line
             # holding only "2." (or a text of numbers alone) is a claim left empty, which lint reports
@@ -613,8 +627,13 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int]]:
             if cand.high - cand.low < _MOST_CITED:
                 cancelled += range(cand.low, cand.high + 1)
         elif cand.high == cand.low:  # a range that says nothing of cancelling numbers no claim
-            out.append((cand.low, body))  # an empty body too: a numbered claim with no text is an error to report
-    return out, cancelled
+            # an empty body too: a numbered claim with no text is an error to report
+            parts = _UNNUMBERED.split(flat[cand.body : end]) if body and "\n" in flat[cand.body : end] else [body]
+            out.append((cand.low, _clean_body(parts[0]) if len(parts) > 1 else body))
+            for part in parts[1:]:
+                unnumbered.append(len(out))
+                out.append((out[-1][0] + 1, _clean_body(part)))
+    return out, cancelled, unnumbered
 
 
 # ---------------------------------------------------------------------------------------------
@@ -681,13 +700,15 @@ def _from_texts(texts: Sequence[object]) -> Forest:
 
 
 def _from_string(source: str) -> Forest:
-    pairs, cancelled = _split(source)
+    pairs, cancelled, unnumbered = _split(source)
     lines = [line for line in source.splitlines() if line.strip()]
     if lines and _HEADING.fullmatch(lines[0].lstrip() + "\n"):
         lines = lines[1:]
     if len(pairs) <= 1 and len(lines) > 1 and not _LEADING_NUMBER.match(lines[0]):
         return _from_texts(lines)  # unnumbered, one claim per line
-    return Forest.from_claims((Claim(num, body, claim_parents(body, num)) for num, body in pairs), cancelled)
+    return Forest.from_claims(
+        (Claim(num, body, claim_parents(body, num)) for num, body in pairs), cancelled, unnumbered
+    )
 
 
 def parse_claims(source: str | Sequence[str] | Sequence[Mapping]) -> Forest:

@@ -245,3 +245,23 @@ def test_lint_html_never_writes_over_its_own_input_even_with_force(tmp_path, cap
     code, _, err = run(capsys, "lint", "--html", path, "--force", path)
     assert code == 2 and "is one of the input files" in err
     assert (tmp_path / "c.txt").read_text() == DEFECTS
+
+
+def test_lint_field_lints_another_field_of_a_record(tmp_path, capsys):
+    record = {"id": "r1", "claims": "1. A cup comprising a wall.",
+              "system-claim": "1. A cup comprising a wall. 2. The cup of claim 1, wherein the wall is thick. "
+                              "3. The cup of claim 1, wherein the wall is thick."}
+    path = write(tmp_path, "r.json", record)
+    code, out, _ = run(capsys, "lint", path, "--field", "system-claim")
+    assert code == 0 and "claim 3: repeats claim 2" in out and "[duplicate-claim]" in out
+    code, out, _ = run(capsys, "lint", path)
+    assert "duplicate-claim" not in out
+
+
+def test_lint_field_names_the_fields_that_hold_claims_when_it_is_missing(tmp_path, capsys):
+    path = write(tmp_path, "r.json", {"id": "r1", "title": "Cup", "claims": "1. A cup.", "gpt-claim": "1. A mug."})
+    code, _, err = run(capsys, "lint", path, "--field", "llama-claim")
+    assert code == 2 and "no field 'llama-claim'; expected one of its fields: claims, gpt-claim" in err
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "lint", write(tmp_path, "c.txt", "1. A cup."), "--field", "claims")
+    assert code == 2 and "--field needs JSON" in err

@@ -4,7 +4,7 @@ from spg.lint.suppress import Suppressions
 from spg.parse import parse_claims
 
 TEXT = ("1. A chair comprising means for rocking.\n2. The chair of claim 1, wherein the lever is red.\n"
-        "3. The chair of claim 9.\n4. The chair of claims 1 and 2.\n")
+        "3. The chair of claim 9.\n4. The chair of claims 1 and 2, made of oak.\n")
 
 
 def test_findings_come_in_claim_order_with_structure_first_at_a_place():

@@ -6,7 +6,7 @@ from spg.lint.suppress import Suppressions, find_config, read_suppressions, term
 from spg.parse import parse_claims
 
 CLAIMS = parse_claims("1. A chair comprising means for rocking. 2. The chair of claim 1, wherein the levers are red. "
-                      "3. The chair of claims 1 and 2.")
+                      "3. The chair of claims 1 and 2, made of oak.")
 
 
 def config(tmp_path, text: str):

@@ -601,3 +601,26 @@ def test_bare_citation_reads_a_parent_cited_by_its_number_alone_in_the_opening()
     assert bare_citation("The mixture of 5, 10 or 20 parts, wherein water is added.", 30) is None
     assert bare_citation("The tube of 5 mm, wherein the wall is thin.", 30) is None
     assert bare_citation("A printhead according to 1, wherein a notch is long.", 2) is None
+
+
+def test_an_unnumbered_line_opening_as_a_dependent_claim_is_a_claim_of_its_own():
+    forest = parse_claims("1. A method comprising heating.\nThe method of claim 1, wherein the heating is fast.")
+    assert [(c.num, c.parents, c.text) for c in forest.claims] == [
+        (1, (), "A method comprising heating."),
+        (2, (1,), "The method of claim 1, wherein the heating is fast."),
+    ]
+    assert [(d.code, d.claim, d.severity) for d in forest.diagnostics()] == [("unnumbered-claim", 2, "warning")]
+
+
+def test_an_unnumbered_claim_before_a_numbered_one_is_reported_once_with_the_clash_it_makes():
+    forest = parse_claims("1. A method comprising heating.\nThe method of claim 1, wherein the heating is fast.\n"
+                          "2. The method of claim 1, wherein the heating is slow.")
+    assert [c.num for c in forest.claims] == [1, 2, 2]
+    assert [(d.code, d.claim) for d in forest.diagnostics()] == [("unnumbered-claim", 2), ("duplicate-number", 2)]
+
+
+def test_a_line_continuing_a_claim_is_no_claim_of_its_own():
+    text = ("1. A method comprising:\nheating a liquid;\nthe liquid of claim-like quality being water.\n"
+            "2. The method of claim 1, wherein\nthe heating is fast.")
+    forest = parse_claims(text)
+    assert [c.num for c in forest.claims] == [1, 2] and forest.unnumbered == frozenset()

@@ -54,7 +54,7 @@ def _lint(args: argparse.Namespace) -> int:
         _not_an_input(args.docx_comments, args)
         check_destination(args.docx_comments, COMMENTS)
     suppressions = _suppressions(args)
-    claim_set = read_claim_set(args.file, args.record)
+    claim_set = read_claim_set(args.file, args.record, args.field)
     if args.docx_comments and claim_set.docx is None:
         raise InputError(f"{args.file}: --docx-comments needs a Word document (.docx) to comment; got "
                          "text or JSON")
@@ -83,8 +83,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "lint",
         help="show a claim set as a dependency forest and list its problems",
         description="Print the claim set as trees (indented by depth), then every finding: structure, antecedent "
-        "basis, 37 CFR 1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it "
-        "does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
+        "basis, the repetition LLM drafters produce (duplicate claims, claims that do not further limit, repeated "
+        "limitations, elements introduced twice), dependent claims whose preamble names another subject, 37 CFR "
+        "1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
         + ", ".join(RULES) + ".",
     )
     p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line), a Word document "
@@ -95,6 +96,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--description", metavar="FILE", help="the description (UTF-8 text or .docx) whose support for the claim "
                    "terms is checked; default: the record's own description, if the input is a record")
     p.add_argument("--record", metavar="ID", help="the record to lint when FILE holds several (JSON Lines)")
+    p.add_argument("--field", metavar="NAME", help="the record's field holding the claim set to lint, instead of "
+                   "'claims' (e.g. one system's output in a HUPD-DCG record: --field Llama-3-8B-FT-claim)")
     p.add_argument("--ignore", action="append", default=[], metavar="RULE[,RULE]",
                    help="rules not to report in this run (repeatable)")
     p.add_argument("--config", metavar="FILE", help=f"suppression file (YAML); default: the nearest {CONFIG_NAME} "

@@ -6,9 +6,12 @@ from dataclasses import dataclass
 
 from spg.forest import Forest
 from spg.lint.antecedent import check_antecedents
+from spg.lint.clauses import read_claims
 from spg.lint.dependency import check_multiple_dependency
 from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
 from spg.lint.means import check_means_plus_function
+from spg.lint.preamble import check_preambles
+from spg.lint.redundancy import check_redundancy
 from spg.lint.support import check_description_support
 from spg.lint.suppress import Suppressions
 from spg.parse import unread_citations
@@ -44,6 +47,9 @@ def find_all(forest: Forest, description: str | None = None) -> list[Finding]:
     ]
     found += check_multiple_dependency(forest)
     found += check_means_plus_function(forest)
+    readings = read_claims(forest)
+    found += check_redundancy(forest, readings)
+    found += check_preambles(forest, readings)
     if description is not None:
         found += check_description_support(forest, description)
     position = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}

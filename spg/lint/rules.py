@@ -25,6 +25,9 @@ _RULES = (
     Rule("bad-number", "warning", "37 CFR 1.126", "A claim number below 1."),
     Rule("missing-number", "warning", "37 CFR 1.126",
          "Claims must be numbered consecutively; numbers the input lists as cancelled ('3. (Canceled)') are no gap."),
+    Rule("unnumbered-claim", "warning", "37 CFR 1.126",
+         "A line that opens as a claim of its own ('The method of claim 1, wherein …') carries no number; it is read "
+         "as a claim numbered after the one above it."),
     Rule("out-of-order", "warning", "37 CFR 1.126", "A claim comes after a claim with a higher number."),
     Rule("self-reference", "error", "37 CFR 1.75(c)", "A claim cites itself."),
     Rule("missing-parent", "error", "37 CFR 1.75(c)", "A claim cites a claim that does not exist."),
@@ -38,6 +41,9 @@ _RULES = (
          "claims it depends on."),
     Rule("antecedent-ambiguous", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference that two or more earlier introductions could be meant by."),
+    Rule("multiple-introduction", "warning", "35 USC 112(b); MPEP 2173.05(e)",
+         "One element introduced twice in a claim ('a lower step … a lower step'): a later 'the lower step' could "
+         "mean either; refer to it as 'the …', or tell the two apart ('a first …', 'a second …')."),
     Rule("multiple-dependency-cumulative", "error", "37 CFR 1.75(c); 35 USC 112(e); MPEP 608.01(n)",
          "A claim citing several claims must cite them in the alternative only ('claim 1 or 2', 'any one of "
          "claims 1-3'), with one set of alternatives; 'claims 1 and 2' is cumulative."),
@@ -50,6 +56,17 @@ _RULES = (
     Rule("step-plus-function", "info", "35 USC 112(f); MPEP 2181",
          "'step for' + a function: construed to cover only the acts the description discloses and their "
          "equivalents."),
+    Rule("duplicate-claim", "warning", "MPEP 706.03(k); 37 CFR 1.75(b)",
+         "Two claims with the same parent(s), or both independent, that read the same (or recite the same "
+         "limitations in another order): the later one claims nothing new."),
+    Rule("not-further-limiting", "warning", "35 USC 112(d); MPEP 608.01(n) III",
+         "A dependent claim must narrow the claim it refers to; this one only restates limitations its parent chain "
+         "already recites, or adds none."),
+    Rule("repeated-limitation", "warning", "37 CFR 1.75(a), (b); MPEP 2173.05(o)",
+         "The claim recites the same limitation (clause) twice; say it once."),
+    Rule("preamble-mismatch", "warning", "35 USC 112(d); MPEP 608.01(n) II-III",
+         "A dependent claim claims what its parent claims, further limited; this one's preamble names another "
+         "subject or statutory category ('The method of claim 1' under an apparatus claim)."),
     Rule("description-support", "warning", "37 CFR 1.75(d)(1); MPEP 608.01(o)",
          "Claim terms must find clear support or antecedent basis in the description; this word of the term "
          "appears in the description in no form."),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # spg.docx is imported when a Word document is read
 
 JSON_EXPECTED = "expected a list of claim texts, a list of {num, text, parents} or an object with 'claims'"
 # What may follow the opening "[" or "{" of a JSON document. Anything else ("[Claim 1] A widget.") is claim text.
+_NUMBERED = re.compile(r"\s*(?:\[?claim\s*)?1\s*[.):\]]", re.IGNORECASE)
 _JSON_OPENING = re.compile(r'\s*(?:[\[{]\s*(?:["{\[\]}0-9-]|true\b|false\b|null\b)|[\[{]\s*$)')
 
 
@@ -90,19 +91,21 @@ def is_docx(path: str, data: bytes) -> bool:
     return path.lower().endswith(".docx") or data.startswith(b"PK\x03\x04")
 
 
-def read_claim_set(path: str, record: str | None = None) -> ClaimSet:
+def read_claim_set(path: str, record: str | None = None, field: str | None = None) -> ClaimSet:
     """A claim set from a text file (flat string or one claim per line), a Word document (its claims section, the
     text before it as the description), a JSON value or a JSON Lines file of patent records (``record`` picks one by
-    id); ``-`` is stdin. A record's own description comes with it."""
+    id; ``field`` names the record's field holding the claims, if not ``claims``); ``-`` is stdin. A record's own
+    description comes with it."""
     name = "<stdin>" if path == "-" else path
     data = _read_bytes(path)
     if is_docx(path, data):
-        if record is not None:
-            raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got a Word document")
+        if record is not None or field is not None:
+            option = "--record" if record is not None else "--field"
+            raise DataError(f"{name}: {option} needs JSON or JSON Lines patent records, got a Word document")
         found = docx_claims(data, name)
         return ClaimSet(name, parse_claims(found.claims_text), found.description or None, found.claim_paragraphs,
                         data)
-    return claim_set_of(name, decode_utf8(data, name), record)
+    return claim_set_of(name, decode_utf8(data, name), record, field)
 
 
 def docx_claims(data: bytes, name: str) -> DocxText:
@@ -116,14 +119,30 @@ def docx_claims(data: bytes, name: str) -> DocxText:
     return found
 
 
-def claim_set_of(name: str, text: str, record: str | None = None) -> ClaimSet:
+def _field(where: str, value: object, field: str) -> dict:
+    """The record with the claim set of its field ``field`` as its claims ("Llama-3-8B-FT-claim" of a HUPD-DCG
+    record holding one generated claim set per system)."""
+    if not isinstance(value, dict):
+        raise DataError(f"{where}: --field needs a JSON object (a patent record), got {type(value).__name__}")
+    if field not in value:
+        # the fields that hold claim sets ("1. A …", a list), else every field
+        fields = [k for k, v in value.items() if isinstance(v, list) or (isinstance(v, str) and _NUMBERED.match(v))]
+        fields = (fields or list(value))[:12]
+        raise DataError(f"{where}: no field {field!r}; expected one of its fields: {', '.join(fields)}")
+    return {k: v for k, v in value.items() if k not in ("claims_text", "forest")} | {"claims": value[field]}
+
+
+def claim_set_of(name: str, text: str, record: str | None = None, field: str | None = None) -> ClaimSet:
     """A claim set from text already read (``spg serve``'s pasted claims): claim text, or JSON when ``name`` ends in
     .json/.jsonl or the text opens like JSON."""
     if not _looks_like_json(name, text):
-        if record is not None:
-            raise DataError(f"{name}: --record needs JSON or JSON Lines patent records, got claim text")
+        if record is not None or field is not None:
+            option = "--record" if record is not None else "--field"
+            raise DataError(f"{name}: {option} needs JSON or JSON Lines patent records, got claim text")
         return ClaimSet(name, parse_claims(text))
     value, where = _pick(name, _decode(name, text), record)
+    if field is not None:
+        value = _field(where, value, field)
     found = record_from_json(value, where)
     return ClaimSet(name, found.claims, found.description or None)
 

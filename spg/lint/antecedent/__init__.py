@@ -144,6 +144,18 @@ reading of claim practice:
   never ambiguous ("the lower side of the first substrate"), and neither is a claim of another category that cites
   one ("An apparatus for carrying out the process of claim 1, comprising a column …").
 
+* An element introduced twice in one claim's body, word for word, each time recited as an element of its own
+  (after a semicolon, colon, comma, "and", "comprising" or "wherein": "…; a lower step pivoted to the front frame;
+  a lower step fixed to …"), is reported at the second introduction (rule ``multiple-introduction``, once per
+  element and claim): a later "the lower step" could mean either. The reading keeps what granted claims write: the
+  preamble may name what the body recites; parts each of two owners has ("a bumper having a fore side …, a landing
+  gear having a fore side"; a list opened by "having", "with", "including" or "of" lists parts; "an address of the
+  client"); alternatives ("an anode or a cathode, … the other of an anode or a cathode", an item of a comma list
+  ending in "or", a Markush group); two introductions each followed by a restrictive phrase of its own ("a means
+  for executing …; a means for determining …", "a pointer to a file, a pointer to an engine"); "a first X" and "a
+  second X". A phrase cut at a participle ("an electric" of "an electric powered brake system") is compared by the
+  words after it. Every other finding of this module is untouched by it.
+
 Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
 pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
 under a multiple dependency get an explicit ancestor set (a bit set).

@@ -39,6 +39,16 @@ from spg.lint.antecedent.words import (
 )
 from spg.parse import bare_citation, claim_parents
 
+_TRANSITIONS = frozenset({"comprising", "comprises", "including", "includes", "consisting", "having", ":"})
+# where a claim recites an element of its own (what comes after "having", "with", "of" is a part or property of
+# the element before it, which two elements may each have)
+_ELEMENT_OPENERS = frozenset({";", ",", ":", "and", "comprising", "comprises", "comprise", "wherein", ""})
+_PART_OPENERS = frozenset({"having", "has", "have", "with", "including", "includes", "each", "of"})
+_LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
+_PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
+_MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
+_MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
+
 
 @dataclass(frozen=True)
 class AntecedentFinding:
@@ -193,6 +203,9 @@ class _Reader:
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
+        self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
+        self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
+        self.tokens: list[str] = []  # the tokens of the claim being read
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -219,6 +232,10 @@ class _Reader:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
             if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
+        if ch.article and not ch.preamble and ch.recited and ch.start >= self.body:
+            # a phrase cut at a participle ("an electric" of "an electric powered brake system") too: the words
+            # after it tell two such introductions apart or not (introduced_again)
+            self.introduced_again(ch, self.matches(ch, ch.words[-1], ch.words[:-1], exact=True))
         index = self.index
         for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
             got = index.get(w)
@@ -233,6 +250,68 @@ class _Reader:
                     ch.parts += parts
                     for part in parts:
                         index.setdefault(part, []).append(ch)
+
+    def introduced_again(self, ch: _Chunk, earlier: list[_Chunk]) -> None:
+        """Record ``ch`` when its claim's body recited the same element before, word for word, each time as an
+        element of its own ("…; a lower step pivoted to …; a lower step connected to …"): rule
+        ``multiple-introduction``. Not a part recited for each of two owners ("a bumper having a fore side …, a
+        landing gear having a fore side"), alternatives ("an anode or a cathode, … the other of an anode or a
+        cathode", a Markush group) or what a reference numeral or modifier tells apart."""
+        tokens = self.tokens
+
+        def recited_alone(c: _Chunk) -> bool:
+            before = tokens[c.start - 1].lower() if c.start > 0 else ""
+            after = tokens[c.end].lower() if c.end < len(tokens) else ""
+            if before not in _ELEMENT_OPENERS or after in ("or", "of", "'", "'s", "’", "’s"):
+                return False  # "an address of the client" names what something else has
+            if before == ",":
+                # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
+                for t in tokens[c.end : c.end + 40]:
+                    if t in (";", "."):
+                        break
+                    if t.lower() == "or":
+                        return False
+            if before in (",", "and"):
+                # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts
+                for t in reversed(tokens[max(c.start - 40, 0) : c.start - 1]):
+                    t = t.lower()
+                    if t in _PART_OPENERS:
+                        return False
+                    if t in _LIST_OPENERS:
+                        break
+            return True
+
+        def told_apart(a: _Chunk, b: _Chunk) -> bool:
+            # "a means for executing …; a means for determining …", "a pointer to a file, a pointer to an engine": a
+            # restrictive phrase after each names two elements ("a lower step is pivoted …; a lower step is fixed …"
+            # says two things of what reads as one, and "…; and a lower step." adds one the reader cannot tell apart)
+            after = [tuple(t.lower() for t in tokens[x.end : x.end + 3]) for x in (a, b)]
+            return after[0] != after[1] and after[0][:1] not in _PREDICATES and after[1][:1] not in _PREDICATES
+
+        if len(ch.words[-1]) < 2 or not recited_alone(ch):
+            return
+        for c in earlier:
+            if (
+                c.claim == ch.claim
+                and c.article
+                and c.start >= self.body
+                and recited_alone(c)
+                and not c.implied
+                and c.same is None
+                and ch.same is None
+            ):
+                text = self.claims[ch.claim].text.lower()
+                # a Markush group before the first one lists alternatives: in its clause ("selected from the group
+                # consisting of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein
+                # R1 is chosen from: a hydrogen atom; a phenyl radical; …")
+                first = self.span(c)[0]
+                if not (
+                    _MARKUSH_RE.search(text, text.rfind(";", 0, first) + 1, first)
+                    or _MARKUSH_LIST_RE.search(text, max(text.rfind("wherein", 0, first), 0), first)
+                    or told_apart(c, ch)
+                ):
+                    self.again.append((ch, c))
+                return
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
@@ -677,7 +756,12 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
     findings: list[AntecedentFinding] = []
     total = resolved = 0
     for ci, claim in enumerate(claims):
-        chunks, actions = _chunks(_TOKEN_RE.findall(claim.text), ci, bool(reader.ancestry.parents[ci]))
+        here = len(findings)
+        tokens = _TOKEN_RE.findall(claim.text)
+        dependent = bool(reader.ancestry.parents[ci])
+        chunks, actions = _chunks(tokens, ci, dependent)
+        reader.body = 0 if dependent else _body_start(tokens)
+        reader.tokens = tokens
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
         flagged: set[int] = set()  # chunks reported in this claim, by id
@@ -715,7 +799,40 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
                 reported.add(ch.words)
                 flagged.add(id(ch))
                 findings.append(_finding(reader, ch, rule, related))
+        if reader.again:
+            if report:
+                findings += _introduced_again(reader)
+                findings[here:] = sorted(findings[here:], key=lambda f: f.start)
+            reader.again.clear()
     return findings, total, resolved
+
+
+def _body_start(tokens: list[str]) -> int:
+    """The token after an independent claim's transitional phrase ("comprising", "including", ":" …; the first
+    60 tokens), or 0: what the preamble introduces ("A step stool for a ladder comprising: a ladder …") the body may
+    recite again."""
+    for i, t in enumerate(tokens[:60]):
+        if t.lower() in _TRANSITIONS:
+            return i + 1
+    return 0
+
+
+def _introduced_again(reader: _Reader) -> list[AntecedentFinding]:
+    """``multiple-introduction`` findings of the claim just read, one per element."""
+    out, seen = [], set()
+    for ch, earlier in reader.again:
+        if ch.words in seen:
+            continue
+        seen.add(ch.words)
+        num = reader.claims[ch.claim].num
+        start, end = reader.span(ch)
+        term = reader.claims[ch.claim].text[start:end]
+        out.append(AntecedentFinding(
+            num, start, end, term, "multiple-introduction",
+            f"'{term}' introduces again what {reader.quote(earlier)} introduced; a later 'the …' could mean either "
+            "(say 'the …' for the same element, or tell the two apart: 'a first …', 'a second …')",
+        ))
+    return out
 
 
 def _finding(reader: _Reader, ref: _Chunk, rule: str, related: list[_Chunk]) -> AntecedentFinding:

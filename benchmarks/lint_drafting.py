@@ -1,0 +1,350 @@
+"""``spg lint``'s drafting rules (issue 30: the errors LLM drafters make) on real claims: recall on injected defects,
+findings on unmodified granted claims, the real LLM outputs at hand, and speed.
+
+The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch
+(docs/lint.md). Printed:
+
+* **recall on injected defects** in the granted US and EP claim sets of the shared USPTO set, one defect of each kind
+  per document where the document allows it, read by ``spg.lint.find_all`` at the claim it was put in:
+
+  - *claim copied*: a claim (a random one, not one citing "any preceding claim": a copy of that cites one claim
+    more) added again at the end, with the same citation;
+  - *parent limitation copied*: a new dependent claim at the end, citing a claim P with P's opening, whose only
+    limitation is a clause of P or of a claim P depends on ("The stool of claim 2, wherein the hinge is …");
+  - *limitation repeated*: a clause of a claim (four words or more) recited again at its end ("…; and <clause>.");
+  - *preamble: another category*: a dependent claim's subject replaced by "method" (its chain claims a product)
+    or "apparatus" (a process); *preamble: another subject*: under a product or medium claim, by the subject of
+    another document's independent claim of the same category that names nothing of this chain and is no generic
+    name of the category ("device", "system", "composition" … claim anything of it: spg.lint.preamble);
+  - *element introduced twice*: an element an independent claim's body recites as its own ("…; a lower step …")
+    recited again at its end ("…; and a lower step.").
+
+* **findings per claim on the unmodified claims** by kind (US grants, EP, US applications) and rule, on the test
+  side of ``spg.data.checker_split`` (never looked at while the rules were written) and, labelled as development
+  data, on train and dev; every finding on the test side's granted US and EP claims is listed, to be read.
+* **the HUPD-DCG sample**: findings of each rule per system (each system's claim set of the one published record).
+* with ``--draft-outputs FILE``: the same for a JSON Lines file of ``spg generate`` results (each record's claims),
+  and the structure errors in them.
+* **claims/s** of the drafting rules alone and of every check (``find_all``), in one run (a ratio, not a timing
+  goal), min-max of ``--repeat`` alternated runs.
+
+    .venv/bin/python benchmarks/lint_drafting.py [--seed 0] [--repeat 3] [--draft-outputs FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from common import shared_file, shared_records
+
+from spg.data import checker_split
+from spg.forest import Forest
+from spg.lint import find_all
+from spg.lint.clauses import ancestry, read_claims, subject
+from spg.lint.preamble import GENERIC, category, check_preambles
+from spg.lint.redundancy import check_redundancy
+from spg.parse import extract_references, parse_claims
+
+RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "multiple-introduction",
+         "preamble-mismatch")
+SHORT = {"duplicate-claim": "dup", "not-further-limiting": "nfl", "repeated-limitation": "rep",
+         "multiple-introduction": "mi", "preamble-mismatch": "pre"}
+KINDS = {"grant": "US grants", "ep": "EP", "application": "US applications"}
+STRUCTURE_ERRORS = {"empty", "no-independent", "duplicate-number", "self-reference", "missing-parent",
+                    "forward-reference", "broken-parent", "multiple-dependency-cumulative", "multiple-dependent-basis"}
+# what may open a clause without being part of it
+# a limitation as drafters set them apart: between semicolons (or after the transition's colon), to the final period
+_CLAUSE_END = re.compile(r";|:(?!\s*\d)|\.\s*$")
+_TRANSITION = re.compile(r"\b(?:comprising|comprises|including|consisting of|characteri[sz]ed in that)\b|:")
+_PRECEDING = re.compile(r"\b(?:preceding|previous|foregoing|above)\b", re.IGNORECASE)
+_OPENER = re.compile(r"^\s*(?:and|or|wherein|whereby|further|comprising|including)\b[\s,]*", re.IGNORECASE)
+# an element recited as its own: after a semicolon or the transition's colon, "a"/"an" and up to four words that
+# end before a function word, a participle, a number or punctuation
+_STOP = {"to", "of", "for", "with", "having", "being", "that", "which", "is", "are", "and", "or", "on", "in", "at",
+         "by", "from", "configured", "adapted", "wherein", "each", "the", "said", "a", "an", "between", "into",
+         "through", "when", "where", "so", "as", "such", "about", "has", "have", "can", "may", "will", "not",
+         "including", "comprising", "behind", "over", "under", "within", "along", "across", "around", "against",
+         "above", "below", "near", "onto", "upon", "via", "after", "before", "during", "without", "toward",
+         "towards", "beneath", "beside", "inside", "outside", "one", "two", "three", "four", "first", "second",
+         "third", "fourth"}
+# nouns that end as adverbs, adjectives or participles do
+_NOUNS = {"assembly", "subassembly", "supply", "family", "anomaly", "trolley", "cable", "table", "variable",
+          "ring", "spring", "string", "bearing", "housing", "opening", "fitting", "coating", "casing", "wiring",
+          "building", "ceiling", "setting", "lining", "mounting", "coupling", "bushing", "packing", "padding",
+          "railing", "seating", "drawing", "recording", "thing", "wing", "bed", "seed", "feed", "shed", "speed",
+          "reed", "sled", "head", "bead", "thread", "bread", "steed"}
+_ELEMENT = re.compile(r"[;:]\s*(?:and\s+)?(an?\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,5}(?:[\s,;.:()]|$))")
+
+
+def _records_of(forest: Forest) -> list[dict]:
+    return [{"num": c.num, "text": c.text} for c in forest.claims]
+
+
+def _hit(records: list[dict], rule: str, claim: int) -> bool:
+    return any(f.rule == rule and f.claim == claim for f in find_all(parse_claims(records)))
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _clauses(text: str, num: int) -> list[str]:
+    """The limitations of a claim as written: the clauses (of five words or more, without their opening
+    connective) of its text after its citation, or after an independent claim's "comprising"/colon."""
+    refs = extract_references(text, num)
+    if refs:
+        text = text[refs[0].end :]
+    else:
+        opening = _TRANSITION.search(text)
+        text = text[opening.end() :] if opening else ""
+    out = []
+    for part in _CLAUSE_END.split(text):
+        part = _OPENER.sub("", part).strip(" ,.")
+        if len(part.split()) >= 5 and "claim" not in part.lower() and _balanced(part):
+            out.append(part)
+    return out
+
+
+def _single_citation(text: str, num: int):
+    refs = extract_references(text, num)
+    return refs[0] if len(refs) == 1 and len(refs[0].nums) == 1 else None
+
+
+def _element(text: str) -> str | None:
+    """The first element a claim's body recites as its own (see the module docstring): "a"/"an" and up to five words
+    before punctuation or a function word (a participle inside the phrase, "a light detecting element", belongs to
+    it; one at its end does not); none where "of" follows ("a plurality of …" counts what it names)."""
+    for m in _ELEMENT.finditer(text):
+        words = m.group(1).split()
+        kept = [words[0]]
+        rest = text[m.end(1) :]
+        following = re.match(r"\s+([a-z][a-z-]*)", rest)
+        nxt = following.group(1) if following else ""
+        for w in words[1:]:
+            if w in _STOP or (w.endswith(("ly", "able", "ible")) and w not in _NOUNS):
+                nxt = w
+                break
+            kept.append(w)
+        else:
+            continue  # no end in sight within six words: not a phrase read whole
+        while len(kept) > 1 and kept[-1].endswith(("ed", "ing")) and kept[-1] not in _NOUNS:
+            nxt = kept.pop()
+        if len(kept) >= 2 and nxt != "of":
+            return " ".join(kept)
+    return None
+
+
+def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]]) -> dict[str, bool]:
+    """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in."""
+    records = _records_of(forest)
+    nums = [c.num for c in forest.claims]
+    if len(set(nums)) != len(nums) or not nums:
+        return {}
+    last = max(nums)
+    readings = read_claims(forest)
+    above = ancestry(forest)
+    out = {}
+
+    # a claim citing "any preceding claim" cites the claim it copies as well: a copy of it has other parents
+    copied = rng.choice([c for c in forest.claims if not _PRECEDING.search(c.text)] or [forest.claims[0]])
+    out["claim copied"] = _hit(records + [{"num": last + 1, "text": copied.text}], "duplicate-claim", last + 1)
+
+    dependents = [c for c in forest.claims if c.parents and _single_citation(c.text, c.num)
+                  and not readings[c.num].restates and readings[c.num].subject]
+    options = [(c, a, clause) for c in dependents for a in (c.parents[0], *above[c.num])
+               if a in forest.by_num for clause in _clauses(forest.by_num[a].text, a)]
+    if options:
+        c, _, clause = rng.choice(options)
+        ref = _single_citation(c.text, c.num)
+        clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
+        text = f"{c.text[: ref.end]}, wherein {clause}."
+        out["parent limitation copied"] = _hit(records + [{"num": last + 1, "text": text}], "not-further-limiting",
+                                               last + 1)
+
+    options = [(c, clause) for c in forest.claims for clause in _clauses(c.text, c.num)]
+    if options:
+        c, clause = rng.choice(options)
+        changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {clause}.") if r["num"] == c.num else r
+                   for r in records]
+        out["limitation repeated"] = _hit(changed, "repeated-limitation", c.num)
+
+    if dependents:
+        c = rng.choice(dependents)
+        ref = _single_citation(c.text, c.num)
+        chain = [readings[a].subject for a in above[c.num] if readings[a].subject]
+        if chain:
+            theirs = category(readings[c.parents[0]].subject or chain[0])
+            other = "apparatus" if theirs == "process" else "method"
+            text = f"The {other} of {c.text[ref.start:]}"
+            changed = [dict(r, text=text) if r["num"] == c.num else r for r in records]
+            out["preamble: another category"] = _hit(changed, "preamble-mismatch", c.num)
+            named = {w for s in chain for w in s}
+            pool = [s for s in subjects.get(theirs, ()) if named.isdisjoint(s) and s[-1] not in GENERIC[theirs]]
+            if pool and theirs != "process":
+                text = f"The {' '.join(rng.choice(pool))} of {c.text[ref.start:]}"
+                changed = [dict(r, text=text) if r["num"] == c.num else r for r in records]
+                out["preamble: another subject"] = _hit(changed, "preamble-mismatch", c.num)
+
+    independents = [(c, e) for c in forest.claims if not c.parents and (e := _element(c.text))]
+    if independents:
+        c, element = rng.choice(independents)
+        changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {element}.") if r["num"] == c.num else r
+                   for r in records]
+        out["element introduced twice"] = _hit(changed, "multiple-introduction", c.num)
+    return out
+
+
+def subject_pool(records) -> dict[str, list[tuple[str, ...]]]:
+    """Subjects of the independent claims of ``records`` by category, for the "another subject" injection (taken
+    from other documents: a document's own subjects are excluded where they are used)."""
+    pool: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for r in records:
+        for c in r.claims.claims:
+            if not c.parents:
+                got = subject(c.text.split(",")[0].split(" comprising")[0])
+                if 1 <= len(got) <= 3 and all(w.isalpha() for w in got):
+                    pool[category(got)].append(got)
+    return pool
+
+
+def percent(hits: int, total: int) -> str:
+    return f"{hits}/{total} ({100 * hits / total:.1f}%)" if total else "-"
+
+
+def drafting_findings(forest: Forest) -> list:
+    return [f for f in find_all(forest) if f.rule in RULES]
+
+
+def print_unmodified(records, side: str, listed: bool) -> None:
+    print(f"\nfindings per claim on unmodified claims, {side}:")
+    print(f"  {'kind':16s} {'docs':>5s} {'claims':>6s}  " + "  ".join(f"{SHORT[r]:>6s}" for r in RULES) + "     all")
+    shown = []
+    for kind, name in KINDS.items():
+        group = [r for r in records if r.fields.get("kind") == kind]
+        claims = sum(len(r.claims) for r in group)
+        counts: Counter = Counter()
+        for r in group:
+            for f in drafting_findings(r.claims):
+                counts[f.rule] += 1
+                if kind in ("grant", "ep"):
+                    shown.append((r, f))
+        per = "  ".join(f"{counts[rule] / claims if claims else 0:6.4f}" for rule in RULES)
+        total = sum(counts.values()) / claims if claims else 0
+        print(f"  {name:16s} {len(group):5d} {claims:6d}  {per}  {total:6.4f}")
+    if listed:
+        print(f"  every finding on the granted US and EP claims ({len(shown)}), to be read:")
+        for r, f in shown:
+            text = " ".join(r.claims.by_num[f.claim].text.split())
+            print(f"    {r.id} claim {f.claim} [{f.rule}] {f.message[:110]}")
+            print(f"      {text[:160]}")
+
+
+def print_system_findings(title: str, sets: list[tuple[str, Forest]]) -> None:
+    print(f"\n{title}:")
+    print(f"  {'claim set':28s} {'claims':>6s}  " + "  ".join(f"{SHORT[r]:>4s}" for r in RULES)
+          + "  structure errors")
+    for name, forest in sets:
+        found = find_all(forest)
+        counts = Counter(f.rule for f in found)
+        errors = sum(f.rule in STRUCTURE_ERRORS for f in found)
+        print(f"  {name[:28]:28s} {len(forest):6d}  " + "  ".join(f"{counts[r]:4d}" for r in RULES)
+              + f"  {errors:16d}")
+
+
+def draft_outputs(path: str) -> list[tuple[str, Forest]]:
+    out = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            result = json.loads(line)
+        except json.JSONDecodeError as e:
+            sys.exit(f"error: {path} line {n}: not valid JSON ({e.msg}); expected spg generate results")
+        if not isinstance(result, dict) or "claims_text" not in result:
+            continue  # a run's header or summary line
+        out.append((str(result.get("id", n)), parse_claims(result["claims_text"] or "")))
+    return out
+
+
+def rates(records, repeat: int) -> dict[str, tuple[float, float]]:
+    claims = sum(len(r.claims) for r in records)
+
+    def drafting(forest: Forest) -> None:
+        readings = read_claims(forest)
+        check_redundancy(forest, readings)
+        check_preambles(forest, readings)
+
+    contenders = {"drafting rules (no antecedent reader)": drafting, "find_all (every check)": find_all}
+    seen: dict[str, list[float]] = defaultdict(list)
+    for _ in range(repeat):
+        for name, run in contenders.items():
+            start = time.perf_counter()
+            for r in records:
+                run(r.claims)
+            seen[name].append(claims / (time.perf_counter() - start))
+    return {name: (min(v), max(v)) for name, v in seen.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the injected defects (default 0)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of the whole set (default 3)")
+    parser.add_argument("--draft-outputs", metavar="FILE", help="also lint a JSON Lines file of spg generate results")
+    parser.add_argument("--list-dev", action="store_true", help="also list every finding on train and dev")
+    args = parser.parse_args()
+    records = [r for r in shared_records() if r.fields.get("kind") in KINDS]
+    sides = {side: [r for r in records if checker_split(r.id) == side] for side in ("train", "dev", "test")}
+    print(f"shared USPTO set: {len(records)} documents, {sum(len(r.claims) for r in records)} claims; checker split "
+          + ", ".join(f"{s} {len(v)}" for s, v in sides.items()))
+
+    rng = random.Random(args.seed)
+    for side in ("test", "dev"):
+        pool = subject_pool(sides["train"])  # other documents' subjects, never the side's own
+        hits: dict[str, list[bool]] = defaultdict(list)
+        for r in sides[side]:
+            if r.fields.get("kind") in ("grant", "ep"):
+                for kind, ok in inject(r.claims, rng, pool).items():
+                    hits[kind].append(ok)
+        label = "test side" if side == "test" else "dev side (development data)"
+        print(f"\nrecall on injected defects, granted US and EP claim sets, {label}:")
+        for kind, oks in hits.items():
+            print(f"  {kind:28s} {percent(sum(oks), len(oks))}")
+
+    print_unmodified(sides["test"], "test side", listed=True)
+    print_unmodified(sides["dev"] + sides["train"], "train + dev sides (development data)", listed=args.list_dev)
+
+    sample = json.loads(shared_file("hupd-dcg/sample_outputs.json").read_text(encoding="utf-8"))
+    systems = [("granted claims (HUPD)", parse_claims(sample["claims"]))] + [
+        (k.removesuffix("-claim"), parse_claims(v)) for k, v in sample.items() if k.endswith("-claim")
+    ]
+    print_system_findings("HUPD-DCG sample: findings per system (one description, its real claims first)", systems)
+
+    if args.draft_outputs:
+        sets = draft_outputs(args.draft_outputs)
+        print_system_findings(f"{args.draft_outputs}: findings per document", sets)
+        total = Counter(f.rule for _, forest in sets for f in find_all(forest))
+        claims = sum(len(f) for _, f in sets)
+        print(f"  all {len(sets)} documents, {claims} claims: "
+              + ", ".join(f"{rule} {total[rule]}" for rule in RULES)
+              + f"; structure errors {sum(total[r] for r in STRUCTURE_ERRORS)}")
+
+    print(f"\nclaims/s in process over the {len(records)} documents, min-max of {args.repeat} alternated runs:")
+    for name, (low, high) in rates(records, args.repeat).items():
+        print(f"  {name:40s} {low:7,.0f}-{high:,.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""A claim read as a drafter writes it: its opening ("The stool of claim 1", "A step stool"), the citation, and the
+limitations (clauses) it recites, each normalised so that two recitations of one limitation compare equal.
+
+What the drafting rules (spg/lint/redundancy.py, spg/lint/preamble.py) share. A limitation ends at a semicolon, a
+colon, a sentence end, "wherein"/"whereby" or ", and"; it is compared without articles ("a lower step is pivoted"
+and "the lower step pivoted" recite one limitation; so do relative pronouns), reference numerals, list labels ("(a)") and the connectives
+that only join it to the claim ("and", "further comprising"). A regular-expression reading, not a parser: the rules
+run after every claim while ``spg generate`` decodes, so a claim set costs well under a millisecond per claim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spg.forest import Forest
+from spg.parse import extract_references
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
+# reference numerals and list labels: "(12)", "(184; 236)", "(1a, 1b)", "(a)", "(iv)", "a)"; standing alone, not in a
+# chemical name ("(R)-2-amino", "(1R,2S)-")
+_LABEL = re.compile(
+    r"(?<![\w)\]-])(?:\(\s*(?:\d[\w\s,;'.-]{0,30}|[a-z]{1,4})\s*\)|[a-z0-9]{1,3}\))(?=[\s,;.:]|$)", re.IGNORECASE
+)
+# words a restatement adds or drops without changing what it says: articles and relative pronouns ("a pawl that is
+# a steel plate", "the pawl is a steel plate"); the copula too, where a restatement is looked for (COPULA)
+_ARTICLES = frozenset({"a", "an", "the", "said", "that", "which"})
+COPULA = frozenset({"is", "are", "being", "be"})
+# what joins a limitation to the claim without being part of it
+_CONNECTIVES = frozenset({
+    "and", "or", "wherein", "whereby", "further", "comprising", "comprises", "comprise", "including", "includes",
+    "also", "then", "in", "which", "that", "where", "characterized", "characterised", "by", "the", "step", "steps",
+    "of", "having", "has", "with",
+})
+# a colon before a number is a name's ("SEQ ID NO: 4"), a period before a lower-case word an abbreviation's ("wt. %")
+_SPLIT = re.compile(r";|:(?!\s*\d)|\.(?=\s+[A-Z(]|\s*$)|\b[Ww]here(?:in|by)\b|,\s*[Aa]nd\b|\n")
+# the transitional phrase after an independent claim's preamble (MPEP 2111.03)
+_TRANSITION = re.compile(
+    r"\b(?:comprising|comprises|comprise|(?<!group )consisting|consists|including|includes|having|characteri[sz]ed|"
+    r"wherein|containing|contains)\b|:"
+)
+# an opening that claims something of its own and cites a claim for part of it: "An apparatus for carrying out the
+# process of claim 1", "At least one medium storing instructions to perform the method of claim 8", "Automatic machine
+# … characterised by the fact that it includes at least one unit as in claim 1"
+_OWN_CLAIM = re.compile(
+    r"^\s*(?:an?|at least one|one or more|use|kit)\b|\b(?:comprising|comprises|including|includes|containing|"
+    r"contains|having|characteri[sz]ed|which|that|storing|stores|perform|performing|executing|using|made)\b"
+)
+# the words between the subject and the citation: "of", "according to", "as claimed in", "as recited in" …
+_CITING_TAIL = re.compile(
+    r"(?:\s|,)*(?:\b(?:of|to|in|by|with|under|per|from|according|accordance|as|claimed|recited|defined|set|forth|"
+    r"described|specified|any|one|the|preceding|following|each|either|claim|claims)\b(?:\s|,)*)*$"
+)
+
+
+# where the words naming what is claimed end: its purpose, owner or place, a participle or the transition ("a
+# method for fabricating a transistor", "a controller of an industrial robot", "an element configured to")
+_SUBJECT_END = re.compile(
+    r",(?=\s)|;|:|(?<![\w-])(?:for|of|in|with|to|by|on|at|from|under|within|according|as|which|that|wherein|where|when|whose|"
+    r"configured|adapted|arranged|operable|capable|used|usable|suitable|comprising|comprises|comprised|including|"
+    r"includes|having|has|containing|contains|consisting|storing|stores|being|is|are|characteri[sz]ed|using|made|"
+    r"readable|executable|embodying|obtained|obtainable|produced|prepared)(?![\w-])"
+)
+_QUANTIFIER = re.compile(r"^\s*(?:(?:a|an|the|said|at least one|one or more|two or more)\b\s*)*")
+# "In an apparatus comprising an engine, a method of …" (a Jepson-style opening): the subject follows the place
+_PLACE_FIRST = re.compile(r"^\s*(?:in|for|with|at|on|within)\s+(?:an?|the)\s")
+
+
+def subject(phrase: str) -> tuple[str, ...]:
+    """The words of a preamble or a dependent claim's opening that name what is claimed, without articles: "A
+    method for fabricating a transistor" → ("method",), "The light emitting diode according to" → ("light",
+    "emitting", "diode"); none for a claim that opens with a place ("In an apparatus …, a method …")."""
+    phrase = phrase.lower()
+    if _PLACE_FIRST.match(phrase):
+        # "In an apparatus comprising an engine, an exhaust conduit, …, a method of …": where the place ends and
+        # the subject starts, commas do not tell; such a claim is compared with nothing
+        return ()
+    phrase = phrase[_QUANTIFIER.match(phrase).end() :]
+    end = _SUBJECT_END.search(phrase)
+    return words(phrase[: end.start()] if end else phrase) or words(phrase)
+
+
+def _unlabelled(text: str) -> str:
+    # most claims have no parenthesis: the label pattern is then not run at all
+    return _LABEL.sub(" ", text) if "(" in text or ")" in text else text
+
+
+def words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` in lower case without articles (:data:`_ARTICLES`), reference numerals or list labels."""
+    return tuple(w for w in _WORD.findall(_unlabelled(text).lower()) if w not in _ARTICLES)
+
+
+def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
+    start = 0
+    while start < len(got) and got[start] in _CONNECTIVES:
+        start += 1
+    return got[start:]
+
+
+def limitation(text: str) -> tuple[str, ...]:
+    """One clause as a limitation: :func:`words` without the connectives that open it."""
+    return _limitation(words(text))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One claim as the drafting rules read it.
+
+    ``subject``: the words naming what is claimed (:func:`subject`) in a dependent claim's opening before its
+    citation or an independent claim's preamble.
+    ``opening``: every word of a dependent claim's opening, or of an independent claim's preamble.
+    ``restates``: a dependent claim that opens with an indefinite article ("An apparatus for carrying out the
+    process of claim 1"), a claim of its own that cites another. ``limitations``: the normalised clauses of the
+    text after the citation (a dependent claim) or after the transition (an independent one), empty ones left out.
+    ``body``: the words of that text, the citation replaced by nothing, for comparing whole claims.
+    """
+
+    subject: tuple[str, ...]
+    opening: tuple[str, ...]
+    restates: bool
+    limitations: tuple[tuple[str, ...], ...]
+    body: tuple[str, ...]
+
+
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """(the limitations of ``text``, all its words): one pass over the text, as this runs after every claim."""
+    clauses = []
+    every: list[str] = []
+    articles = _ARTICLES
+    for part in _SPLIT.split(_unlabelled(text)):
+        got = tuple(w for w in _WORD.findall(part.lower()) if w not in articles)
+        every += got
+        got = _limitation(got)
+        if got:
+            clauses.append(got)
+    return tuple(clauses), tuple(every)
+
+
+def read_claim(text: str, num: int, dependent: bool) -> Reading:
+    # a dependent claim cites its parent in its opening: reading the first 200 characters finds it at a fraction of
+    # the cost on long claims (a citation later in the text stays in the limitations)
+    refs = (extract_references(text[:200], num) or extract_references(text, num)) if dependent else []
+    if refs:
+        opening, rest = text[: refs[0].start], text[refs[0].end :]
+        opening = _CITING_TAIL.sub("", opening.lower())
+        restates = _OWN_CLAIM.search(opening) is not None
+        opened = words(opening)
+        limitations, body = _clauses(rest)
+        return Reading(subject(opening), opened, restates, limitations, opened + body)
+    lowered = text.lower()
+    cut = _TRANSITION.search(lowered, 0, 400)
+    if cut is None:
+        return Reading((), (), False, *_clauses(text))
+    # the limitations are the body's; the whole claim, preamble included, is compared as a whole
+    preamble = lowered[: cut.start()]
+    opening = words(preamble)
+    limitations, body = _clauses(text[cut.end() :])
+    return Reading(subject(preamble), opening, False, limitations, opening + words(cut.group()) + body)
+
+
+def read_claims(forest: Forest) -> dict[int, Reading]:
+    """:func:`read_claim` of every claim (the first claim of a repeated number)."""
+    out: dict[int, Reading] = {}
+    for c in forest.claims:
+        if c.num not in out:
+            out[c.num] = read_claim(c.text, c.num, bool(c.parents))
+    return out
+
+
+# how far up a chain the drafting rules look: a dependent claim restates a claim a few levels up, and a 10,000-deep
+# chain (tests/test_robustness.py) must stay linear
+ANCESTORS = 64
+
+
+def ancestry(forest: Forest) -> dict[int, tuple[int, ...]]:
+    """Claim → the earlier claims it depends on, directly or through its parents, nearest first, at most
+    :data:`ANCESTORS` of them (citations of later or missing claims, which the structure rules report, are left
+    out)."""
+    out: dict[int, tuple[int, ...]] = {}
+    for c in forest.claims:
+        if c.num in out:
+            continue
+        got: list[int] = []
+        seen: set[int] = set()
+        for p in c.parents:
+            if p in out and p not in seen:
+                got.append(p)
+                seen.add(p)
+        for p in list(got):
+            for a in out[p]:
+                if a not in seen:
+                    got.append(a)
+                    seen.add(a)
+        out[c.num] = tuple(got[:ANCESTORS])
+    return out

@@ -1,0 +1,117 @@
+"""``preamble-mismatch`` (MPEP 608.01(n) II–III): a dependent claim whose preamble names another subject or
+statutory category than the claim it refers to.
+
+A dependent claim "shall contain a reference to a claim previously set forth and then specify a further limitation
+of the subject matter claimed" (35 USC 112(d)): it claims the same thing as its parent, narrowed. "The method of
+claim 1" under an apparatus claim, "The medium of claim 5" under a method claim, "The vehicle of claim 1" under "A
+sensor" do not (the test of MPEP 608.01(n) III: a claim that could be infringed without infringing its parent is
+not a proper dependent claim). Real claim sets shorten and vary the preamble, and this rule reads them so:
+
+* the dependent claim's subject head (the last word of what it names: "The sensor device of claim 1" → "device")
+  is a word of the parent's subject ("A semiconductor sensor device comprising" → semiconductor, sensor, device), of
+  any claim up the chain, in singular or plural; or the letters of an abbreviation of one ("The LED of claim 1"
+  under "A light emitting diode (LED)");
+* a generic name of the parent's category: "The device of claim 1" under "A garment", "The method of claim 1" under
+  "A process for …", "The composition of claim 1" under "A formulation" (not under "A device", nor "The device"
+  under "A composition");
+* the opening names the parent after a subject of its own ("Method for operating the apparatus according to claim
+  1", EP style; "An apparatus for carrying out the process of claim 1"): a claim of another category that cites
+  one, which the statute allows;
+* a Jepson parent ("In a television receiver, the improvement comprising") names no subject to compare with.
+"""
+
+from __future__ import annotations
+
+from spg.forest import Forest
+from spg.lint.clauses import Reading, ancestry, read_claims
+from spg.lint.finding import Finding
+
+_PROCESS = frozenset({"method", "process", "procedure", "use"})
+_MEDIUM = frozenset({"medium", "media", "program", "software"})
+# what a dependent claim may call any claim of its parent's category
+GENERIC = {
+    "process": _PROCESS,
+    "product": frozenset({
+        "apparatus", "device", "system", "assembly", "article", "product", "unit", "machine", "structure",
+        "arrangement", "equipment", "kit", "combination", "invention", "composition", "formulation", "mixture",
+        "material", "module", "installation", "mechanism", "means",
+    }),
+    "medium": frozenset({"medium", "media", "product", "program", "software"}),
+}
+# generic names of two kinds of product that do not name each other: "The composition of claim 1" under "A device"
+_MACHINES = frozenset({"apparatus", "device", "system", "assembly", "machine", "unit", "module", "installation",
+                       "mechanism", "equipment", "arrangement", "structure"})
+_MATTER = frozenset({"composition", "formulation", "mixture", "material", "compound"})
+_NO_SUBJECT = frozenset({"improvement", "claim", "claims"})
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def category(subject: tuple[str, ...]) -> str:
+    """The statutory category a subject names: "process", "medium" (a storage medium or program) or "product"."""
+    if subject and subject[-1] in _PROCESS:
+        return "process"
+    return "medium" if not _MEDIUM.isdisjoint(subject) else "product"
+
+
+def _abbreviates(word: str, subject: tuple[str, ...]) -> bool:
+    """Whether ``word`` spells the initials of consecutive words of ``subject`` ("led": light emitting diode)."""
+    word = _singular(word)
+    initials = "".join(w[0] for w in subject)
+    return 1 < len(word) <= 6 and word in initials
+
+
+def _names(head: str, parent: tuple[str, ...]) -> bool:
+    head = _singular(head)
+    return any(_singular(w) == head for w in parent) or _abbreviates(head, parent)
+
+
+def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
+    """``preamble-mismatch`` findings, in claim order: each dependent claim whose subject matches none of the
+    subjects of the claims it refers to (first parent chain included), under the readings of the module docstring."""
+    readings = readings if readings is not None else read_claims(forest)
+    above = ancestry(forest)
+    out = []
+    for c in forest.claims:
+        r = readings[c.num]
+        if not c.parents or r.restates or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
+            continue
+        cited = [p for p in c.parents if p in above and readings[p].subject]
+        if not cited:
+            continue
+        head = r.subject[-1]
+        chain = [readings[a].subject for a in above[c.num] if readings[a].subject]
+        if any(s[-1] in _NO_SUBJECT for s in chain):
+            continue
+        if any(_names(head, s) for s in chain):
+            continue
+        if r.opening and any(_names(r.opening[-1], s) for s in chain):
+            continue  # "Method for operating the apparatus according to claim 1": the apparatus is cited, not claimed
+        parent = readings[cited[0]].subject
+        mine, theirs = category(r.subject), category(parent)
+        generic = _singular(head)
+        if mine == theirs and generic in GENERIC[mine] and not (
+            (generic in _MATTER and _singular(parent[-1]) in _MACHINES)
+            or (generic in _MACHINES and _singular(parent[-1]) in _MATTER)
+        ):
+            continue
+        named = " ".join(r.subject)
+        what = " ".join(parent)
+        if mine != theirs:
+            why = f"claims a {mine} ('{named}') but claim {cited[0]} claims a {theirs} ('{what}')"
+        else:
+            why = f"names '{named}', which is not what claim {cited[0]} claims ('{what}')"
+        out.append(Finding(
+            "preamble-mismatch", "warning", c.num,
+            f"{why}; a dependent claim claims its parent's subject, further limited (a claim of another category "
+            "opens with 'A'/'An' and cites the claim for part of it)", None, None, named,
+        ))
+    return out

@@ -1,0 +1,172 @@
+"""Repetition a drafter (or a language model) leaves in a claim set, as an examiner objects to it.
+
+* ``duplicate-claim`` (MPEP 706.03(k); 37 CFR 1.75(b)): two claims with the same parent(s), or both independent,
+  that read the same once whitespace, numbering, articles and the citation are set aside, or that recite the same
+  limitations in another order. The same words under *different* parents ("… of claim 26, wherein X", "… of claim
+  27, wherein X") claim different things and are no finding.
+* ``not-further-limiting`` (35 USC 112(d); MPEP 608.01(n) III): a dependent claim each of whose limitations its
+  parent chain already recites (a wherein-clause copied from the parent, a restated limitation), or that adds no
+  text at all. A limitation the parent recites among alternatives ("… or …", "at least one of", "optionally") is a
+  choice, which narrows; a claim whose restated limitations are all shorter than three words ("further
+  comprising a hinge") may add a second element, which is the antecedent analysis's business.
+* ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
+  steel plate …"). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
+  good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
+  …"), alternatives whose names the text may not tell apart (stereo descriptors lost in publication), and claims
+  listing lettered alternatives ("any one of the following proteins (a), (b) and (c) …", "… or (b) …"), each of
+  which restates what they share.
+
+Each rule reads a claim against earlier claims only, so a partial claim set (the first k claims, as ``spg
+generate`` has them while decoding) gets the findings the whole set would have for those claims.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spg.forest import Forest
+from spg.lint.clauses import COPULA, Reading, ancestry, read_claims
+from spg.lint.finding import Finding
+
+# words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
+_ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternatively", "preferably"})
+# a claim ending where a formula or a structure the publication lost stood
+_CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
+# a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
+# restates what each alternative shares
+_LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
+_MARKUSH = {("consisting", "of"), ("selected", "from")}
+SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
+SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
+
+
+def _acts(clause: tuple[str, ...]) -> bool:
+    """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
+    a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
+    return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
+
+
+def _cited(parents: tuple[int, ...]) -> str:
+    return "independent" if not parents else "citing claim " + ", ".join(map(str, parents))
+
+
+def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
+    """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word or with its
+    limitations in another order."""
+    exact: dict[tuple, int] = {}
+    reordered: dict[tuple, int] = {}
+    out = []
+    for c in forest.claims:
+        r = readings[c.num]
+        if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text[-40:]):
+            continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
+        key = (c.parents, r.body)
+        order = (c.parents, r.opening, tuple(sorted(r.limitations))) if len(r.limitations) > 1 else None
+        earlier = exact.get(key)
+        how = "the same text"
+        if earlier is None and order is not None:
+            earlier = reordered.get(order)
+            how = "the same limitations in another order"
+        if earlier is not None:
+            out.append(Finding(
+                "duplicate-claim", "warning", c.num,
+                f"repeats claim {earlier} ({how}, {_cited(c.parents)}); a duplicate claim claims nothing new and "
+                "must be cancelled or changed", 0, len(c.text),
+            ))
+            continue
+        exact.setdefault(key, c.num)
+        if order is not None:
+            reordered.setdefault(order, c.num)
+    return out
+
+
+def _plain(clause: tuple[str, ...]) -> str:
+    """A clause joined for a containment test, without the copula ("a lower step pivoted to …" is restated by "the
+    lower step is pivoted to …")."""
+    return " " + " ".join(w for w in clause if w not in COPULA) + " "
+
+
+def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
+    """Whether ``clause`` stands, word for word, inside a clause of one of ``texts``: per claim, (every clause
+    :func:`_plain` and joined, those that name no alternatives joined)."""
+    needle = _plain(clause)
+    # restating the alternatives themselves chooses none of them
+    chooses = _ALTERNATIVE.isdisjoint(clause)
+    return any(needle in (plain if chooses else every) for every, plain in texts)
+
+
+def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
+    """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already."""
+    above = ancestry(forest)
+    joined: dict[int, tuple[str, str]] = {}
+    out = []
+    for c in forest.claims:
+        r = readings[c.num]
+        if not c.parents or r.restates or forest.by_num[c.num] is not c or not above.get(c.num):
+            continue
+        texts = []
+        for a in above[c.num]:
+            if a not in joined:
+                clauses = readings[a].limitations
+                joined[a] = (
+                    "\n".join(map(_plain, clauses)),
+                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x)),
+                )
+            texts.append(joined[a])
+        if not r.limitations:
+            why = "adds no limitation to"
+        elif all(_recited(clause, texts) for clause in r.limitations) and any(
+            len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.limitations
+        ):
+            why = "only restates what is recited in"
+        else:
+            continue
+        cited = ", ".join(map(str, c.parents))
+        out.append(Finding(
+            "not-further-limiting", "warning", c.num,
+            f"{why} claim {cited} or the claims it depends on; a dependent claim must further limit the claim it "
+            "refers to (35 USC 112(d))", 0, len(c.text),
+        ))
+    return out
+
+
+def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
+    """``repeated-limitation``: a clause of at least :data:`SHORTEST_REPEATED` words that a claim recites twice
+    (reported once per repeated clause, at the claim)."""
+    out = []
+    for c in forest.claims:
+        if forest.by_num[c.num] is not c or _LETTERED_ALTERNATIVES.search(c.text):
+            continue
+        markush: set[tuple[str, ...]] = set()
+        seen: set[tuple[str, ...]] = set()
+        reported: set[tuple[str, ...]] = set()
+        # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
+        items = readings[c.num].opening[-2:] in _MARKUSH
+        for clause in readings[c.num].limitations:
+            if len(clause) < SHORTEST_REPEATED and not (len(clause) == SHORTEST_REPEATED - 1 and _acts(clause)):
+                continue
+            if clause in seen and clause not in reported and not (items and clause in markush):
+                reported.add(clause)
+                shown = " ".join(clause)
+                shown = shown if len(shown) <= 60 else shown[:59] + "…"
+                out.append(Finding(
+                    "repeated-limitation", "warning", c.num,
+                    f"recites the limitation '{shown}' more than once; say it once", None, None, shown,
+                ))
+            seen.add(clause)
+            if items:
+                markush.add(clause)
+            if clause[-2:] in _MARKUSH:
+                items, markush = True, set()
+    return out
+
+
+def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
+    """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, when the
+    caller has them)."""
+    readings = readings if readings is not None else read_claims(forest)
+    return (
+        check_duplicates(forest, readings)
+        + check_not_further_limiting(forest, readings)
+        + check_repeated_limitations(forest, readings)
+    )

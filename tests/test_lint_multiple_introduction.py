@@ -1,0 +1,68 @@
+from spg.lint.antecedent import check_antecedents
+from spg.parse import parse_claims
+
+
+def introduced_again(text: str) -> list[tuple[int, str]]:
+    return [(f.claim, f.term) for f in check_antecedents(parse_claims(text)) if f.rule == "multiple-introduction"]
+
+
+def test_an_element_recited_twice_in_one_claim_is_introduced_again():
+    text = ("1. A step stool comprising: a front frame; a lower step is pivoted to the front frame; a lower step is "
+            "fixed to the top of the front frame; and a lower step is connected to an upper step.")
+    findings = [f for f in check_antecedents(parse_claims(text)) if f.rule == "multiple-introduction"]
+    assert [(f.claim, f.term) for f in findings] == [(1, "a lower step")]  # once per element
+    claim = parse_claims(text).by_num[1].text
+    assert claim[findings[0].start : findings[0].end] == "a lower step"
+    assert claim.index("a lower step") < findings[0].start  # at the second introduction
+
+
+def test_an_element_added_again_at_the_end_of_a_list_is_introduced_again():
+    text = "1. A stool comprising: a frame; a seat pivoted to the frame; and a seat."
+    assert introduced_again(text) == [(1, "a seat")]
+
+
+def test_the_preamble_may_name_what_the_body_recites():
+    text = "1. A wireless network comprising: a wireless network interface; and a wireless network."
+    assert introduced_again(text) == []
+    assert introduced_again("1. A system for a vehicle, comprising: a vehicle; and a sensor on the vehicle.") == []
+
+
+def test_first_and_second_elements_are_distinct():
+    assert introduced_again("1. A stool comprising: a first leg; a second leg; and a seat on the first leg.") == []
+
+
+def test_a_part_each_of_two_owners_has_is_no_second_introduction():
+    text = ("1. A trailer comprising: a bumper having a fore side and an aft side; and a landing gear having a fore "
+            "side and an aft side.")
+    assert introduced_again(text) == []
+
+
+def test_elements_told_apart_by_what_follows_them_are_distinct():
+    text = ("1. An apparatus comprising: a means for executing a program; a means for determining a version; and a "
+            "pointer to a file, a pointer to an engine.")
+    assert introduced_again(text) == []
+
+
+def test_alternatives_are_no_second_introduction():
+    text = ("1. A device comprising: a first electrode that is an anode or a cathode, and a second electrode that is "
+            "the other of an anode or a cathode.")
+    assert introduced_again(text) == []
+    text = "1. A mixture comprising an agent selected from the group consisting of water, a solvent, and a solvent."
+    assert introduced_again(text) == []
+
+
+def test_the_objects_of_actions_are_not_recited_elements():
+    text = "1. A method comprising: receiving a signal; filtering the signal; and transmitting a signal to a host."
+    assert introduced_again(text) == []
+
+
+def test_the_antecedent_findings_beside_it_are_unchanged():
+    text = "1. A stool comprising: a seat; and a seat, wherein the leg is short."
+    rules = [f.rule for f in check_antecedents(parse_claims(text))]
+    assert rules == ["multiple-introduction", "antecedent"]
+
+
+def test_a_markush_group_of_another_wherein_clause_does_not_hide_a_second_introduction():
+    text = ("1. A printer comprising: a drum, wherein the drum is made of a metal selected from the group consisting of "
+            "iron and steel; a development component to apply toner; and a development component.")
+    assert introduced_again(text) == [(1, "a development component")]

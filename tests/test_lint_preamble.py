@@ -1,0 +1,70 @@
+from spg.lint.preamble import check_preambles
+from spg.parse import parse_claims
+
+APPARATUS = "1. A sensor device comprising a housing and a probe held in the housing."
+METHOD = "1. A method for sensing, comprising heating a probe and reading the probe."
+
+
+def found(text: str) -> list[int]:
+    return [f.claim for f in check_preambles(parse_claims(text))]
+
+
+def test_a_method_claim_under_an_apparatus_claim_is_a_category_mismatch():
+    findings = check_preambles(parse_claims(APPARATUS + " 2. The method of claim 1, wherein the probe is heated."))
+    assert [(f.claim, f.rule, f.term) for f in findings] == [(2, "preamble-mismatch", "method")]
+    assert "claims a process" in findings[0].message and "claims a product" in findings[0].message
+
+
+def test_a_medium_under_a_method_and_an_apparatus_under_a_method_are_mismatches():
+    assert found(METHOD + " 2. The computer-readable medium of claim 1, wherein the probe is red.") == [2]
+    assert found(METHOD + " 2. The apparatus of claim 1, wherein the probe is red.") == [2]
+
+
+def test_another_subject_of_the_same_category_is_a_mismatch():
+    assert found(APPARATUS + " 2. The vehicle of claim 1, wherein the housing is steel.") == [2]
+
+
+def test_a_shortened_or_varied_preamble_is_no_mismatch():
+    text = APPARATUS + (" 2. The device of claim 1, wherein the housing is steel."
+                        " 3. The sensor device according to claim 2, wherein the probe is steel."
+                        " 4. The sensor devices as claimed in claim 1, wherein the probe is long.")
+    assert found(text) == []
+
+
+def test_a_generic_name_of_the_parents_category_is_no_mismatch():
+    assert found("1. A garment comprising a sleeve. 2. The device of claim 1, wherein the sleeve is red.") == []
+    assert found("1. A process for brewing, comprising heating water. 2. The method of claim 1, wherein the water "
+                 "boils.") == []
+
+
+def test_an_abbreviation_of_the_parents_subject_is_no_mismatch():
+    assert found("1. A light emitting diode (LED) comprising a die. 2. The LED of claim 1, wherein the die is "
+                 "blue.") == []
+
+
+def test_the_subject_is_read_up_the_chain():
+    text = APPARATUS + (" 2. The sensor device of claim 1, further comprising a cable."
+                        " 3. The sensor of claim 2, wherein the cable is copper.")
+    assert found(text) == []
+
+
+def test_a_claim_of_another_category_citing_one_is_no_mismatch():
+    text = METHOD + (" 2. An apparatus for carrying out the method of claim 1, comprising a heater."
+                     " 3. Apparatus for carrying out the method according to claim 1, comprising a heater.")
+    assert found(text) == []
+
+
+def test_a_jepson_or_place_first_parent_is_not_compared():
+    text = ("1. In an apparatus comprising an engine, an exhaust conduit and a filter, a method of regenerating "
+            "the filter comprising heating it. 2. The method of claim 1, wherein the filter is ceramic.")
+    assert found(text) == []
+
+
+def test_a_partial_claim_set_gets_its_prefix_of_the_findings():
+    text = APPARATUS + " 2. The method of claim 1, wherein the probe is heated."
+    assert found(text) == [2] and found(APPARATUS) == []
+
+
+def test_a_generic_name_of_matter_under_a_machine_is_a_mismatch():
+    assert found("1. A device comprising a lens. 2. The composition of claim 1, wherein the lens is glass.") == [2]
+    assert found("1. A composition comprising a resin. 2. The device of claim 1, wherein the resin is red.") == [2]

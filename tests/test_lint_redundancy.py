@@ -1,0 +1,153 @@
+import json
+
+from conftest import shared_file
+
+from spg.lint import find_all
+from spg.lint.redundancy import check_redundancy
+from spg.parse import parse_claims
+
+STOOL = ("1. A step stool comprising: a front frame and a rear frame joined at the top by a hinge; a lower step "
+         "pivoted to the front frame; and a pawl that is a flat steel plate with a hooked lower end.")
+
+
+def found(text: str, rule: str) -> list[int]:
+    return [f.claim for f in check_redundancy(parse_claims(text)) if f.rule == rule]
+
+
+# duplicate-claim ---------------------------------------------------------------------------------------------------
+
+def test_a_dependent_claim_repeating_a_sibling_word_for_word_is_a_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                    " 3. The step stool of claim 1,  wherein the hinge is made of steel.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_whitespace_numbering_articles_and_citation_wording_are_normalised():
+    text = STOOL + (" 2. The step stool of claim 1, wherein a hinge is made of steel."
+                    " 3. The step stool according to claim 1 wherein the hinge is made of steel")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_the_same_limitations_in_another_order_are_a_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel; and the pawl is painted red."
+                    " 3. The step stool of claim 1, wherein the pawl is painted red; and the hinge is made of steel.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_two_identical_independent_claims_are_duplicates():
+    assert found(STOOL + " 2. " + STOOL[3:], "duplicate-claim") == [2]
+
+
+def test_the_same_words_under_different_parents_are_no_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, further comprising a tray."
+                    " 3. The step stool of claim 1, further comprising a handle."
+                    " 4. The step stool of claim 2, wherein the hinge is made of steel."
+                    " 5. The step stool of claim 3, wherein the hinge is made of steel.")
+    assert found(text, "duplicate-claim") == []
+
+
+def test_claims_of_another_subject_with_the_same_limitation_are_no_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                    " 3. The front frame of claim 1, wherein the hinge is made of steel.")
+    assert found(text, "duplicate-claim") == []
+
+
+def test_claims_too_short_to_compare_are_no_duplicate():
+    # granted chemistry claims whose formula was an image: "The method according to claim 1 wherein the compound is"
+    text = STOOL + " 2. The step stool of claim 1 wherein the pawl is 3. The step stool of claim 1 wherein the pawl is"
+    assert found(text, "duplicate-claim") == []
+
+
+def test_the_llama_3_8b_ft_output_of_the_hupd_dcg_sample_has_13_duplicate_claims():
+    record = json.loads(shared_file("hupd-dcg/sample_outputs.json").read_text(encoding="utf-8"))
+    findings = find_all(parse_claims(record["Llama-3-8B-FT-claim"]))
+    assert [f.claim for f in findings if f.rule == "duplicate-claim"] == list(range(8, 21))
+
+
+# not-further-limiting ----------------------------------------------------------------------------------------------
+
+def test_a_dependent_restating_a_limitation_of_its_parent_does_not_further_limit():
+    text = STOOL + " 2. The step stool of claim 1, wherein the lower step is pivoted to the front frame."
+    assert found(text, "not-further-limiting") == [2]  # "a lower step pivoted to …": the copula is no limitation
+    text = STOOL + " 2. The step stool of claim 1, wherein the lower step is pivoted to the rear frame."
+    assert found(text, "not-further-limiting") == []
+    text = STOOL + " 2. The step stool of claim 1, wherein the pawl is a flat steel plate with a hooked lower end."
+    assert found(text, "not-further-limiting") == [2]
+
+
+def test_a_limitation_copied_from_a_grandparent_does_not_further_limit():
+    text = STOOL + (" 2. The step stool of claim 1, further comprising a tray hooked onto the rear frame."
+                    " 3. The step stool of claim 2, wherein the front frame and the rear frame are joined at the top "
+                    "by a hinge.")
+    assert found(text, "not-further-limiting") == [3]
+
+
+def test_a_dependent_adding_nothing_does_not_further_limit():
+    assert found(STOOL + " 2. The step stool of claim 1.", "not-further-limiting") == [2]
+
+
+def test_a_dependent_adding_one_new_limitation_beside_a_restated_one_narrows():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is a flat steel plate with a hooked lower end, "
+                    "and wherein the hinge is made of brass.")
+    assert found(text, "not-further-limiting") == []
+
+
+def test_choosing_one_of_the_parents_alternatives_narrows():
+    text = ("1. A cup comprising a wall, wherein the wall is made of glass or the wall is made of steel. "
+            "2. The cup of claim 1, wherein the wall is made of glass.")
+    assert found(text, "not-further-limiting") == []
+
+
+def test_a_claim_of_another_category_citing_one_is_not_read_as_a_dependent_claim():
+    text = ("1. A method of brewing, comprising heating water. 2. A non-transitory medium storing instructions "
+            "to perform the method of claim 1. 3. At least one processor configured to perform the method of claim 1.")
+    assert found(text, "not-further-limiting") == []
+
+
+def test_a_sibling_is_no_parent_chain():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                    " 3. The step stool of claim 1, further comprising a tray, wherein the hinge is made of steel.")
+    assert found(text, "not-further-limiting") == []
+
+
+# repeated-limitation -----------------------------------------------------------------------------------------------
+
+def test_a_clause_recited_twice_in_one_claim_is_a_repeated_limitation():
+    text = ("1. A step stool comprising: a front frame; a pawl is a flat steel plate with a hooked lower end; a pawl "
+            "is a flat steel plate with a hooked lower end; and a pawl is a flat steel plate with a hooked lower end.")
+    findings = [f for f in check_redundancy(parse_claims(text)) if f.rule == "repeated-limitation"]
+    assert [(f.claim, f.term) for f in findings] == [(1, "pawl is flat steel plate with hooked lower end")]
+
+
+def test_short_clauses_and_distinct_clauses_are_no_repetition():
+    text = ("1. A stool comprising: a frame; a seat; a frame; a pawl of steel with a hooked end; and a pawl of steel "
+            "with a hooked top end.")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_numbers_abbreviations_and_sequence_names_do_not_cut_clauses():
+    text = ("1. An antibody wherein the heavy chain comprises CDR1, CDR2, and CDR3 of SEQ ID NO: 2, and the light "
+            "chain comprises CDR1, CDR2, and CDR3 of SEQ ID NO: 36; about 1 wt. % to about 2 wt. % water.")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_markush_alternatives_are_no_repetition():
+    text = ("1. A compound selected from the group consisting of: 2-(pyrrolidin-2-yl)benzo[d]oxazole-4-carboxamide; "
+            "2-((R)-pyrrolidin-2-yl)benzo[d]oxazole-4-carboxamide; 2-((S)-pyrrolidin-2-yl)benzo[d]oxazole-4-carboxamide.")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_reference_numerals_do_not_split_or_join_clauses():
+    text = ("1. A furnace comprising a melting zone (184; 236) lower than the fining zone (170; 270) and a barrier "
+            "wider than the fining zone (170; 270).")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_rules_read_a_partial_claim_set_as_its_prefix_of_the_whole():
+    whole = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                     " 3. The step stool of claim 1, wherein the hinge is made of steel."
+                     " 4. The step stool of claim 3, wherein the pawl is a flat steel plate with a hooked lower end.")
+    every = [(f.rule, f.claim) for f in check_redundancy(parse_claims(whole))]
+    assert every == [("duplicate-claim", 3), ("not-further-limiting", 4)]
+    prefix = whole[: whole.index(" 4.")]
+    assert [(f.rule, f.claim) for f in check_redundancy(parse_claims(prefix))] == [("duplicate-claim", 3)]
