@@ -1,5 +1,7 @@
 import pytest
 
+from spg.cli import main
+from spg.lint import find_all, lint
 from spg.lint.antecedent import check_antecedents
 from spg.lint.antecedent.judge import (
     FEATURES,
@@ -14,6 +16,8 @@ from spg.lint.antecedent.judge import (
     tiered,
     wordpieces,
 )
+from spg.lint.check import antecedent_findings
+from spg.lint.rules import RULES
 from spg.parse import parse_claims
 
 VOCAB = {"[UNK]": 0, "hum": 1, "##er": 2, "##us": 3, "valve": 4, "the": 5, "outer": 6}
@@ -106,3 +110,30 @@ def test_the_shipped_judge_scores_every_warning_between_0_and_1():
     forest = parse_claims(CLAIMS)
     scores = [s for _, s in judge_findings(forest, check_antecedents(forest), judge)]
     assert scores and all(0 < s < 1 for s in scores)
+
+
+def test_lint_judges_by_default_and_keeps_the_grammar_mode():
+    forest = parse_claims(CLAIMS)
+    grammar = antecedent_findings(forest, "grammar")
+    judged = antecedent_findings(forest, "judged")
+    assert {f.rule for f in grammar} == {"antecedent"} and all(f.severity == "warning" for f in grammar)
+    assert [(f.claim, f.term) for f in judged] == [(f.claim, f.term) for f in grammar]
+    assert all(RULES[f.rule].severity == f.severity for f in judged)
+    assert [f.rule for f in lint(forest, antecedent="grammar").findings] == [f.rule for f in grammar]
+    assert find_all(forest, antecedent="judged") == lint(forest).findings
+    with pytest.raises(ValueError, match="antecedent mode"):
+        antecedent_findings(forest, "other")
+
+
+def test_the_cli_keeps_a_grammar_only_mode(tmp_path, capsys):
+    path = tmp_path / "claims.txt"
+    path.write_text(CLAIMS, encoding="utf-8")
+    assert main(["lint", "--antecedent", "grammar", str(path)]) == 0
+    grammar = capsys.readouterr().out
+    assert main(["lint", str(path)]) == 0
+    judged = capsys.readouterr().out
+    assert grammar.count("[antecedent]") == 2 and "[antecedent-note]" not in grammar
+    assert judged.count("[antecedent]") + judged.count("[antecedent-note]") == 2
+    with pytest.raises(SystemExit):
+        main(["lint", "--antecedent", "other", str(path)])
+    assert "invalid choice" in capsys.readouterr().err

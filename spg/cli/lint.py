@@ -12,6 +12,7 @@ from pathlib import Path
 from spg.errors import InputError
 from spg.files import write_report
 from spg.lint import lint, report_json, report_lines
+from spg.lint.check import ANTECEDENT_MODES
 from spg.lint.html import render_html
 from spg.lint.rules import RULES
 from spg.lint.source import read_claim_set, read_description
@@ -35,7 +36,7 @@ def _lint(args: argparse.Namespace) -> int:
     suppressions = _suppressions(args)
     claim_set = read_claim_set(args.file, args.record)
     description = read_description(args.description) if args.description else claim_set.description
-    result = lint(claim_set.forest, description, suppressions)
+    result = lint(claim_set.forest, description, suppressions, args.antecedent)
     if args.html:
         inputs = [p for p in (args.file, args.description, args.config) if p and p != "-"]
         if any(Path(args.html).resolve() == Path(p).resolve() for p in inputs):
@@ -68,6 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", help=f"suppression file (YAML); default: the nearest {CONFIG_NAME} "
                    "in the claim file's folder or above")
     p.add_argument("--no-config", action="store_true", help=f"do not look for {CONFIG_NAME}")
+    p.add_argument("--antecedent", choices=ANTECEDENT_MODES, default="judged",
+                   help="judged (default): a learned judge makes the antecedent warnings it reads as inherent or "
+                   "contextual 'antecedent-note' (info); grammar: the claim grammar's warnings alone, unjudged")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.add_argument("--force", action="store_true", help="let --html replace an existing file")
     p.set_defaults(func=_lint)
