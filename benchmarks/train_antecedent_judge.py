@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from lint_antecedent import HERE, descendants, load, mutate, read_labels, sites
+from lint_antecedent import agreed_labels, descendants, load, mutate, sites
 from sklearn.linear_model import LogisticRegression
 
 from spg.data import checker_split
@@ -142,20 +142,6 @@ def log_odds(counts: Counter, least: int, prior: float = 5.0) -> dict[str, float
     return out
 
 
-def labelled() -> dict[tuple, int]:
-    """Every labelled warning beside the benchmark → 1 real / 0 false, where every labeller of its sample agrees."""
-    groups: dict[str, list[Path]] = {}
-    for path in sorted(HERE.glob("lint_antecedent_*.jsonl")):
-        groups.setdefault(path.name.rsplit("_", 1)[0] if path.stem[-2] == "_" else path.stem, []).append(path)
-    out: dict[tuple, int] = {}
-    for paths in groups.values():
-        for items in zip(*map(read_labels, paths), strict=True):
-            verdicts = {i["verdict"] for i in items}
-            if len(verdicts) == 1:
-                out[items[0]["doc"], items[0]["claim"], items[0]["start"], items[0]["term"]] = int("real" in verdicts)
-    return out
-
-
 def examples(docs: list[dict], per_doc: int, seed: int, labels: dict[tuple, int], unlabelled: float):
     """(features, head, modifiers, label, weight, origin) rows: natural warnings and injected defects' findings,
     and every injected site tried. ``origin`` is ("natural", document id), or the kind "a".."d" with the site's
@@ -242,7 +228,7 @@ def main() -> None:
     by = {s: [d for d in docs if checker_split(d["id"]) == s] for s in SPLITS}
     print("documents: " + ", ".join(f"{s} {len(v)}" for s, v in by.items()))
     element = elementness(by["train"], words)
-    labels = labelled()
+    labels = {k: int(real) for k, real in agreed_labels().items()}
     data, sites_of = {}, {}
     for s in ("train", "dev"):
         cache = args.work / f"examples-{s}-{args.per_doc}-{args.seed}-{args.unlabelled_weight}-{args.named_weight}.pkl"
