@@ -26,6 +26,7 @@ import json
 import math
 import re
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,19 +51,26 @@ FEATURES = (
 
 
 class _SetCounts:
-    """What the features count over one claim set: every word (singular, lower case) with where it stands."""
+    """What the features count over one claim set: every word (singular, lower case) with where it stands, in
+    order, and each phrase's count once asked (a set of thousands of claims may hold thousands of warnings)."""
 
     def __init__(self, forest: Forest) -> None:
         self.index = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}
         self.at: dict[str, list[tuple[int, int]]] = {}
-        self.lower = [c.text.lower() for c in forest.claims]
+        self.text = "\n".join(c.text.lower() for c in forest.claims)
+        self.phrases: dict[str, int] = {}
         for ci, claim in enumerate(forest.claims):
             for m in _WORD_RE.finditer(claim.text):
                 self.at.setdefault(_singular(m.group().lower()), []).append((ci, m.start()))
 
     def before_after(self, word: str, ci: int, start: int, end: int) -> tuple[int, int]:
-        places = self.at.get(word, ())
-        return (sum(p < (ci, start) for p in places), sum(p >= (ci, end) for p in places))
+        places = self.at.get(word, [])
+        return bisect_left(places, (ci, start)), len(places) - bisect_left(places, (ci, end))
+
+    def phrase(self, phrase: str) -> int:
+        if phrase not in self.phrases:
+            self.phrases[phrase] = self.text.count(phrase) if phrase else 0
+        return self.phrases[phrase]
 
 
 def grammar_features(forest: Forest, finding: AntecedentFinding, counts: _SetCounts | None = None) -> list[float]:
@@ -96,7 +104,7 @@ def grammar_features(forest: Forest, finding: AntecedentFinding, counts: _SetCou
         float(head.endswith(_ABSTRACT)),
         float(any(any(ch.isdigit() for ch in w) or w[1:] != w[1:].lower() for w in raw[1:])),
         math.log1p(len(counts.at.get(head, ()))),
-        math.log1p(sum(text.count(phrase) for text in counts.lower) if phrase else 0),
+        math.log1p(counts.phrase(phrase)),
         math.log1p(head_before),
         math.log1p(head_after),
         math.log1p(len(forest.claims)),
