@@ -421,8 +421,9 @@ def overlap(data: dict[str, list[dict]], paths: list[Path], real: dict[tuple, bo
           "are in a labelled sample")
 
 
-def agreed_labels() -> dict[tuple, bool]:
-    """Every warning of every labelled sample beside this script on which all its labellers agree → real?"""
+def agreed_labels() -> dict[tuple, tuple[bool, str]]:
+    """Every warning of every labelled sample beside this script on which all its labellers agree → (real?, the
+    first labeller's class)."""
     groups: dict[str, list[Path]] = {}
     for path in sorted(HERE.glob("lint_antecedent_*.jsonl")):
         groups.setdefault(re.sub(r"_\d\.jsonl$", "", path.name), []).append(path)
@@ -430,7 +431,7 @@ def agreed_labels() -> dict[tuple, bool]:
     for paths in groups.values():
         for items in zip(*map(read_labels, paths), strict=True):
             if len({i["verdict"] for i in items}) == 1:
-                out[_key(items[0])] = items[0]["verdict"] == "real"
+                out[_key(items[0])] = items[0]["verdict"] == "real", items[0].get("class", "unclassed")
     return out
 
 
@@ -472,6 +473,7 @@ def by_split(data: dict[str, list[dict]], per_doc: int, seed: int, repeat: int) 
           "judge on dev and test")
     print("| split | labelled, still reported | real | in the warning tier | real there |")
     print("|---|---|---|---|---|")
+    classes: dict[tuple[str, bool], Counter] = {(side, t): Counter() for side in CHECKER_SPLITS for t in (True, False)}
     for side in CHECKER_SPLITS:
         keys = [k for k in labels if k[0] in by_id and checker_split(k[0]) == side]
         reported = tier = real = real_tier = 0
@@ -481,11 +483,17 @@ def by_split(data: dict[str, list[dict]], per_doc: int, seed: int, repeat: int) 
             judged = {(doc_id, f.claim, f.start, f.term) for f in warning_tier(forest)}
             for k in (k for k in keys if k[0] == doc_id and k in grammar):
                 reported += 1
-                real += labels[k]
+                real += labels[k][0]
                 tier += k in judged
-                real_tier += labels[k] and k in judged
+                real_tier += labels[k][0] and k in judged
+                classes[side, k in judged][("real " if labels[k][0] else "false ") + labels[k][1]] += 1
         print(f"| {side} | {reported} | {real} ({real / max(reported, 1):.0%}) | {tier} | "
               f"{real_tier} ({real_tier / max(tier, 1):.0%}) |")
+    print("By class (the first labeller's), in the warning tier / made notes:")
+    for side in CHECKER_SPLITS:
+        names = sorted(set(classes[side, True]) | set(classes[side, False]),
+                       key=lambda c: -classes[side, True][c] - classes[side, False][c])
+        print(f"  {side}: " + ", ".join(f"{c} {classes[side, True][c]}/{classes[side, False][c]}" for c in names))
     forests = [parse_claims(d["claims"]) for d in data["USPTO"]]
     n = sum(len(f) for f in forests)
     lint(forests[0])  # loads the judge once, as the first claim set with a warning does

@@ -228,7 +228,7 @@ def main() -> None:
     by = {s: [d for d in docs if checker_split(d["id"]) == s] for s in SPLITS}
     print("documents: " + ", ".join(f"{s} {len(v)}" for s, v in by.items()))
     element = elementness(by["train"], words)
-    labels = {k: int(real) for k, real in agreed_labels().items()}
+    labels = {k: int(real) for k, (real, _) in agreed_labels().items()}
     data, sites_of = {}, {}
     for s in ("train", "dev"):
         cache = args.work / f"examples-{s}-{args.per_doc}-{args.seed}-{args.unlabelled_weight}-{args.named_weight}.pkl"
