@@ -134,7 +134,7 @@ def log_odds(counts: Counter, least: int, prior: float = 5.0) -> dict[str, float
     yes = sum(v for (_, e), v in counts.items() if e)
     rate = yes / max(sum(counts.values()), 1)
     out = {}
-    for key in {k for k, _ in counts}:
+    for key in sorted({k for k, _ in counts}):
         n_yes, n = counts[key, True], counts[key, True] + counts[key, False]
         if n >= least:
             p = (n_yes + prior * rate) / (n + prior)
