@@ -229,19 +229,39 @@ def covered(findings, num: int, start: int, end: int) -> bool:
     return any(f.claim == num and f.start < end and start < f.end for f in findings)
 
 
-def detected(before, after, forest: Forest, site, num: int, start: int, end: int) -> bool:
-    """The mutated reference is reported, or a new finding appears in the mutated claim after the mutation or in a
-    claim reading it: a coordinated mention ("the first and second signals") may be the first to lack basis."""
-    if covered(after, num, start, end):
-        return True
+def detecting(before, after, forest: Forest, site, num: int, start: int, end: int) -> list:
+    """The findings after the mutation that find it: those covering the mutated reference, else any new finding in
+    the mutated claim after the site or in a claim reading it (a coordinated mention, "the first and second
+    signals", may be the first to lack basis)."""
+    hit = [f for f in after if f.claim == num and f.start < end and start < f.end]
+    if hit:
+        return hit
     ci, s = site[0], site[1]
     intro = forest.claims[ci].num
     readers = {intro} | descendants(forest)[intro]
     old = {(f.claim, f.term.lower(), f.rule) for f in before}
-    return any(
-        (f.claim, f.term.lower(), f.rule) not in old and f.claim in readers and (f.claim != intro or f.start >= s)
-        for f in after
-    )
+    return [
+        f for f in after
+        if (f.claim, f.term.lower(), f.rule) not in old and f.claim in readers and (f.claim != intro or f.start >= s)
+    ]
+
+
+def injections(forest: Forest, per_doc: int, rng: random.Random):
+    """Up to ``per_doc`` defects of each kind injected into one claim set, sites shuffled by ``rng``: (kind, site,
+    the mutated forest, and the claim number, start and end a finding must overlap)."""
+    doc_text = " ".join(c.text for c in forest.claims).lower()
+    for how in "abcd":
+        picked = sites(forest, swap=how == "d")
+        rng.shuffle(picked)
+        n = 0
+        for site in picked:
+            if n == per_doc:
+                break
+            got = mutate(forest, site, how, doc_text)
+            if got is None:
+                continue
+            n += 1
+            yield how, site, *got
 
 
 def recall(
@@ -253,26 +273,12 @@ def recall(
     for doc in docs:
         forest = parse_claims(doc["claims"])
         before = check(forest)
-        doc_text = " ".join(c.text for c in forest.claims).lower()
-        for how in "abcd":
-            picked = sites(forest, swap=how == "d")
-            rng.shuffle(picked)
-            n = 0
-            for site in picked:
-                if n == per_doc:
-                    break
-                got = mutate(forest, site, how, doc_text)
-                if got is None:
-                    continue
-                n += 1
-                mutated, num, start, end = got
-                ci, s, e, ri, rs, ref_end, _ = site
-                checked += 1
-                alarms += covered(before, forest.claims[ri].num, rs, ref_end) or covered(
-                    before, forest.claims[ci].num, s, e
-                )
-                tried[how] += 1
-                found[how] += detected(before, check(mutated), forest, site, num, start, end)
+        for how, site, mutated, num, start, end in injections(forest, per_doc, rng):
+            ci, s, e, ri, rs, ref_end, _ = site
+            checked += 1
+            alarms += covered(before, forest.claims[ri].num, rs, ref_end) or covered(before, forest.claims[ci].num, s, e)
+            tried[how] += 1
+            found[how] += bool(detecting(before, check(mutated), forest, site, num, start, end))
     return found, tried, alarms, checked
 
 

@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from lint_antecedent import agreed_labels, descendants, load, mutate, sites
+from lint_antecedent import agreed_labels, detecting, injections, load
 from sklearn.linear_model import LogisticRegression
 
 from spg.data import checker_split
@@ -170,30 +170,11 @@ def examples(docs: list[dict], per_doc: int, seed: int, labels: dict[tuple, int]
                 # about half of those naming another introduction (docs/investigations.md): the weights say so
                 named = "(closest:" in f.message or "introduces it, but" in f.message
                 add(forest, [f], 0, unlabelled[named], ("natural", doc["id"]))
-        doc_text = " ".join(c.text for c in forest.claims).lower()
-        old = {(f.claim, f.term.lower(), f.rule) for f in before}
-        for how in "abcd":
-            picked = sites(forest, swap=how == "d")
-            rng.shuffle(picked)
-            n = 0
-            for site in picked:
-                if n == per_doc:
-                    break
-                got = mutate(forest, site, how, doc_text)
-                if got is None:
-                    continue
-                n += 1
-                site_no += 1
-                mutated, num, start, end = got
-                after = check_antecedents(mutated)
-                hit = [f for f in after if f.claim == num and f.start < end and start < f.end]
-                if not hit:  # the benchmark's rule: a new finding in the mutated claim after the site, or below it
-                    intro = forest.claims[site[0]].num
-                    readers = {intro} | descendants(forest)[intro]
-                    hit = [f for f in after if (f.claim, f.term.lower(), f.rule) not in old and f.claim in readers
-                           and (f.claim != intro or f.start >= site[1])]
-                add(mutated, hit, 1, 1.0, (how, site_no))
-                tried.append((how, site_no))
+        for how, site, mutated, num, start, end in injections(forest, per_doc, rng):
+            site_no += 1
+            add(mutated, detecting(before, check_antecedents(mutated), forest, site, num, start, end), 1, 1.0,
+                (how, site_no))
+            tried.append((how, site_no))
     return rows, tried
 
 
