@@ -39,6 +39,9 @@ _RULES = (
     Rule("antecedent", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference ('the X', 'said X') without an earlier introduction ('a X') in the claim or the "
          "claims it depends on."),
+    Rule("antecedent-note", "info", "35 USC 112(b); MPEP 2173.05(e)",
+         "A definite reference without an explicit introduction that the learned judge reads as an inherent part or "
+         "property, or as something the claimed context implies; read it, an examiner is unlikely to object."),
     Rule("antecedent-ambiguous", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference that two or more earlier introductions could be meant by."),
     Rule("multiple-introduction", "warning", "35 USC 112(b); MPEP 2173.05(e)",
