@@ -28,10 +28,9 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from peft import PeftModel
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
 
 from spg.forest import Forest
 from spg.generation.constrained import StructureGrammar
@@ -47,6 +46,9 @@ from spg.model.ready import load_ready, ready_root
 from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
 from spg.render import render
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 Mode = Literal["spg", "plain", "zero-shot"]
 
@@ -181,6 +183,8 @@ class ClaimGenerator:
 def on_onnx(spg: SPGModel) -> SPGModel:
     """``spg`` with its LM merged and run by ONNX Runtime (``runtime: onnx``); the pointer reads the ONNX model's
     hidden states through the same output-embedding hook."""
+    from peft import PeftModel
+
     with tempfile.TemporaryDirectory() as folder:
         # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
         # beside it (spg.generation.onnx_model.load_ready_onnx); any other artefact is saved and hashed each run.

@@ -32,20 +32,15 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from transformers import (
-    AutoConfig,
-    AutoTokenizer,
-    GenerationConfig,
-    GenerationMixin,
-    PretrainedConfig,
-    PreTrainedModel,
-)
+from transformers import GenerationConfig, GenerationMixin, PretrainedConfig
 from transformers.cache_utils import Cache
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from spg.model.backbone import build_once, spg_cache
+from spg.model.config import SPGConfig, resolve_artefact, tokenizer_folder
 from spg.model.ready import file_sha256, ready_model_dir, ready_root
 from spg.model.spg_model import SPGModel
+from spg.model.tokenizer import shared_tokenizer
 
 # Builder options: float32 weights and activations (see the module docstring), hidden states as an extra output.
 EXPORT = ["-p", "fp32", "-e", "cpu", "--extra_options", "include_hidden_states=true", "hf_token=false"]
@@ -134,16 +129,25 @@ class OutputHead(nn.Module):
         return logits
 
 
-class OnnxCausalLM(PreTrainedModel, GenerationMixin):
-    """A causal LM run by ONNX Runtime from :func:`onnx_model_dir`, usable with ``generate`` like the original."""
+class OnnxCausalLM(nn.Module, GenerationMixin):
+    """A causal LM run by ONNX Runtime from :func:`onnx_model_dir`, usable with ``generate`` like the original.
+
+    It is a module with transformers' generation mixin, not a ``PreTrainedModel``: importing that class imports
+    transformers' model-loading code (1-2 s on the 2-core CPU, docs/generation.md "Start-up"), none of which runs
+    here. What ``generate`` asks of a model beyond the mixin is below."""
 
     rows_per_call = 1  # see the module docstring: left padding is not supported by the exported attention
     _supports_cache_class = True
+    _is_stateful = False
+    main_input_name = "input_ids"
+    base_model_prefix = "model"
+    hf_quantizer = None
 
     def __init__(self, config: PretrainedConfig, onnx_dir: Path, threads: int | None = None):
-        config = copy.deepcopy(config)
-        config._attn_implementation = "eager"  # attention runs inside ONNX Runtime; transformers picks none
-        super().__init__(config)
+        super().__init__()
+        self.config = copy.deepcopy(config)
+        self.config._attn_implementation = "eager"  # attention runs inside ONNX Runtime; transformers picks none
+        self.generation_config = GenerationConfig.from_model_config(self.config)
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
@@ -155,10 +159,24 @@ class OnnxCausalLM(PreTrainedModel, GenerationMixin):
         inputs = {i.name: i for i in self.session.get_inputs()}
         self.past_names = [name for name in inputs if name.startswith("past_key_values.")]
         self.present_names = [name.replace("past_key_values", "present") for name in self.past_names]
-        text = config.get_text_config()
+        text = self.config.get_text_config()
         self.kv_shape = (inputs[self.past_names[0]].shape[1], text.hidden_size // text.num_attention_heads)
         logits = next(o for o in self.session.get_outputs() if o.name == "logits")
         self.lm_head = OutputHead(logits.shape[-1], text.hidden_size)
+
+    @classmethod
+    def can_generate(cls) -> bool:
+        return True
+
+    @classmethod
+    def is_remote_code(cls) -> bool:
+        return False
+
+    def get_encoder(self, modality: str | None = None) -> None:
+        return None
+
+    def get_experts_implementation(self) -> dict[str, str | None]:
+        return {"": None}  # no mixture-of-experts layers for generate to switch
 
     @property
     def device(self) -> torch.device:
@@ -228,6 +246,8 @@ def load_ready_onnx(model: str | Path, root: Path | None = None) -> SPGModel | N
     if root is None:
         return None
     onnx_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
-    lm = OnnxCausalLM(AutoConfig.from_pretrained(merged), onnx_dir)
+    lm = OnnxCausalLM(PretrainedConfig.from_pretrained(merged), onnx_dir)
     lm.generation_config = GenerationConfig.from_pretrained(merged)
-    return SPGModel.from_merged(model, lm, AutoTokenizer.from_pretrained(merged)).eval()
+    # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
+    directory = resolve_artefact(model)
+    return SPGModel.from_merged(model, lm, shared_tokenizer(tokenizer_folder(directory, SPGConfig.load(directory)))).eval()

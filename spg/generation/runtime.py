@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import PreTrainedModel
 
 from spg.generation.config import RUNTIMES
 from spg.model.spg_model import SPGModel
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 
 def onnx_available() -> bool:
