@@ -227,10 +227,14 @@ def load_generator(
     # run merges at load as before, so a large model is not copied into the cache.
     ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
     runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None, rows=rows)
+    if runtime == "onnx" and settings.onnx_weights == "blocks" and ready is None:
+        raise ValueError(f"{name_or_dir or EMBEDDED}: onnx_weights: blocks runs an SPG artefact on the embedded "
+                         "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
     if artefact:
         spg = None
         if ready is not None:
-            spg = load_ready_onnx(name_or_dir, ready) if runtime == "onnx" else load_ready(name_or_dir, torch_dtype, ready)
+            spg = (load_ready_onnx(name_or_dir, ready, settings.onnx_weights) if runtime == "onnx"
+                   else load_ready(name_or_dir, torch_dtype, ready))
         if spg is None:
             spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
             if settings.merge_adapters:

@@ -239,14 +239,40 @@ def ready_onnx_dir(model: str | Path, root: Path | None = None) -> Path | None:
     return export(ready_model_dir(model, torch.float32, root), root / f"onnx-{options_key()[:16]}")
 
 
-def load_ready_onnx(model: str | Path, root: Path | None = None) -> SPGModel | None:
-    """An SPG artefact on the ONNX export of its ready form, its pointer on the exported model's hidden states,
-    without loading the float32 weights into PyTorch; None for a model with no ready form."""
+def ready_blocks_dir(model: str | Path, root: Path | None = None) -> Path | None:
+    """The export of :func:`ready_onnx_dir` with the embedded GGUF's 4-bit blocks and ``model``'s adapters beside
+    them (spg.generation.gguf_blocks), kept in the same ready folder and built now unless it is there; None for a
+    model with no ready form."""
+    from spg.generation import gguf_blocks
+    from spg.model.backbone import embedded_gguf
+    from spg.model.ready import artefact_chain
+
     root = root or ready_root(model, torch.float32)
     if root is None:
         return None
-    onnx_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
-    lm = OnnxCausalLM(PretrainedConfig.from_pretrained(merged), onnx_dir)
+    fp32_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
+    key = hashlib.sha256(json.dumps([options_key(), gguf_blocks.BLOCKS_FORMAT, gguf_blocks.ACCURACY]).encode())
+
+    def build(partial: Path) -> None:
+        text = PretrainedConfig.from_json_file(str(merged / "config.json"))
+        folder, name = embedded_gguf()
+        heads = (text.num_attention_heads, text.num_key_value_heads)
+        gguf_blocks.build(fp32_dir, folder / name, artefact_chain(model)[0][::-1], heads, partial)
+
+    return build_once(root / f"onnx-blocks-{key.hexdigest()[:16]}", build)
+
+
+def load_ready_onnx(model: str | Path, root: Path | None = None, weights: str = "float32") -> SPGModel | None:
+    """An SPG artefact on the ONNX export of its ready form (``weights``: float32, or the GGUF's ``blocks``), its
+    pointer on the exported model's hidden states, without loading any weights into PyTorch; None for a model with
+    no ready form."""
+    root = root or ready_root(model, torch.float32)
+    if root is None:
+        return None
+    onnx_dir = ready_blocks_dir(model, root) if weights == "blocks" else ready_onnx_dir(model, root)
+    merged = ready_model_dir(model, torch.float32, root)
+    # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
+    lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), onnx_dir)
     lm.generation_config = GenerationConfig.from_pretrained(merged)
     # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
     directory = resolve_artefact(model)

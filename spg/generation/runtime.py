@@ -49,11 +49,12 @@ def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_
     return setting
 
 
-def load_ready_onnx(model: str | Path, root: Path) -> SPGModel:
-    """An SPG artefact with a ready form (in ``root``) on ONNX Runtime, exported once."""
+def load_ready_onnx(model: str | Path, root: Path, weights: str = "float32") -> SPGModel:
+    """An SPG artefact with a ready form (in ``root``) on ONNX Runtime, exported once (``weights``: the
+    ``onnx_weights`` setting)."""
     from spg.generation.onnx_model import load_ready_onnx as load
 
-    return load(model, root)
+    return load(model, root, weights)
 
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:

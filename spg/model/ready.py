@@ -69,13 +69,20 @@ def _base_identity(base: str) -> dict | None:
     return {"gguf": known_sha256(folder / name)}
 
 
+def artefact_chain(model: str | Path) -> tuple[list[Path], SPGConfig]:
+    """The artefact folders ``model`` is built from, itself first (a Stage II artefact sits on its Stage I), and the
+    config of the last, which names the base model."""
+    chain, config = [resolve_artefact(model)], SPGConfig.load(resolve_artefact(model))
+    while config.stage1 is not None:
+        chain.append(Path(config.stage1))
+        config = SPGConfig.load(chain[-1])
+    return chain, config
+
+
 def ready_key(model: str | Path, dtype: torch.dtype) -> str | None:
     """The sha256 naming ``model``'s ready forms in ``dtype`` (see the module docstring); None when its base is not
     the embedded backbone."""
-    chain, config = [resolve_artefact(model)], SPGConfig.load(resolve_artefact(model))
-    while config.stage1 is not None:  # a Stage II artefact sits on its Stage I
-        chain.append(Path(config.stage1))
-        config = SPGConfig.load(chain[-1])
+    chain, config = artefact_chain(model)
     base = _base_identity(config.base_model)
     if base is None:
         return None
