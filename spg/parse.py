@@ -305,7 +305,7 @@ def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
 _MARKER = re.compile(
     r"(?<![\w,/(\[-])(?P<open>\[(?=claim))?(?P<word>claim\s+)?(?P<num>\d{1,18})"
     r"(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,18}))?"
-    r"(?P<punct>(?(open)\s*\][.:]?|(?:\s*\.|\s*\)|\s*:|\s+-)))(?=\s*\S)",
+    r"(?P<punct>(?(open)\s*\][.:]?|(?:\s*\.|\s*\)|\s*:|\s+-)))(?=\s*\S|\s*\Z)",
     re.IGNORECASE,
 )
 # Placeholders of cancelled claims ("(canceled)", "Cancelled.", "(deleted)"): not claims.
@@ -600,15 +600,20 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int]]:
     if preamble:
         out.append((chain[0].low - 1, " ".join(prefix.split())))
     ends = [c.start for c in chain[1:]] + [len(flat)]
-    for cand, end in zip(chain, ends, strict=True):
-        body = _clean_body(flat[cand.body : end])
+    bodies = [_clean_body(flat[cand.body : end]) for cand, end in zip(chain, ends, strict=True)]
+    every_empty = not any(bodies) and not preamble  # "1.  2.  3.": numbers and nothing else
+    for cand, body in zip(chain, bodies, strict=True):
+        if not body and not every_empty and flat[flat.rfind("\n", 0, cand.start) + 1 : cand.start].strip():
+            # in running text a number with nothing before the next ("... Nav1.9. 10. An ...") is no claim; a line
+            # holding only "2." (or a text of numbers alone) is a claim left empty, which lint reports
+            continue
         if _CANCELLED.fullmatch(body):
             # cancelled claims are not claims, but their numbers are no gap; a range wider than any real claim set
             # ("2.-999999999. (Cancelled)") is no list of them
             if cand.high - cand.low < _MOST_CITED:
                 cancelled += range(cand.low, cand.high + 1)
-        elif body and cand.high == cand.low:  # a range that says nothing of cancelling numbers no claim
-            out.append((cand.low, body))
+        elif cand.high == cand.low:  # a range that says nothing of cancelling numbers no claim
+            out.append((cand.low, body))  # an empty body too: a numbered claim with no text is an error to report
     return out, cancelled
 
 

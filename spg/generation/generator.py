@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from transformers import PreTrainedTokenizerBase
+from transformers.generation.streamers import BaseStreamer
 
 from spg.forest import Forest
 from spg.generation.constrained import StructureGrammar
@@ -151,11 +152,13 @@ class ClaimGenerator:
         # as generate_batch decodes a tagged row
         return self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
 
-    def __call__(self, docs: Sequence[Document]) -> list[dict]:
+    def __call__(self, docs: Sequence[Document], streamer: BaseStreamer | None = None) -> list[dict]:
+        """One result per document; ``streamer`` (one document) sees the tokens as they are decoded."""
         prompts = [self.prompt(d) for d in docs]
         tagged = self.mode == "spg"
         outputs = generate_batch(
-            self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar
+            self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar,
+            streamer=streamer,
         )
         results = []
         for doc, prompt, generated in zip(docs, prompts, outputs, strict=True):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedTokenizerBase
 from transformers.generation import utils as generation_utils
+from transformers.generation.streamers import BaseStreamer
 
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.config import DecodeSettings
@@ -287,10 +288,12 @@ def generate_batch(
     spg: SPGModel | None = None,
     grammar: StructureGrammar | None = None,
     row_temperatures: Sequence[float] | None = None,
+    streamer: BaseStreamer | None = None,
 ) -> list[Generated]:
     """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
     same pass; with ``grammar``, structure-constrained; with ``row_temperatures``, each row sampled at its own
-    temperature (``settings.temperature`` is then not used).
+    temperature (``settings.temperature`` is then not used); with ``streamer``, tokens handed on as they are kept
+    (one row: spg.generation.streaming).
 
     ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
     """
@@ -302,6 +305,7 @@ def generate_batch(
             for out in generate_batch(
                 lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
                 row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
+                streamer=streamer,
             )
         ]
     pad_id = tokenizer.pad_token_id
@@ -343,6 +347,7 @@ def generate_batch(
         eos_token_id=stops,
         pad_token_id=pad_id,
         disable_compile=not settings.compile,
+        streamer=streamer,
         **cached,
         **sampling,
     )

@@ -19,6 +19,7 @@ class Rule:
 _STRUCTURE = "claim-set structure (37 CFR 1.75(c), (g); 1.126)"
 _RULES = (
     Rule("empty", "error", _STRUCTURE, "The input holds no claim."),
+    Rule("empty-claim", "error", "37 CFR 1.75(a), (i)", "A claim number with no claim text after it ('2.' alone)."),
     Rule("no-independent", "error", _STRUCTURE, "Every claim cites another claim, so no claim stands on its own."),
     Rule("duplicate-number", "error", "37 CFR 1.126", "Two claims carry the same number."),
     Rule("bad-number", "warning", "37 CFR 1.126", "A claim number below 1."),
