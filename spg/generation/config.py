@@ -24,6 +24,7 @@ from spg.pretrained import SHIPPED
 MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
 CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
 RUNTIMES = ("auto", "torch", "onnx")  # spg.generation.runtime
+ONNX_WEIGHTS = ("float32", "blocks")  # spg.generation.onnx_model, spg.generation.gguf_blocks
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
 
@@ -65,6 +66,10 @@ class DecodeSettings:
     # costs little more than over one (docs/generation.md, "CPU decoding"). None: auto, 5 where a batch holds one
     # document on the CPU (transformers drafts for one row only), off elsewhere; 0: off.
     prompt_lookup_tokens: int | None = None
+    # The weights the onnx runtime runs for an artefact on the embedded backbone: float32, the merged model; blocks,
+    # the GGUF's own 4-bit blocks with the adapters beside them (spg.generation.gguf_blocks: the trained model up to
+    # float32 rounding, half the file; on the 2-core CPU no faster a step than float32, docs/generation.md).
+    onnx_weights: str = "float32"
 
     def check(self) -> None:
         """What decoding would fail on, or silently misread, rejected before a model loads."""
@@ -80,6 +85,7 @@ class DecodeSettings:
             raise Invalid("boundary_temperature", f"must be above 0, got {self.boundary_temperature}")
         one_of("cache_implementation", self.cache_implementation, CACHE_IMPLEMENTATIONS)
         one_of("runtime", self.runtime, RUNTIMES)
+        one_of("onnx_weights", self.onnx_weights, ONNX_WEIGHTS)
         at_least("prompt_lookup_tokens", self.prompt_lookup_tokens, 0, " (0: off)")
 
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedTokenizerBase
 from transformers.generation import utils as generation_utils
 from transformers.generation.streamers import BaseStreamer
 
@@ -38,6 +39,9 @@ from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
 from spg.model.spg_model import SPGModel
 from spg.model.tokens import structure_token_ids
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 # (h_dep: (k, d), h_end: (m, d)) -> (k, m) compatibility scores, e.g. the bilinear h_dep W_dep h_endᵀ of Eq. 2.
 PointerScorer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
