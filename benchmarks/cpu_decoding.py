@@ -1,24 +1,32 @@
-"""CPU decoding of the main job: a runtime (``--runtime``, default onnx) vs plain float32 ``generate`` vs the memory bound.
+"""CPU decoding of the main job, every figure of issues 23 and 32 in one run: today's runtime against a candidate,
+against plain float32 ``generate``, and the main job's whole process against a plain transformers process.
 
 In one run, on real USPTO descriptions (``$SPG_DATA_DIR/uspto/patents.jsonl``, truncated to ``--max-prompt-tokens``)
 and the shipped SPG model:
 
 * the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s one thread reads; reading the
   float32 weights once per step at that rate is the fastest a float32 step can be (KV-cache reads ignored);
-* load time of each runtime (``runtime: torch``, the float32 PyTorch path, and ``--runtime``);
-* decoding tokens/s at batch 1 (the main job's document) and each ``--batch-sizes``: ``plain fp32`` is
-  transformers' ``generate`` on the float32 PyTorch model (greedy, no processors, no drafts: the reference); ``spg``
-  is spg's own path with ``--runtime`` and default settings (grammar, loop control, pointer states, sampling at
-  T = 0.1, prompt lookup where a batch holds one document); ``spg, no drafts`` is the same with
-  ``prompt_lookup_tokens: 0``. Prefill is timed apart (a 1-token run of the same prompts) and subtracted, so the rates
-  are decoding rates. The contenders alternate ``--repeats`` times; min–max is printed (the machine may be shared);
-  the tokens each forward of spg's path kept are counted alongside;
-* greedy agreement: for each of ``--docs`` documents, the first ``--new-tokens`` greedy tokens of ``--runtime`` with
-  its default drafts against float32 PyTorch's without, unconstrained and on spg's constrained path: positions
-  identical, first difference; and spg's default (sampled) outputs with drafts against the same without drafts.
+* load time of each contender: ``runtime: torch`` (the float32 PyTorch path), ``--runtime`` with
+  ``onnx_weights: float32`` (today's default) and with ``--weights`` (the candidate; spg.generation.gguf_blocks);
+* decoding tokens/s at batch 1 on the main job's document and on ``--batch-sizes`` USPTO documents: ``plain fp32``
+  is transformers' ``generate`` on the float32 PyTorch model (greedy, no processors, no drafts: the reference);
+  ``today`` and ``candidate`` are spg's own path with default settings (grammar, loop control, pointer states,
+  sampling at T = 0.1, prompt lookup where a batch holds one document); ``--no-drafts`` adds both without prompt
+  lookup. Prefill is timed apart (a 1-token run of the same prompts) and subtracted, so the rates are decoding rates.
+  The contenders alternate ``--repeats`` times; min–max is printed (the machine may be shared);
+* greedy agreement: for each of ``--docs`` documents, the first ``--new-tokens`` greedy tokens of the candidate with
+  drafts against today's path (``--reference today``: ONNX float32 with drafts) or float32 PyTorch without drafts
+  (``--reference torch``, slower), unconstrained and on spg's constrained path: positions identical, first
+  difference; and the candidate's default (sampled) outputs with drafts against the same without, on
+  ``--sampled-docs`` documents;
+* the whole process, each a fresh process, alternating ``--repeats`` times: the main job (``spg generate
+  --max-new-tokens 256``, today's defaults and the candidate's weights) and a plain float32 transformers process
+  generating the same 256 tokens (benchmarks/startup.py ``plain``), and the ratio the issue asks about;
+* the main job's start-up budget item by item (benchmarks/startup.py ``budget``) and ``spg --help`` / ``spg lint``.
 
-    python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens (issue 23)
+    python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens (~7 min idle, estimated)
     python benchmarks/cpu_decoding.py --docs 3 --new-tokens 64         # a quicker look
+    python benchmarks/cpu_decoding.py --reference torch --batch-sizes 1 4 --no-drafts   # issue 23's full comparison
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -112,27 +122,77 @@ def span(values: list[float]) -> str:
     return f"{min(values):.1f}–{max(values):.1f}" if len(values) > 1 else f"{values[0]:.1f}"
 
 
+def process_seconds(command: list[str]) -> float:
+    """Wall seconds of ``command`` as a fresh process (it must succeed)."""
+    start = time.perf_counter()
+    subprocess.run(command, check=True, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def whole_process(repeats: int, candidate_config: Path | None) -> None:
+    """The main job as a user runs it against a plain float32 transformers process with the same 256 tokens."""
+    spg = [sys.executable, "-m", "spg.cli", "generate", "--max-new-tokens", "256", "--no-progress"]
+    contenders = {"main job (today's defaults)": spg}
+    if candidate_config is not None:
+        contenders["main job (candidate weights)"] = [*spg, "--config", str(candidate_config)]
+    contenders["plain fp32 transformers process"] = [sys.executable, str(REPO / "benchmarks" / "startup.py"), "plain"]
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeats):
+        for name, command in contenders.items():
+            times[name].append(process_seconds(command))
+    plain = times["plain fp32 transformers process"]
+    for name, seconds in times.items():
+        ratios = [a / b for a, b in zip(seconds, plain, strict=True)]
+        print(f"whole process, {name}: {span(seconds)} s over {repeats} runs; ratio to the plain process {span(ratios)}")
+
+
+def startup_budget(candidate_config: Path | None) -> None:
+    for name, extra in [("today's defaults", []), ("candidate weights", ["--config", str(candidate_config)])]:
+        if name == "candidate weights" and candidate_config is None:
+            continue
+        done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "startup.py"), "budget", *extra], cwd=REPO,
+                              check=True, capture_output=True, text=True)
+        budget = json.loads(done.stdout.strip().splitlines()[-1])
+        items = "; ".join(f"{item} {seconds:.2f}" for item, seconds in budget["items"].items())
+        print(f"start-up budget of the main job ({name}), s: {items}; total {budget['total']:.2f}")
+
+
+def cli_seconds() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        claims = Path(folder) / "claims.txt"
+        claims.write_text("1. A chair comprising a seat.\n2. The chair of claim 1, wherein the seat is wooden.\n")
+        for name, command in [("spg --help", ["--help"]), ("spg lint", ["lint", str(claims)])]:
+            best = min(process_seconds([str(Path(sys.executable).with_name("spg")), *command]) for _ in range(3))
+            print(f"{name}: {best:.2f} s (best of 3)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="spg-smollm2")
-    parser.add_argument("--runtime", default="onnx", help="the contender against float32 torch (spg's runtime key)")
-    parser.add_argument("--docs", type=int, default=10, help="documents for the agreement figure")
+    parser.add_argument("--runtime", default="onnx", help="the runtime of today's path and the candidate")
+    parser.add_argument("--weights", default="blocks", help="the candidate's onnx_weights (today's: float32)")
+    parser.add_argument("--reference", choices=("today", "torch"), default="today",
+                        help="greedy agreement against today's path (ONNX float32, drafts) or float32 PyTorch")
+    parser.add_argument("--docs", type=int, default=10, help="documents for the greedy agreement figures")
+    parser.add_argument("--sampled-docs", type=int, default=3, help="documents for the drafts/no-drafts sampled check")
     parser.add_argument("--new-tokens", type=int, default=256)
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 4], help="batches of USPTO documents")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1], help="batches of USPTO documents")
     parser.add_argument("--max-prompt-tokens", type=int, default=1024, help="descriptions truncated to fit (prefill time)")
     parser.add_argument("--repeats", type=int, default=2, help="timed runs per contender, alternating")
+    parser.add_argument("--no-drafts", action="store_true", help="also time today's path and the candidate undrafted")
     args = parser.parse_args()
     torch.manual_seed(0)
 
     config = GenerateConfig.load(flags=[("--model", "model", args.model), ("--new-tokens", "max_new_tokens", args.new_tokens)])
     loads, generators = {}, {}
-    for runtime in ("torch", args.runtime):
+    contenders = {"torch": ("torch", "float32"), "today": (args.runtime, "float32"), "candidate": (args.runtime, args.weights)}
+    for name, (runtime, weights) in contenders.items():
         start = time.perf_counter()
-        settings = dataclasses.replace(config.decode, runtime=runtime)
-        generators[runtime] = load_generator(args.model, settings, constrained=config.constrained, device="cpu",
-                                             max_prompt_tokens=args.max_prompt_tokens)
-        loads[runtime] = time.perf_counter() - start
-    reference, fast = generators["torch"], generators[args.runtime]
+        settings = dataclasses.replace(config.decode, runtime=runtime, onnx_weights=weights)
+        generators[name] = load_generator(args.model, settings, constrained=config.constrained, device="cpu",
+                                          max_prompt_tokens=args.max_prompt_tokens)
+        loads[name] = time.perf_counter() - start
+    reference, today, fast = generators["torch"], generators["today"], generators["candidate"]
     docs = documents(max(args.docs, *args.batch_sizes))
     prompts = [reference.prompt(d) for d in docs]
     example = REPO / "spg" / "examples" / "folding_step_stool.txt"  # the main job's document
@@ -142,33 +202,47 @@ def main() -> None:
     weights = sum(p.numel() * p.element_size() for p in reference.lm.parameters())
     print(f"memory bandwidth (numpy sum of 1 GiB): {rate / 1e9:.1f} GB/s; float32 weights {weights / 1e6:.0f} MB; "
           f"bound {rate / weights:.1f} tokens/s at batch 1")
-    for runtime, seconds in loads.items():
-        print(f"load {runtime}: {seconds:.1f} s (ready forms and export cached)")
+    for name, seconds in loads.items():
+        print(f"load {name} {contenders[name]}: {seconds:.1f} s (ready forms and exports cached)")
 
     greedy = DecodeSettings(max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens, do_sample=False)
-    undrafted = dataclasses.replace(fast.settings, prompt_lookup_tokens=0)
     for batch, rows in [("1, main job", main_job), *((b, prompts[:b]) for b in args.batch_sizes)]:
-        plain, ours, bare, kept, ratios, bare_ratios = [], [], [], [], [], []
-        for _ in range(args.repeats):  # alternating, so that a load change on the shared machine hits all three
-            plain.append(decode_rate(reference, rows, dataclasses.replace(greedy, prompt_lookup_tokens=0), False)[0])
-            rate, per_forward = decode_rate(fast, rows, fast.settings, spg_path=True)
-            ours.append(rate)
-            kept.append(per_forward)
-            bare.append(decode_rate(fast, rows, undrafted, spg_path=True)[0])
-            ratios.append(ours[-1] / plain[-1])
-            bare_ratios.append(bare[-1] / plain[-1])
-        print(f"batch {batch} ({sum(map(len, rows))} prompt tokens), decoding tokens/s over {args.repeats} runs: "
-              f"plain fp32 generate {span(plain)}; spg generate ({args.runtime}, default settings) {span(ours)}, "
-              f"ratio {span(ratios)}x, {span(kept)} tokens kept per forward; spg, no drafts {span(bare)}, ratio "
-              f"{span(bare_ratios)}x")
+        rates: dict[str, list[float]] = {"plain": [], "today": [], "candidate": [], "today, no drafts": [],
+                                         "candidate, no drafts": []}
+        kept = []
+        for _ in range(args.repeats):  # alternating, so that a load change on the shared machine hits all of them
+            rates["plain"].append(decode_rate(reference, rows, dataclasses.replace(greedy, prompt_lookup_tokens=0), False)[0])
+            for name, generator in [("today", today), ("candidate", fast)]:
+                rate, per_forward = decode_rate(generator, rows, generator.settings, spg_path=True)
+                rates[name].append(rate)
+                kept.append(per_forward)
+                if args.no_drafts:
+                    undrafted = dataclasses.replace(generator.settings, prompt_lookup_tokens=0)
+                    rates[f"{name}, no drafts"].append(decode_rate(generator, rows, undrafted, spg_path=True)[0])
+        ratio = [c / t for c, t in zip(rates["candidate"], rates["today"], strict=True)]
+        shown = "; ".join(f"{name} {span(values)}" for name, values in rates.items() if values)
+        print(f"batch {batch} ({sum(map(len, rows))} prompt tokens), decoding tokens/s over {args.repeats} runs: {shown}; "
+              f"candidate/today {span(ratio)}x; {span(kept)} tokens kept per forward")
 
     constrained = dataclasses.replace(fast.settings, do_sample=False)
+    against = today if args.reference == "today" else reference
     for name, settings, spg_path in [("unconstrained", greedy, False), ("spg constrained", constrained, True)]:
-        rows = agreement(fast, settings, reference, dataclasses.replace(settings, prompt_lookup_tokens=0),
-                         prompts[: args.docs], spg_path)
-        report(f"greedy agreement with float32 torch without drafts ({name})", rows, args.new_tokens)
-    rows = agreement(fast, fast.settings, fast, undrafted, prompts[: args.docs], True)
-    report(f"spg's default sampled outputs ({args.runtime}) with drafts against without", rows, args.new_tokens)
+        reference_settings = settings if args.reference == "today" else dataclasses.replace(settings, prompt_lookup_tokens=0)
+        rows = agreement(fast, settings, against, reference_settings, prompts[: args.docs], spg_path)
+        report(f"greedy agreement of the candidate ({args.weights}) with {args.reference}'s path ({name})", rows,
+               args.new_tokens)
+    undrafted = dataclasses.replace(fast.settings, prompt_lookup_tokens=0)
+    rows = agreement(fast, fast.settings, fast, undrafted, prompts[: args.sampled_docs], True)
+    report(f"the candidate's default sampled outputs ({args.weights}) with drafts against without", rows, args.new_tokens)
+
+    with tempfile.TemporaryDirectory() as folder:
+        candidate_config = None
+        if args.weights != "float32":
+            candidate_config = Path(folder) / "candidate.yaml"
+            candidate_config.write_text(f"onnx_weights: {args.weights}\n", encoding="utf-8")
+        whole_process(args.repeats, candidate_config)
+        startup_budget(candidate_config)
+    cli_seconds()
 
 
 if __name__ == "__main__":

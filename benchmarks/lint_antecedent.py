@@ -26,8 +26,16 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   (110 warnings of an earlier analysis labelled by the person tuning it). ``--draw N`` prints a random sample of N
   warnings to label instead, ``--packet DIR`` writes it with each document's claims for the labellers.
 
-    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0]
-        [--draw N [--draw-from uspto|pap2pat] [--packet DIR]]
+``--splits`` prints the figures of issue 31 instead, per side of ``spg.data.checker_split`` (the judge of
+spg.lint.antecedent.judge was fitted on train and its threshold chosen on dev; test is what counts), each with the
+grammar alone beside the judged warning tier (what ``spg lint`` reports as warnings): warnings per claim by kind,
+injected-defect recall per kind with false alarms, precision on the labelled warnings of earlier samples by the
+split of their document, and ``spg.lint.lint``'s claims/s in both modes. ``--draw N --draw-from both --draw-split
+test --draw-tier judged`` draws a fresh sample of the judged warning tier on test documents.
+
+    .venv/bin/python benchmarks/lint_antecedent.py [--per-doc 6] [--repeat 3] [--seed 0] [--splits]
+        [--draw N [--draw-from uspto|pap2pat|both] [--draw-split train|dev|test] [--draw-tier grammar|judged]
+         [--packet DIR]]
         [--labels PATH [PATH ...]] [--precision-only]
 """
 
@@ -45,8 +53,11 @@ from pathlib import Path
 
 from common import shared_file
 
+from spg.data import CHECKER_SPLITS, checker_split
 from spg.forest import Claim, Forest
+from spg.lint import lint
 from spg.lint.antecedent import check_antecedents
+from spg.lint.antecedent.judge import tiered
 from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims
 
@@ -218,19 +229,39 @@ def covered(findings, num: int, start: int, end: int) -> bool:
     return any(f.claim == num and f.start < end and start < f.end for f in findings)
 
 
-def detected(before, after, forest: Forest, site, num: int, start: int, end: int) -> bool:
-    """The mutated reference is reported, or a new finding appears in the mutated claim after the mutation or in a
-    claim reading it: a coordinated mention ("the first and second signals") may be the first to lack basis."""
-    if covered(after, num, start, end):
-        return True
+def detecting(before, after, forest: Forest, site, num: int, start: int, end: int) -> list:
+    """The findings after the mutation that find it: those covering the mutated reference, else any new finding in
+    the mutated claim after the site or in a claim reading it (a coordinated mention, "the first and second
+    signals", may be the first to lack basis)."""
+    hit = [f for f in after if f.claim == num and f.start < end and start < f.end]
+    if hit:
+        return hit
     ci, s = site[0], site[1]
     intro = forest.claims[ci].num
     readers = {intro} | descendants(forest)[intro]
     old = {(f.claim, f.term.lower(), f.rule) for f in before}
-    return any(
-        (f.claim, f.term.lower(), f.rule) not in old and f.claim in readers and (f.claim != intro or f.start >= s)
-        for f in after
-    )
+    return [
+        f for f in after
+        if (f.claim, f.term.lower(), f.rule) not in old and f.claim in readers and (f.claim != intro or f.start >= s)
+    ]
+
+
+def injections(forest: Forest, per_doc: int, rng: random.Random):
+    """Up to ``per_doc`` defects of each kind injected into one claim set, sites shuffled by ``rng``: (kind, site,
+    the mutated forest, and the claim number, start and end a finding must overlap)."""
+    doc_text = " ".join(c.text for c in forest.claims).lower()
+    for how in "abcd":
+        picked = sites(forest, swap=how == "d")
+        rng.shuffle(picked)
+        n = 0
+        for site in picked:
+            if n == per_doc:
+                break
+            got = mutate(forest, site, how, doc_text)
+            if got is None:
+                continue
+            n += 1
+            yield how, site, *got
 
 
 def recall(
@@ -242,26 +273,12 @@ def recall(
     for doc in docs:
         forest = parse_claims(doc["claims"])
         before = check(forest)
-        doc_text = " ".join(c.text for c in forest.claims).lower()
-        for how in "abcd":
-            picked = sites(forest, swap=how == "d")
-            rng.shuffle(picked)
-            n = 0
-            for site in picked:
-                if n == per_doc:
-                    break
-                got = mutate(forest, site, how, doc_text)
-                if got is None:
-                    continue
-                n += 1
-                mutated, num, start, end = got
-                ci, s, e, ri, rs, ref_end, _ = site
-                checked += 1
-                alarms += covered(before, forest.claims[ri].num, rs, ref_end) or covered(
-                    before, forest.claims[ci].num, s, e
-                )
-                tried[how] += 1
-                found[how] += detected(before, check(mutated), forest, site, num, start, end)
+        for how, site, mutated, num, start, end in injections(forest, per_doc, rng):
+            ci, s, e, ri, rs, ref_end, _ = site
+            checked += 1
+            alarms += covered(before, forest.claims[ri].num, rs, ref_end) or covered(before, forest.claims[ci].num, s, e)
+            tried[how] += 1
+            found[how] += bool(detecting(before, check(mutated), forest, site, num, start, end))
     return found, tried, alarms, checked
 
 
@@ -297,13 +314,23 @@ def speed(docs: list[dict], repeat: int) -> tuple[list[float], list[float]]:
     return new, ratio
 
 
-def draw(docs: list[dict], n: int, seed: int, packet: Path | None) -> None:
-    """Print ``n`` random warnings on ``docs`` as JSON lines to label; with ``packet``, also write them to
-    ``packet/items.jsonl`` and each document's claims, as parsed, to ``packet/docs/ID.txt`` for the labellers."""
+def warning_tier(forest: Forest) -> list:
+    """The antecedent findings ``spg lint`` reports as warnings: the grammar's, less those the judge makes notes."""
+    return [f for f in tiered(forest, check_antecedents(forest)) if f.rule != "antecedent-note"]
+
+
+CHECKS: dict[str, Callable[[Forest], list]] = {"grammar": check_antecedents, "judged": warning_tier}
+
+
+def draw(
+    docs: list[dict], n: int, seed: int, packet: Path | None, check: Callable[[Forest], list] = check_antecedents
+) -> None:
+    """Print ``n`` random warnings of ``check`` on ``docs`` as JSON lines to label; with ``packet``, also write them
+    to ``packet/items.jsonl`` and each document's claims, as parsed, to ``packet/docs/ID.txt`` for the labellers."""
     pool = []
     for doc in docs:
         forest = parse_claims(doc["claims"])
-        pool += [(doc, f) for f in check_antecedents(forest)]
+        pool += [(doc, f) for f in check(forest)]
     items = []
     for doc, f in random.Random(seed).sample(pool, min(n, len(pool))):
         item = {"doc": doc["id"], "kind": kind(doc), "claim": f.claim, "start": f.start, "term": f.term,
@@ -393,10 +420,98 @@ def overlap(data: dict[str, list[dict]], paths: list[Path], real: dict[tuple, bo
     print(f"  {len(shared)} of the sample's warnings were drawn in another labelled sample too: real by every labeller "
           f"{sum(real[k] for k in shared)} here, {sum(there[k] for k in shared)} there; of the {len(fresh)} drawn only "
           f"here, {sum(real[k] for k in fresh)} real")
-    docs = next(docs for docs in data.values() if {k[0] for k in real} <= {d["id"] for d in docs})
+    sample = {k[0] for k in real}  # a sample may span the sets (--draw-from both)
+    docs = [d for docs in data.values() if sample & {d["id"] for d in docs} for d in docs]
     pool = [(d["id"], f.claim, f.start, f.term) for d in docs for f in check_antecedents(parse_claims(d["claims"]))]
     print(f"  of the {len(pool)} warnings the analysis reports on that set, {sum(k in there or k in real for k in pool)} "
           "are in a labelled sample")
+
+
+def agreed_labels() -> dict[tuple, tuple[bool, str]]:
+    """Every warning of every labelled sample beside this script on which all its labellers agree → (real?, the
+    first labeller's class)."""
+    groups: dict[str, list[Path]] = {}
+    for path in sorted(HERE.glob("lint_antecedent_*.jsonl")):
+        groups.setdefault(re.sub(r"_\d\.jsonl$", "", path.name), []).append(path)
+    out: dict[tuple, bool] = {}
+    for paths in groups.values():
+        for items in zip(*map(read_labels, paths), strict=True):
+            if len({i["verdict"] for i in items}) == 1:
+                out[_key(items[0])] = items[0]["verdict"] == "real", items[0].get("class", "unclassed")
+    return out
+
+
+def by_split(data: dict[str, list[dict]], per_doc: int, seed: int, repeat: int) -> None:
+    """The issue-31 figures per side of ``checker_split`` (the judge was fitted on train, its threshold chosen on
+    dev; test is what counts), the grammar alone beside the judged warning tier."""
+    sides = {s: {name: [d for d in docs if checker_split(d["id"]) == s] for name, docs in data.items()}
+             for s in CHECKER_SPLITS}
+    print("Antecedent warnings per claim by split: the grammar alone → the judged warning tier")
+    print("| split | data | kind | documents | claims | grammar | judged warning tier |")
+    print("|---|---|---|---|---|---|---|")
+    for side, sets in sides.items():
+        for name, docs in sets.items():
+            rows: dict[str, list[int]] = {}
+            for doc in docs:
+                forest = parse_claims(doc["claims"])
+                row = rows.setdefault(kind(doc), [0, 0, 0, 0])
+                row[0] += 1
+                row[1] += len(forest)
+                row[2] += len(check_antecedents(forest))
+                row[3] += len(warning_tier(forest))
+            for k, (n, claims, grammar, judged) in sorted(rows.items()):
+                print(f"| {side} | {name} | {k} | {n} | {claims} | {grammar / claims:.3f} | {judged / claims:.3f} |")
+    print(f"\nInjected defects by split (up to {per_doc} per document and kind, seed {seed}): grammar → judged "
+          "warning tier; false alarms on the same references before mutation")
+    print("| split | data | (a) a→the | (b) head swapped | (c) item deleted | (d) modifier swapped | false alarms |")
+    print("|---|---|---|---|---|---|---|")
+    for side, sets in sides.items():
+        for name, docs in sets.items():
+            got = {how: recall(docs, per_doc, seed, check) for how, check in CHECKS.items()}
+            (gf, tried, ga, checked), (jf, _, ja, _) = got["grammar"], got["judged"]
+            cells = [f"{gf[h] / max(tried[h], 1):.1%} → {jf[h]}/{tried[h]} = {jf[h] / max(tried[h], 1):.1%}" for h in "abcd"]
+            print(f"| {side} | {name} | " + " | ".join(cells) + f" | {ga} → {ja} of {checked} |")
+    labels = agreed_labels()
+    by_id = {d["id"]: d for docs in data.values() for d in docs}
+    print("\nLabelled warnings of earlier samples (every labeller agreeing) by the split of their document: real among "
+          "those the grammar still reports → among those in the judged warning tier. The samples were drawn before "
+          "the judge and read to tune the grammar (rounds 1-8): development data for the grammar, never seen by the "
+          "judge on dev and test")
+    print("| split | labelled, still reported | real | in the warning tier | real there |")
+    print("|---|---|---|---|---|")
+    classes: dict[tuple[str, bool], Counter] = {(side, t): Counter() for side in CHECKER_SPLITS for t in (True, False)}
+    for side in CHECKER_SPLITS:
+        keys = [k for k in labels if k[0] in by_id and checker_split(k[0]) == side]
+        reported = tier = real = real_tier = 0
+        for doc_id in sorted({k[0] for k in keys}):
+            forest = parse_claims(by_id[doc_id]["claims"])
+            grammar = {(doc_id, f.claim, f.start, f.term) for f in check_antecedents(forest)}
+            judged = {(doc_id, f.claim, f.start, f.term) for f in warning_tier(forest)}
+            for k in (k for k in keys if k[0] == doc_id and k in grammar):
+                reported += 1
+                real += labels[k][0]
+                tier += k in judged
+                real_tier += labels[k][0] and k in judged
+                classes[side, k in judged][("real " if labels[k][0] else "false ") + labels[k][1]] += 1
+        print(f"| {side} | {reported} | {real} ({real / max(reported, 1):.0%}) | {tier} | "
+              f"{real_tier} ({real_tier / max(tier, 1):.0%}) |")
+    print("By class (the first labeller's), in the warning tier / made notes:")
+    for side in CHECKER_SPLITS:
+        names = sorted(set(classes[side, True]) | set(classes[side, False]),
+                       key=lambda c: -classes[side, True][c] - classes[side, False][c])
+        print(f"  {side}: " + ", ".join(f"{c} {classes[side, True][c]}/{classes[side, False][c]}" for c in names))
+    forests = [parse_claims(d["claims"]) for d in data["USPTO"]]
+    n = sum(len(f) for f in forests)
+    lint(forests[0])  # loads the judge once, as the first claim set with a warning does
+    rates: dict[str, list[float]] = {"grammar": [], "judged": []}
+    for _ in range(repeat):
+        for mode in rates:
+            t = time.perf_counter()
+            for f in forests:
+                lint(f, antecedent=mode)
+            rates[mode].append(n / (time.perf_counter() - t))
+    print(f"\nspg.lint.lint (every check, no description) on all {n} USPTO claims, {repeat} alternated runs: "
+          + "; ".join(f"{mode} {min(r):,.0f}–{max(r):,.0f} claims/s" for mode, r in rates.items()))
 
 
 def main() -> None:
@@ -405,20 +520,29 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timing runs (alternating the two analyses)")
     ap.add_argument("--seed", type=int, default=0, help="seed for the defect sites and --draw")
     ap.add_argument("--draw", type=int, default=0, help="print N random warnings to label, and stop")
-    ap.add_argument("--draw-from", choices=("uspto", "pap2pat"), default="uspto",
-                    help="the set --draw samples: the USPTO development set or the held-out Pap2Pat set")
+    ap.add_argument("--draw-from", choices=("uspto", "pap2pat", "both"), default="uspto",
+                    help="the set --draw samples: the USPTO development set, the held-out Pap2Pat set, or both")
     ap.add_argument("--packet", type=Path, help="with --draw: a folder for the labellers (items.jsonl, docs/ID.txt)")
     ap.add_argument("--labels", type=Path, nargs="+", default=LABELS,
                     help="labelled sample to score precision on (JSON lines); several: the same sample by each labeller")
     ap.add_argument("--precision-only", action="store_true", help="score the labelled sample only, and stop")
+    ap.add_argument("--splits", action="store_true",
+                    help="the issue-31 figures per checker_split side (train, dev, test), grammar beside the judged "
+                    "warning tier, and stop")
+    ap.add_argument("--draw-split", choices=CHECKER_SPLITS, help="with --draw: only documents of this split")
+    ap.add_argument("--draw-tier", choices=tuple(CHECKS), default="grammar",
+                    help="with --draw: the grammar's warnings, or the judged warning tier (what spg lint warns of)")
     args = ap.parse_args()
     uspto = load("uspto/patents.jsonl")
-    if args.draw and args.draw_from == "uspto":
-        draw(uspto, args.draw, args.seed, args.packet)
-        return
-    pap2pat = load("pap2pat/patents.jsonl.gz")
+    pap2pat = [] if args.draw and args.draw_from == "uspto" else load("pap2pat/patents.jsonl.gz")
     if args.draw:
-        draw(pap2pat, args.draw, args.seed, args.packet)
+        docs = {"uspto": uspto, "pap2pat": pap2pat, "both": uspto + pap2pat}[args.draw_from]
+        if args.draw_split:
+            docs = [d for d in docs if checker_split(d["id"]) == args.draw_split]
+        draw(docs, args.draw, args.seed, args.packet, CHECKS[args.draw_tier])
+        return
+    if args.splits:
+        by_split({"USPTO": uspto, "Pap2Pat": pap2pat}, args.per_doc, args.seed, args.repeat)
         return
     if args.precision_only:
         precision({"USPTO": uspto, "Pap2Pat": pap2pat}, args.labels)

@@ -312,10 +312,20 @@ def check_device_present(key: str, device: str | None) -> None:
                                + (f"cuda:0 to cuda:{count - 1}" if count else "cpu"))
 
 
+# What a local model folder holds: a transformers model's config, or an SPG artefact's (spg.model.config).
+_MODEL_FILES = ("config.json", "spg_config.json")
+
+
 def check_model(key: str, name: str | None, *, shipped: Sequence[str] = ()) -> None:
     """``name`` is a local folder, a model shipped with spg, or a Hugging Face repo id (``org/name``) that the local
     hub cache holds (spg runs offline: HF_HUB_OFFLINE=0 lets transformers download it instead)."""
-    if name is None or name in shipped or Path(name).expanduser().is_dir():
+    if name is None or name in shipped:
+        return
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        if not any((folder / file).is_file() for file in _MODEL_FILES):
+            raise Invalid(key, f"{_shown(name)}: a folder without a model (no {', '.join(_MODEL_FILES)}); expected a "
+                               "Hugging Face model folder (save_pretrained) or an SPG artefact (spg train output)")
         return
     names = ", ".join(shipped)
     if not re.fullmatch(r"[\w-][\w.-]*(/[\w.-]+)?", name):

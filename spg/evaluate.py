@@ -19,15 +19,17 @@ counted in the table; predictions whose id matches no reference are counted as "
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spg.data import Record
-from spg.errors import InputError, decode_utf8, parse_json
-from spg.files import check_destination, write_json, write_jsonl, write_text
+from spg.errors import InputError, decode_utf8, parse_json, shown
+from spg.files import check_destination, make_folder, write_json, write_jsonl, write_text
 from spg.forest import Forest
 from spg.linearize import canonical, scored_text
 from spg.metrics import text as text_metrics
@@ -379,21 +381,52 @@ def evaluate(
 
 REPORT = "evaluation"  # the kind of spg.files output the --out files are
 REPORT_FILES = ("table.md", "table.json", "documents.jsonl")
+_LISTED = ("table.md", "documents.jsonl")  # what table.json, written last, lists by digest
 
 
-def check_report_folder(out_dir: str | Path) -> None:
-    """Raise InputError now, before anything is scored, when :func:`write_report` could not write to ``out_dir``."""
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def report_problem(out_dir: str | Path) -> str | None:
+    """Why the report files in ``out_dir`` are not one whole set (None: they are, or there are none). Each file is
+    written whole (spg.files) but three renames are not one: table.json is written last and lists the digests of
+    the others, so a run killed between files leaves a set whose table.json is missing or lists other files."""
+    out = Path(out_dir)
+    present = [name for name in REPORT_FILES if (out / name).is_file()]
+    if not present:
+        return None
+    if "table.json" not in present:
+        return f"{', '.join(present)} without table.json"
+    try:
+        listed = json.loads((out / "table.json").read_bytes()).get("files") or {}
+        other = [name for name in _LISTED
+                 if listed.get(name) != (_digest(out / name) if (out / name).is_file() else None)]
+    except (OSError, ValueError, AttributeError):
+        return "table.json does not list the files of its set"
+    return f"{' and '.join(other)} not as table.json lists" if other else None
+
+
+def check_report_folder(out_dir: str | Path, *, note: bool = True) -> None:
+    """Raise InputError now, before anything is scored, when :func:`write_report` could not write to ``out_dir``
+    (the folder is created now: a system folder such as /proc refuses only then); say so when a killed run left an
+    incomplete set there, which this run writes whole again."""
     for name in REPORT_FILES:
         check_destination(Path(out_dir) / name, REPORT)
+    make_folder(out_dir)
+    problem = report_problem(out_dir) if note else None
+    if problem:
+        print(f"{shown(out_dir)}: the evaluation there is incomplete ({problem}: a run stopped while writing it); "
+              "this run writes it whole", file=sys.stderr)
 
 
 def write_report(report: Evaluation, out_dir: str | Path) -> list[Path]:
     """table.md, table.json (rows, always-root row, settings) and documents.jsonl (one line per system × document),
-    each written whole or not at all (spg.files)."""
+    each written whole or not at all (spg.files), table.json last with the digests of the other two, so that a set
+    cut short by a kill is told from a whole one (:func:`report_problem`)."""
     out = Path(out_dir)
-    check_report_folder(out)
-    return [
-        write_text(out / "table.md", REPORT, report.markdown()),
-        write_json(out / "table.json", REPORT, report.table_json()),
-        write_jsonl(out / "documents.jsonl", REPORT, (doc.to_json() for doc in report.documents)),
-    ]
+    check_report_folder(out, note=False)
+    markdown = write_text(out / "table.md", REPORT, report.markdown())
+    documents = write_jsonl(out / "documents.jsonl", REPORT, (doc.to_json() for doc in report.documents))
+    table = {**report.table_json(), "files": {name: _digest(out / name) for name in _LISTED}}
+    return [markdown, write_json(out / "table.json", REPORT, table), documents]

@@ -5,7 +5,9 @@ Every result spg writes says so in its content, under a *kind* naming what it is
 
 * JSONL: every line is an object whose first key is ``"spg": KIND``;
 * JSON: an object whose first key is ``"spg": KIND``;
-* Markdown, YAML and logs: a first line ``<!-- spg KIND -->`` or ``# spg KIND``.
+* Markdown, YAML and logs: a first line ``<!-- spg KIND -->`` or ``# spg KIND``;
+* Word documents (.docx): a custom document property ``spg`` whose value is KIND (docProps/custom.xml, shown in
+  Word under File > Info > Properties > Advanced > Custom), since a .docx has no first line to mark.
 
 A destination is written only when it is absent or holds spg's own output of the same kind (appended results:
 or is empty), and never when it is a symbolic link (:func:`check_destination`, which commands call before any work).
@@ -82,6 +84,10 @@ def _is_own(path: Path, kind: str, data: bytes) -> bool:
     by spg, so an empty one is someone else's; appended results may be, see :func:`read_lines`.)"""
     if path.suffix == ".jsonl":
         return is_spg_line(data.split(b"\n", 1)[0], kind)
+    if path.suffix == ".docx":  # no first line to mark: a custom document property (spg.docx.marked_docx)
+        from spg.docx import docx_mark
+
+        return docx_mark(data) == kind
     if path.suffix == ".json":
         try:
             value = json.loads(data)
@@ -212,10 +218,22 @@ def _atomic_write(path: Path, data: bytes, keep_previous: bool) -> Path:
     return path
 
 
+def make_folder(folder: str | Path) -> Path:
+    """``folder`` and its parents, created if missing; a folder the system will not create (under /proc, a full
+    disk, a permission a root user's access test passes) is an InputError naming it."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _refuse(folder, f"cannot create this folder ({e.strerror or e}); expected a folder spg can write "
+                              "in") from None
+    return folder
+
+
 def _replace(path: Path, kind: str, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, keeping a different previous version (see the module docstring)."""
     check_destination(path, kind)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     if path.is_file() and path.read_bytes() == data:
         return path
     return _atomic_write(path, data, keep_previous=True)
@@ -245,6 +263,16 @@ def _jsonl(kind: str, rows: Iterable[dict[str, Any]]) -> bytes:
 def write_jsonl(path: str | Path, kind: str, rows: Iterable[dict[str, Any]]) -> Path:
     """A JSONL result written whole, every line marked."""
     return _replace(Path(path), kind, _jsonl(kind, rows))
+
+
+def write_docx(path: str | Path, kind: str, data: bytes) -> Path:
+    """A Word document result (a .docx), marked by its custom document property ``spg`` = ``kind``."""
+    from spg.docx import marked_docx
+
+    path = Path(path)
+    if path.suffix != ".docx":
+        raise _refuse(path, "spg writes Word documents with the suffix .docx; expected a name ending .docx")
+    return _replace(path, kind, marked_docx(data, kind))
 
 
 def open_log(path: str | Path, kind: str) -> BinaryIO:
@@ -284,7 +312,7 @@ def write_report(path: str | Path, text: str, *, force: bool = False) -> Path:
     _check_place(path, "the report")
     if path.exists() and not force:
         raise _refuse(path, "already exists; use --force to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     return _atomic_write(path, text.encode("utf-8"), keep_previous=False)
 
 
@@ -340,7 +368,7 @@ def claim_folder(path: str | Path, kind: str) -> Path:
     claim it together: the marker is linked into place, so the first one stays and the others find it."""
     path = Path(path)
     check_folder(path, kind)
-    path.mkdir(parents=True, exist_ok=True)
+    make_folder(path)
     marker = path / RUN_MARKER
     if marker.exists():
         return path  # an earlier run's, checked above
@@ -363,7 +391,7 @@ def write_artefact(path: str | Path, data: bytes | str) -> Path:
     path = Path(path)
     if path.is_symlink():
         raise _refuse(path, "is a symbolic link; spg writes its files only as plain files, never through a link")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     return _atomic_write(path, data.encode("utf-8") if isinstance(data, str) else data, keep_previous=False)
 
 
@@ -456,7 +484,7 @@ class Appender:
     def __init__(self, path: str | Path, kind: str):
         self.path, self.kind = Path(path), kind
         check_destination(self.path, kind, append=True)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         # O_NOFOLLOW: a link put there since the check is refused, not written through.
         self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
         try:

@@ -218,6 +218,8 @@ def validate(forest: Forest) -> list[Diagnostic]:
             out.append(Diagnostic("duplicate-number", c.num, f"claim number {c.num} is used more than once"))
         elif c.num < 1:
             out.append(Diagnostic("bad-number", c.num, f"claim number {c.num} is not a positive number", "warning"))
+        if not c.text.strip():
+            out.append(Diagnostic("empty-claim", c.num, "a claim number with no claim text after it"))
         seen.add(c.num)
     count, shown = _missing_numbers(sorted(seen | forest.cancelled), 10)
     if count:

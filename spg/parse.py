@@ -305,7 +305,7 @@ def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
 _MARKER = re.compile(
     r"(?<![\w,/(\[-])(?P<open>\[(?=claim))?(?P<word>claim\s+)?(?P<num>\d{1,18})"
     r"(?:\s*(?:\.\s*)?[-–]\s*(?P<to>\d{1,18}))?"
-    r"(?P<punct>(?(open)\s*\][.:]?|(?:\s*\.|\s*\)|\s*:|\s+-)))(?=\s*\S)",
+    r"(?P<punct>(?(open)\s*\][.:]?|(?:\s*\.|\s*\)|\s*:|\s+-)))(?=\s*\S|\s*\Z)",
     re.IGNORECASE,
 )
 # Placeholders of cancelled claims ("(canceled)", "Cancelled.", "(deleted)"): not claims.
@@ -614,15 +614,21 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int], list[int]]:
     if preamble:
         out.append((chain[0].low - 1, " ".join(prefix.split())))
     ends = [c.start for c in chain[1:]] + [len(flat)]
-    for cand, end in zip(chain, ends, strict=True):
-        body = _clean_body(flat[cand.body : end])
+    bodies = [_clean_body(flat[cand.body : end]) for cand, end in zip(chain, ends, strict=True)]
+    every_empty = not any(bodies) and not preamble  # "1.  2.  3.": numbers and nothing else
+    for cand, end, body in zip(chain, ends, bodies, strict=True):
+        if not body and not every_empty and flat[flat.rfind("\n", 0, cand.start) + 1 : cand.start].strip():
+            # in running text a number with nothing before the next ("... Nav1.9. 10. An ...") is no claim; a line
+            # holding only "2." (or a text of numbers alone) is a claim left empty, which lint reports
+            continue
         if _CANCELLED.fullmatch(body):
             # cancelled claims are not claims, but their numbers are no gap; a range wider than any real claim set
             # ("2.-999999999. (Cancelled)") is no list of them
             if cand.high - cand.low < _MOST_CITED:
                 cancelled += range(cand.low, cand.high + 1)
-        elif body and cand.high == cand.low:  # a range that says nothing of cancelling numbers no claim
-            parts = _UNNUMBERED.split(flat[cand.body : end]) if "\n" in flat[cand.body : end] else [body]
+        elif cand.high == cand.low:  # a range that says nothing of cancelling numbers no claim
+            # an empty body too: a numbered claim with no text is an error to report
+            parts = _UNNUMBERED.split(flat[cand.body : end]) if body and "\n" in flat[cand.body : end] else [body]
             out.append((cand.low, _clean_body(parts[0]) if len(parts) > 1 else body))
             for part in parts[1:]:
                 unnumbered.append(len(out))

@@ -396,7 +396,50 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> ReproduceConfig:
         value = getattr(config, key)
         if value and not Path(value).is_file():
             raise ConfigError(f"{path}: {key} = {value!r} is not a file")
+    _check_shapes(config, path)
     return config
+
+
+def _kind(value: object) -> str:
+    return f"the string {value!r}" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def _check_shapes(config: ReproduceConfig, path: str | Path) -> None:
+    """The nested entries load_config does not type: each decoding setting a mapping of ``overrides`` (a mapping)
+    and ``systems`` (a list of names), each system's ``overrides`` a list of key=value strings. A string is never
+    read as a list of its characters."""
+    names = [raw.get("name") for raw in config.systems if isinstance(raw, dict)]
+    for name, entry in config.decoding.items():
+        where = f"{path}: decoding: {name}"
+        if entry is None:
+            continue
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: expected a mapping with 'overrides' (generation settings) and/or 'systems' "
+                              f"(names), or nothing; got {_kind(entry)}")
+        unknown = set(entry) - {"overrides", "systems"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown keys {sorted(map(str, unknown))}; expected 'overrides' and/or "
+                              "'systems'")
+        if entry.get("overrides") is not None and not isinstance(entry["overrides"], dict):
+            raise ConfigError(f"{where}: overrides: expected a mapping of generation settings ({{key: value}}), got "
+                              f"{_kind(entry['overrides'])}")
+        systems = entry.get("systems")
+        if systems is not None and (not isinstance(systems, list) or not all(isinstance(n, str) for n in systems)):
+            raise ConfigError(f"{where}: systems: expected a list of system names, got {_kind(systems)}"
+                              + (f"; write [{systems}]" if isinstance(systems, str) else ""))
+        missing = [n for n in systems or () if n not in names]
+        if missing:
+            raise ConfigError(f"{where}: systems: no systems named {missing}; expected names from 'systems'")
+    for i, raw in enumerate(config.systems):
+        overrides = raw.get("overrides") if isinstance(raw, dict) else None
+        if overrides is None:
+            continue
+        where = f"{path}: systems[{i}] ({raw.get('name')}): overrides"
+        if isinstance(overrides, str):
+            raise ConfigError(f"{where}: expected a list of key=value strings, got {_kind(overrides)}; write "
+                              f"[{overrides}]")
+        if not isinstance(overrides, list) or not all(isinstance(o, str) and "=" in o for o in overrides):
+            raise ConfigError(f"{where}: expected a list of key=value strings, got {_kind(overrides)}")
 
 
 def jobs_before(jobs: Sequence[Job], step: str) -> list[Job]:

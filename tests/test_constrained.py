@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from tiny import tiny_llama, tiny_tokenizer
 from transformers import LogitsProcessorList
 
-from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor, stop_token_ids
+from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor, stop_token_ids, vocabulary_pieces
 from spg.linearize import EOT, STRUCTURE_TOKENS, parse_tagged
 
 
@@ -159,3 +159,11 @@ def test_every_decoding_processor_moves_its_tensors_to_the_logits_device(grammar
             assert processor(ids, torch.zeros(2, vocab, device="meta")).device.type == "meta"
         kept = [name for name, value in vars(processor).items() if isinstance(value, torch.Tensor)]
         assert kept and all(getattr(processor, name).device.type == "meta" for name in kept), type(processor).__name__
+
+
+def test_the_vocabulary_decoded_in_one_call_is_the_vocabulary_decoded_id_by_id(tokenizer):
+    from transformers.tokenization_utils_tokenizers import PreTrainedTokenizerFast
+
+    assert type(tokenizer) is PreTrainedTokenizerFast  # the fast path is the one taken
+    by_id = tokenizer.batch_decode([[i] for i in range(len(tokenizer))], clean_up_tokenization_spaces=False)
+    assert vocabulary_pieces(tokenizer) == by_id

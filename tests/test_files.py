@@ -324,6 +324,7 @@ def test_a_users_non_empty_output_dir_is_refused_in_one_line_before_torch_is_imp
     (mine / "thesis.tex").write_text("mine")
     model = tmp_path / "model"
     model.mkdir()
+    (model / "spg_config.json").write_text("{}")  # a folder the config check takes for an SPG artefact
     script = f"""
 import contextlib, io, json, sys
 from spg.cli import main

@@ -9,7 +9,7 @@ import pytest
 import torch
 from tiny import tiny_llama, tiny_tokenizer
 
-import spg.generation.generator as generator_module
+import spg.generation.runtime as runtime
 import spg.model.ready as ready
 from spg.generation.generator import load_generator
 from spg.generation.pointer_decode import DecodeSettings
@@ -63,7 +63,7 @@ def test_the_ready_form_decodes_exactly_as_merging_at_load(cache, artefact, monk
     from_ready = load_generator(str(artefact), GREEDY, device="cpu")
     assert ready.ready_model_dir(artefact, torch.float32).is_dir()
     assert not hasattr(from_ready.lm, "peft_config")  # a plain model: no adapter wrappers left in each step
-    monkeypatch.setattr(generator_module, "load_ready", lambda *args: None)
+    monkeypatch.setattr(runtime, "ready_root", lambda *args: None)  # no ready form: merged at load
     merged_at_load = load_generator(str(artefact), GREEDY, device="cpu")
     expected = outputs(merged_at_load)
     assert outputs(from_ready) == expected

@@ -60,6 +60,7 @@ def test_stage2_training_needs_the_stage1_model_but_not_the_records_pairs_sample
     # `spg train stage2` reads only the pairs file; `data` is what `spg pairs` samples descriptions from.
     stage1 = tmp_path / "stage1"
     stage1.mkdir()
+    (stage1 / "spg_config.json").write_text("{}")  # what makes a folder an SPG artefact to the config check
     assert load_config(Stage2Config, overrides=[f"model={stage1}"], available=True).data == ""
     with pytest.raises(ConfigError, match="model is not set"):
         load_config(Stage2Config, available=True)

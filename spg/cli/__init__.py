@@ -13,7 +13,8 @@ So that the one line is all there is on stderr, :func:`main` also: makes argpars
 turns libraries' progress bars and advisory logging off (spg's own bars stay) and holds back Python warnings
 until the command has succeeded; and writes standard output through :class:`_Output`, which prints control
 characters of claim texts (terminal escape sequences, carriage returns, bidirectional overrides) as ``\\uXXXX``
-escapes instead of obeying them, and makes a failed write (a full disk, ``> /dev/full``) bad input too.
+escapes instead of obeying them, writes characters the output's encoding lacks (``PYTHONIOENCODING=ascii``) as
+``\\uXXXX`` escapes, and makes a failed write (a full disk, ``> /dev/full``) bad input too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from spg.cli import dea, evaluate, generate, lint, pairs, reproduce, stats, train
+from spg.cli import dea, evaluate, generate, lint, pairs, reproduce, serve, stats, train
 from spg.data import DataError
 from spg.errors import InputError, escaped
 
@@ -41,8 +42,12 @@ class _Output(io.TextIOBase):
         self._stream = stream
 
     def write(self, text: str) -> int:
+        text = escaped(text)
         try:
-            self._stream.write(escaped(text))
+            try:
+                self._stream.write(text)
+            except UnicodeEncodeError:  # PYTHONIOENCODING=ascii, a C locale: what the encoding lacks as escapes
+                self._stream.write(_encodable(text, self.encoding))
         except BrokenPipeError:
             raise
         except OSError as e:
@@ -70,6 +75,21 @@ class _Output(io.TextIOBase):
     @property
     def encoding(self) -> str:
         return getattr(self._stream, "encoding", "utf-8")
+
+
+def _encodable(text: str, encoding: str) -> str:
+    """``text`` with each character ``encoding`` cannot write as a ``\\uXXXX`` escape (a pair of them above U+FFFF),
+    so that text stays readable and --json output stays JSON, whatever the terminal's encoding."""
+    out = []
+    for ch in text:
+        try:
+            ch.encode(encoding)
+            out.append(ch)
+        except UnicodeEncodeError:
+            code = ord(ch)
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else
+                       f"\\u{0xD800 + ((code - 0x10000) >> 10):04x}\\u{0xDC00 + ((code - 0x10000) & 0x3FF):04x}")
+    return "".join(out)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -102,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show the traceback of any error instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (lint, stats, evaluate, dea, generate, pairs, train, reproduce):
+    for module in (lint, stats, evaluate, dea, generate, pairs, train, reproduce, serve):
         module.register(sub)
     return parser
 

@@ -11,17 +11,19 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spg.config import Invalid
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, nested_too_deeply, shown
+from spg.files import check_destination, write_docx
 
 if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
     from spg.generation.config import GenerateConfig
 
 EXAMPLE = "examples/folding_step_stool.txt"
 SHOW_AT_MOST = 3  # documents whose linted forest is printed at the end
+CLAIMS_DOCX = "claims"  # the kind of the Word document --docx writes (spg.files)
 
 
 def example_path() -> Path:
@@ -35,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Generate a claim set for each description. MODEL is an SPG artefact directory (spg train output) "
             "or any Hugging Face chat model (name or path; prompted zero-shot); the default is the embedded "
-            "SmolLM2-135M-Instruct. INPUT is a text file (one description), or a .json/.jsonl file or folder of "
+            "SmolLM2-135M-Instruct. INPUT is a text file or a Word document (one description), or a .json/.jsonl file or folder of "
             "patent records. Results are appended to OUTPUT (JSONL) as they finish; re-running skips the ids "
             "already there. Defaults are the paper's evaluation settings (temperature 0.1 with sampling, "
             "1,024 new tokens, prompts cut to 7,168 tokens)."
@@ -43,11 +45,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--model", help="SPG artefact dir or HF chat model name/path (default: embedded smollm2)")
     p.add_argument("--input", action="append", metavar="PATH",
-                   help=f"description(s): a text file, or .json/.jsonl (optionally .gz) or folder of records; repeat for "
+                   help=f"description(s): a text file or .docx, or .json/.jsonl (optionally .gz) or folder of records; repeat for "
                         f"several sources (default: spg/{EXAMPLE})")
     p.add_argument("--split", choices=("train", "dev"),
                    help="only the documents of this side of spg's fixed train/dev split (spg.data.document_split)")
     p.add_argument("--output", help="results JSONL (appended; finished ids are skipped on re-run)")
+    p.add_argument("--docx", metavar="OUT.docx", help="also write the drafted claims as a Word document: 'What is "
+                   "claimed is:' and the claims numbered (one description only; OUT is marked as spg's by the custom "
+                   f"document property spg={CLAIMS_DOCX} and only such a file is replaced)")
     p.add_argument("--config", help="YAML file with generation settings (flags given here override it)")
     p.add_argument("--zero-shot", action="store_true", default=None, help="prompt the model zero-shot")
     p.add_argument(
@@ -113,7 +118,6 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 def check_output(output: Path | None) -> None:
     """The results file can be created (its folder is made now), or is one that spg wrote and can add to (spg.files
     refuses anything else)."""
-    from spg.files import check_destination
     from spg.generation.runner import RESULT
 
     if output is not None:
@@ -125,6 +129,28 @@ def check_output(output: Path | None) -> None:
                              "expected a folder spg can write its results in") from None
 
 
+def _description(source: Path) -> str:
+    """A description file's text: UTF-8 text, or a Word document's text before its claims (all of it without)."""
+    from spg.docx import check_size
+    from spg.lint.source import is_docx
+
+    if source.suffix.lower() == ".docx":
+        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
+    data = source.read_bytes()
+    if not is_docx(str(source), data):
+        return decode_utf8(data, str(source))
+    from spg.docx import read_docx
+
+    found = read_docx(data, str(source))
+    return found.description or found.text
+
+
+def _claims_of(result: dict[str, Any]):
+    from spg.forest import Claim, Forest
+
+    return Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
+
+
 def _documents(
     paths: list[str], skip_bad: bool, skipped: list[DataError], limit: int | None, split: str | None = None
 ):
@@ -132,7 +158,7 @@ def _documents(
     from spg.generation.runner import Document
 
     texts = [Path(p) for p in paths if Path(p).is_file() and not is_record_file(Path(p))]
-    docs = [Document(source.stem, decode_utf8(source.read_bytes(), str(source))) for source in texts]
+    docs = [Document(source.stem, _description(source)) for source in texts]
     sources = [p for p in paths if Path(p) not in texts]
     if sources:
         # descriptions are the input: records need no claims
@@ -153,10 +179,9 @@ def budget_note(cut: int) -> str:
 
 
 def print_forest(result: dict) -> None:
-    from spg.forest import Claim, Forest
     from spg.lint import lint_lines
 
-    forest = Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
+    forest = _claims_of(result)
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
     if forest.claims:
         print("\n".join(lint_lines(forest)))
@@ -176,6 +201,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--limit must be at least 1, got {args.limit}")
     output = Path(args.output) if args.output else None
     check_output(output)
+    if args.docx:
+        if not args.docx.lower().endswith(".docx"):
+            raise InputError(f"{args.docx}: --docx writes a Word document; expected a name ending .docx")
+        check_destination(args.docx, CLAIMS_DOCX)
     shard = parse_shard(args.shard)
     if shard and output is None:
         raise InputError("--shard (or a multi-process launch) needs --output: the shards' results merge into it")
@@ -196,6 +225,9 @@ def run(args: argparse.Namespace) -> int:
     if not docs:
         skipped_note = f" ({len(skipped)} bad records skipped)" if skipped else ""
         raise InputError(f"no documents to generate for{skipped_note}")
+    if args.docx and len(docs) != 1:
+        raise InputError(f"--docx writes one claim set as a Word document, but the input holds {len(docs)} "
+                         "documents; expected one description (or --limit 1)")
     if not any(d.description.strip() for d in docs):
         raise InputError(f"{' '.join(args.input or [])}: every description is empty; expected text to draft claims "
                          "for")
@@ -221,8 +253,11 @@ def run(args: argparse.Namespace) -> int:
             device=config.device,
             rows=min(len(docs), config.batch_size_on("cpu")),  # only the CPU's runtime depends on it
         )
-    except (OSError, ValueError) as e:
-        raise InputError(str(e)) from None
+    except (OSError, ValueError) as e:  # a tokenizer library's message names neither the flag nor the folder
+        message = " ".join(str(e).split())
+        raise InputError(message if config.model in message else f"model {shown(config.model)} (--model or the "
+                         f"config's model): cannot be loaded ({message}); expected a Hugging Face model folder with "
+                         "its tokenizer, or an SPG artefact") from None
     try:  # where the tokenizer could not be read before loading (GenerateConfig.check_available)
         check_room(config.model, config.max_prompt_tokens, prompt_frame(generator.tokenizer, generator.instruction))
     except Invalid as err:
@@ -254,6 +289,15 @@ def run(args: argparse.Namespace) -> int:
     if shard:
         added = merge_shards(output, shard[1], [d.id for d in docs])
         print(f"shard {shard[0]}/{shard[1]}: merged {added} results into {shown(output)}", file=sys.stderr)
+    if args.docx:
+        drafted = [r for r in summary.results if r["id"] == docs[0].id]
+        if drafted:
+            from spg.docx import claims_docx
+
+            write_docx(args.docx, CLAIMS_DOCX, claims_docx(_claims_of(drafted[0]), title=docs[0].id))
+        else:
+            print(f"{shown(args.docx)}: not written: {shown(docs[0].id)} was drafted by an earlier run "
+                  f"(in {shown(target)}) or not at all", file=sys.stderr)
     for result in summary.results[:SHOW_AT_MOST]:
         print_forest(result)
     if len(summary.results) > SHOW_AT_MOST:

@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 from spg.errors import InputError
-from spg.files import write_report
+from spg.files import check_destination, write_docx, write_report
 from spg.lint import lint, report_json, report_lines
+from spg.lint.check import ANTECEDENT_MODES
 from spg.lint.html import render_html
 from spg.lint.rules import RULES
 from spg.lint.source import read_claim_set, read_description
@@ -31,18 +32,48 @@ def _suppressions(args: argparse.Namespace) -> Suppressions:
     return found.with_ignored(check_rule_ids(ignored, "--ignore"))
 
 
+COMMENTS = "lint-comments"  # the kind of the commented copy --docx-comments writes (spg.files)
+
+
+def _not_an_input(path: str, args: argparse.Namespace) -> None:
+    inputs = [p for p in (args.file, args.description, args.config) if p and p != "-"]
+    if any(Path(path).resolve() == Path(p).resolve() for p in inputs):
+        raise InputError(f"{path}: is one of the input files; choose another name for the output")
+
+
+def _with_paragraphs(report: dict, paragraphs: dict[int, int]) -> dict:
+    """--json of a Word document: each claim and each finding with the index of the claim's first paragraph."""
+    for claim in report["claims"]:
+        claim["paragraph"] = paragraphs.get(claim["num"])
+    for finding in report["findings"]:
+        finding["paragraph"] = paragraphs.get(finding["claim"]) if finding["claim"] is not None else None
+    return report
+
+
 def _lint(args: argparse.Namespace) -> int:
+    if args.docx_comments:
+        _not_an_input(args.docx_comments, args)
+        check_destination(args.docx_comments, COMMENTS)
     suppressions = _suppressions(args)
     claim_set = read_claim_set(args.file, args.record, args.field)
+    if args.docx_comments and claim_set.docx is None:
+        raise InputError(f"{args.file}: --docx-comments needs a Word document (.docx) to comment; got "
+                         "text or JSON")
     description = read_description(args.description) if args.description else claim_set.description
-    result = lint(claim_set.forest, description, suppressions)
+    result = lint(claim_set.forest, description, suppressions, args.antecedent)
     if args.html:
-        inputs = [p for p in (args.file, args.description, args.config) if p and p != "-"]
-        if any(Path(args.html).resolve() == Path(p).resolve() for p in inputs):
-            raise InputError(f"{args.html}: is one of the input files; choose another name for the report")
+        _not_an_input(args.html, args)
         write_report(args.html, render_html(result, claim_set.name), force=args.force)
+    if args.docx_comments:
+        from spg.docx import commented_docx
+
+        commented = commented_docx(claim_set.docx, result.findings, claim_set.paragraphs or {}, name=claim_set.name)
+        write_docx(args.docx_comments, COMMENTS, commented)
     if args.json:
-        print(json.dumps(report_json(result), ensure_ascii=False, indent=1))
+        report = report_json(result)
+        if claim_set.paragraphs is not None:
+            report = _with_paragraphs(report, claim_set.paragraphs)
+        print(json.dumps(report, ensure_ascii=False, indent=1))
     else:
         print("\n".join(report_lines(result)))
     return 1 if result.failed else 0
@@ -58,10 +89,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
         + ", ".join(RULES) + ".",
     )
-    p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line), JSON, or a JSON / "
-                   "JSON Lines patent record (its description is used); '-' = stdin")
-    p.add_argument("--json", action="store_true", help="print claims, findings and the summary as JSON")
-    p.add_argument("--description", metavar="FILE", help="the description (UTF-8 text) whose support for the claim "
+    p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line), a Word document "
+                   "(.docx: its claims section; the text before it is the description), JSON, or a JSON / JSON Lines "
+                   "patent record (its description is used); '-' = stdin")
+    p.add_argument("--json", action="store_true", help="print claims, findings and the summary as JSON (a .docx "
+                   "input: each claim and finding with 'paragraph', the index of the claim's first paragraph)")
+    p.add_argument("--description", metavar="FILE", help="the description (UTF-8 text or .docx) whose support for the claim "
                    "terms is checked; default: the record's own description, if the input is a record")
     p.add_argument("--record", metavar="ID", help="the record to lint when FILE holds several (JSON Lines)")
     p.add_argument("--field", metavar="NAME", help="the record's field holding the claim set to lint, instead of "
@@ -71,6 +104,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", help=f"suppression file (YAML); default: the nearest {CONFIG_NAME} "
                    "in the claim file's folder or above")
     p.add_argument("--no-config", action="store_true", help=f"do not look for {CONFIG_NAME}")
+    p.add_argument("--antecedent", choices=ANTECEDENT_MODES, default="grammar",
+                   help="grammar (default): the claim grammar's antecedent warnings; judged: a learned judge makes "
+                   "those it reads as inherent or contextual 'antecedent-note' (info): fewer warnings, not more "
+                   "precise ones on held-out documents (docs/lint-antecedent.md)")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.add_argument("--force", action="store_true", help="let --html replace an existing file")
+    p.add_argument("--docx-comments", metavar="OUT.docx", help="with a .docx input: write a copy of it with each "
+                   "finding as a Word comment on its words (the input is never changed; OUT is marked as spg's by "
+                   f"the custom document property spg={COMMENTS} and only such a file is replaced)")
     p.set_defaults(func=_lint)

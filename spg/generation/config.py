@@ -24,6 +24,7 @@ from spg.pretrained import SHIPPED
 MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
 CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
 RUNTIMES = ("auto", "torch", "onnx")  # spg.generation.runtime
+ONNX_WEIGHTS = ("float32", "blocks")  # spg.generation.onnx_model, spg.generation.gguf_blocks
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
 
@@ -77,6 +78,10 @@ class DecodeSettings:
     # While decoding, the token that would complete a word-for-word copy of an earlier limitation (the text between
     # two semicolons or colons) of the same claim is banned (spg.generation.repetition.NoRepeatedLimitation).
     block_repeated_limitations: bool = True
+    # The weights the onnx runtime runs for an artefact on the embedded backbone: float32, the merged model; blocks,
+    # the GGUF's own 4-bit blocks with the adapters beside them (spg.generation.gguf_blocks: the trained model up to
+    # float32 rounding, half the file; on the 2-core CPU no faster a step than float32, docs/generation.md).
+    onnx_weights: str = "float32"
 
     def check(self) -> None:
         """What decoding would fail on, or silently misread, rejected before a model loads."""
@@ -92,6 +97,7 @@ class DecodeSettings:
             raise Invalid("boundary_temperature", f"must be above 0, got {self.boundary_temperature}")
         one_of("cache_implementation", self.cache_implementation, CACHE_IMPLEMENTATIONS)
         one_of("runtime", self.runtime, RUNTIMES)
+        one_of("onnx_weights", self.onnx_weights, ONNX_WEIGHTS)
         at_least("prompt_lookup_tokens", self.prompt_lookup_tokens, 0, " (0: off)")
         at_least("redraws", self.redraws, 0, " (0: off)")
         at_least("redraw_tokens", self.redraw_tokens, 0)

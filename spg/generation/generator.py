@@ -25,15 +25,13 @@ rejected drafts not), ``redraws`` (claims the checker rolled back and drew again
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from peft import PeftModel
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
+from transformers.generation.streamers import BaseStreamer
 
 from spg.forest import Forest
 from spg.generation.constrained import StructureGrammar
@@ -41,15 +39,18 @@ from spg.generation.pointer_decode import DecodeSettings, Generated, generate_ba
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.redraw import ClaimCheck
 from spg.generation.runner import Document
-from spg.generation.runtime import load_ready_onnx, onnx_lm, resolve_runtime
+from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
 from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
-from spg.model.backbone import EMBEDDED, load_backbone, resolve, resolve_device, resolve_dtype
+from spg.model.config import EMBEDDED, is_artefact
 from spg.model.prompt import build_prompt
-from spg.model.ready import load_ready, ready_root
-from spg.model.spg_model import SPGModel, is_artefact
 from spg.parse import parse_claims
 from spg.render import render
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
+
+    from spg.model.spg_model import SPGModel
 
 Mode = Literal["spg", "plain", "zero-shot"]
 
@@ -155,12 +156,14 @@ class ClaimGenerator:
         # as generate_batch decodes a tagged row
         return self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
 
-    def __call__(self, docs: Sequence[Document]) -> list[dict]:
+    def __call__(self, docs: Sequence[Document], streamer: BaseStreamer | None = None) -> list[dict]:
+        """One result per document; ``streamer`` (one document) sees the tokens as they are decoded."""
         prompts = [self.prompt(d) for d in docs]
         tagged = self.mode == "spg"
         outputs = generate_batch(
             self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar,
             check=self.check,
+            streamer=streamer,
         )
         results = []
         for doc, prompt, generated in zip(docs, prompts, outputs, strict=True):
@@ -185,27 +188,6 @@ class ClaimGenerator:
         return results
 
 
-def on_onnx(spg: SPGModel) -> SPGModel:
-    """``spg`` with its LM merged and run by ONNX Runtime (``runtime: onnx``); the pointer reads the ONNX model's
-    hidden states through the same output-embedding hook."""
-    with tempfile.TemporaryDirectory() as folder:
-        # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
-        # beside it (spg.generation.onnx_model.load_ready_onnx); any other artefact is saved and hashed each run.
-        merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
-        merged.save_pretrained(folder)
-        spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
-        lm = onnx_lm(merged, folder)
-    return SPGModel(lm, spg.tokenizer, spg.pointer, spg.spg_config)
-
-
-def local_folder(name_or_path: str) -> str:
-    """The local folder of a model by name or path (the ONNX export reads files); hub names from the local cache."""
-    from huggingface_hub import snapshot_download
-
-    path = resolve(name_or_path)
-    return path if Path(path).is_dir() else snapshot_download(path, local_files_only=True)
-
-
 def load_generator(
     name_or_dir: str | None,
     settings: DecodeSettings,
@@ -223,37 +205,20 @@ def load_generator(
     ``constrained=None`` means: on for tagged SPG models, off otherwise. ``rows``: the documents a batch will hold
     (``runtime: auto`` depends on it: spg.generation.runtime).
     """
-    where = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, where)
-    artefact = is_artefact(name_or_dir) and not zero_shot
-    # On the CPU a merged artefact loads from its ready form in $SPG_CACHE, built once (spg.model.ready); a GPU
-    # run merges at load as before, so a large model is not copied into the cache.
-    ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
-    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None, rows=rows)
-    if artefact:
-        spg = None
-        if ready is not None:
-            spg = load_ready_onnx(name_or_dir, ready) if runtime == "onnx" else load_ready(name_or_dir, torch_dtype, ready)
-        if spg is None:
-            spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
-            if settings.merge_adapters:
-                spg.lm.merge_adapter()
-            if runtime == "onnx":
-                spg = on_onnx(spg)
-        config = spg.spg_config
-        mode: Mode = "spg" if config.tagged else "plain"
-        if constrained is None:
-            constrained = config.tagged
-        return ClaimGenerator(
-            spg.lm, spg.tokenizer, mode, settings, config.instruction, max_prompt_tokens,
-            spg if config.tagged else None, constrained, config.description_truncation_side,
-        )
-    if constrained:
+    if constrained and not (is_artefact(name_or_dir) and not zero_shot):
         raise ValueError(
             f"{name_or_dir or EMBEDDED}: constrained decoding needs a trained SPG model (tagged output); "
             "a chat model prompted zero-shot writes plain numbered claims"
         )
-    lm, tokenizer = load_backbone(name_or_dir or EMBEDDED, torch_dtype)
-    if runtime == "onnx":
-        lm = onnx_lm(lm, local_folder(name_or_dir or EMBEDDED))
-    return ClaimGenerator(lm.to(where).eval(), tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)
+    loaded = load_model(name_or_dir, settings, zero_shot=zero_shot, dtype=dtype, device=device, rows=rows)
+    spg = loaded.spg
+    if spg is None:
+        return ClaimGenerator(loaded.lm, loaded.tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)
+    config = spg.spg_config
+    mode: Mode = "spg" if config.tagged else "plain"
+    if constrained is None:
+        constrained = config.tagged
+    return ClaimGenerator(
+        spg.lm, spg.tokenizer, mode, settings, config.instruction, max_prompt_tokens,
+        spg if config.tagged else None, constrained, config.description_truncation_side,
+    )

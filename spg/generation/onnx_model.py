@@ -32,20 +32,15 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from transformers import (
-    AutoConfig,
-    AutoTokenizer,
-    GenerationConfig,
-    GenerationMixin,
-    PretrainedConfig,
-    PreTrainedModel,
-)
+from transformers import GenerationConfig, GenerationMixin, PretrainedConfig
 from transformers.cache_utils import Cache
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from spg.model.backbone import build_once, spg_cache
+from spg.model.config import SPGConfig, resolve_artefact, tokenizer_folder
 from spg.model.ready import file_sha256, ready_model_dir, ready_root
 from spg.model.spg_model import SPGModel
+from spg.model.tokenizer import shared_tokenizer
 
 # Builder options: float32 weights and activations (see the module docstring), hidden states as an extra output.
 EXPORT = ["-p", "fp32", "-e", "cpu", "--extra_options", "include_hidden_states=true", "hf_token=false"]
@@ -134,16 +129,25 @@ class OutputHead(nn.Module):
         return logits
 
 
-class OnnxCausalLM(PreTrainedModel, GenerationMixin):
-    """A causal LM run by ONNX Runtime from :func:`onnx_model_dir`, usable with ``generate`` like the original."""
+class OnnxCausalLM(nn.Module, GenerationMixin):
+    """A causal LM run by ONNX Runtime from :func:`onnx_model_dir`, usable with ``generate`` like the original.
+
+    It is a module with transformers' generation mixin, not a ``PreTrainedModel``: importing that class imports
+    transformers' model-loading code (1-2 s on the 2-core CPU, docs/generation.md "Start-up"), none of which runs
+    here. What ``generate`` asks of a model beyond the mixin is below."""
 
     rows_per_call = 1  # see the module docstring: left padding is not supported by the exported attention
     _supports_cache_class = True
+    _is_stateful = False
+    main_input_name = "input_ids"
+    base_model_prefix = "model"
+    hf_quantizer = None
 
     def __init__(self, config: PretrainedConfig, onnx_dir: Path, threads: int | None = None):
-        config = copy.deepcopy(config)
-        config._attn_implementation = "eager"  # attention runs inside ONNX Runtime; transformers picks none
-        super().__init__(config)
+        super().__init__()
+        self.config = copy.deepcopy(config)
+        self.config._attn_implementation = "eager"  # attention runs inside ONNX Runtime; transformers picks none
+        self.generation_config = GenerationConfig.from_model_config(self.config)
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
@@ -155,10 +159,24 @@ class OnnxCausalLM(PreTrainedModel, GenerationMixin):
         inputs = {i.name: i for i in self.session.get_inputs()}
         self.past_names = [name for name in inputs if name.startswith("past_key_values.")]
         self.present_names = [name.replace("past_key_values", "present") for name in self.past_names]
-        text = config.get_text_config()
+        text = self.config.get_text_config()
         self.kv_shape = (inputs[self.past_names[0]].shape[1], text.hidden_size // text.num_attention_heads)
         logits = next(o for o in self.session.get_outputs() if o.name == "logits")
         self.lm_head = OutputHead(logits.shape[-1], text.hidden_size)
+
+    @classmethod
+    def can_generate(cls) -> bool:
+        return True
+
+    @classmethod
+    def is_remote_code(cls) -> bool:
+        return False
+
+    def get_encoder(self, modality: str | None = None) -> None:
+        return None
+
+    def get_experts_implementation(self) -> dict[str, str | None]:
+        return {"": None}  # no mixture-of-experts layers for generate to switch
 
     @property
     def device(self) -> torch.device:
@@ -223,13 +241,41 @@ def ready_onnx_dir(model: str | Path, root: Path | None = None) -> Path | None:
     return export(ready_model_dir(model, torch.float32, root), root / f"onnx-{options_key()[:16]}")
 
 
-def load_ready_onnx(model: str | Path, root: Path | None = None) -> SPGModel | None:
-    """An SPG artefact on the ONNX export of its ready form, its pointer on the exported model's hidden states,
-    without loading the float32 weights into PyTorch; None for a model with no ready form."""
+def ready_blocks_dir(model: str | Path, root: Path | None = None) -> Path | None:
+    """The export of :func:`ready_onnx_dir` with the embedded GGUF's 4-bit blocks and ``model``'s adapters beside
+    them (spg.generation.gguf_blocks), kept in the same ready folder and built now unless it is there; None for a
+    model with no ready form."""
+    from spg.generation import gguf_blocks
+    from spg.model.backbone import embedded_gguf
+    from spg.model.ready import artefact_chain
+
     root = root or ready_root(model, torch.float32)
     if root is None:
         return None
-    onnx_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
-    lm = OnnxCausalLM(AutoConfig.from_pretrained(merged), onnx_dir)
+    fp32_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
+    key = hashlib.sha256(json.dumps([options_key(), gguf_blocks.BLOCKS_FORMAT, gguf_blocks.ACCURACY]).encode())
+
+    def build(partial: Path) -> None:
+        text = PretrainedConfig.from_json_file(str(merged / "config.json"))
+        folder, name = embedded_gguf()
+        heads = (text.num_attention_heads, text.num_key_value_heads)
+        gguf_blocks.build(fp32_dir, folder / name, artefact_chain(model)[0][::-1], heads, partial)
+
+    return build_once(root / f"onnx-blocks-{key.hexdigest()[:16]}", build)
+
+
+def load_ready_onnx(model: str | Path, root: Path | None = None, weights: str = "float32") -> SPGModel | None:
+    """An SPG artefact on the ONNX export of its ready form (``weights``: float32, or the GGUF's ``blocks``), its
+    pointer on the exported model's hidden states, without loading any weights into PyTorch; None for a model with
+    no ready form."""
+    root = root or ready_root(model, torch.float32)
+    if root is None:
+        return None
+    onnx_dir = ready_blocks_dir(model, root) if weights == "blocks" else ready_onnx_dir(model, root)
+    merged = ready_model_dir(model, torch.float32, root)
+    # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
+    lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), onnx_dir)
     lm.generation_config = GenerationConfig.from_pretrained(merged)
-    return SPGModel.from_merged(model, lm, AutoTokenizer.from_pretrained(merged)).eval()
+    # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
+    directory = resolve_artefact(model)
+    return SPGModel.from_merged(model, lm, shared_tokenizer(tokenizer_folder(directory, SPGConfig.load(directory)))).eval()

@@ -23,17 +23,18 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from transformers import (
     LogitsProcessor,
     LogitsProcessorList,
-    PreTrainedModel,
     PreTrainedTokenizerBase,
     StoppingCriteria,
     StoppingCriteriaList,
 )
 from transformers.generation import utils as generation_utils
+from transformers.generation.streamers import BaseStreamer
 
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.config import DecodeSettings
@@ -47,6 +48,9 @@ from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
 from spg.model.spg_model import SPGModel
 from spg.model.tokens import structure_token_ids
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 # (h_dep: (k, d), h_end: (m, d)) -> (k, m) compatibility scores, e.g. the bilinear h_dep W_dep h_endᵀ of Eq. 2.
 PointerScorer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -339,6 +343,7 @@ def _generate(
     cache: object | None = None,
     keep_cache: bool = False,
     stop: Callable[[StateRecorder | None], StoppingCriteria] | None = None,
+    streamer: BaseStreamer | None = None,
 ) -> _Call:
     """One ``generate`` call on left-padded ``prompts``. ``checked``: the checker is in the loop (repeated limitations
     are blocked); ``key``: the sampling key (None: drawn from torch's RNG); ``start``: the grammar's state where the
@@ -391,6 +396,7 @@ def _generate(
         eos_token_id=stops,
         pad_token_id=pad_id,
         disable_compile=not settings.compile,
+        streamer=streamer,
         **cached,
         **sampling,
     )
@@ -431,11 +437,14 @@ def generate_batch(
     grammar: StructureGrammar | None = None,
     row_temperatures: Sequence[float] | None = None,
     check: ClaimCheck | None = None,
+    streamer: BaseStreamer | None = None,
 ) -> list[Generated]:
     """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
     same pass; with ``grammar``, structure-constrained; with ``row_temperatures``, each row sampled at its own
     temperature (``settings.temperature`` is then not used); with ``check`` (and ``settings.redraws``), the checker
-    in the loop (:func:`_checked`).
+    in the loop (:func:`_checked`); with ``streamer``, tokens handed on as they are kept (one row:
+    spg.generation.streaming; under the checker, the row's accepted tokens once it is settled, so that no rejected
+    claim is shown).
 
     ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
     """
@@ -448,12 +457,18 @@ def generate_batch(
                 lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
                 row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
                 check=check,
+                streamer=streamer,
             )
         ]
     if check is not None and settings.redraws:
-        return _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check)
+        results = _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check)
+        if streamer is not None:  # a redraw would otherwise show the claims it rejects, and the prompt again
+            streamer.put(torch.tensor(prompts[0]))
+            streamer.put(torch.tensor(results[0].ids))
+            streamer.end()
+        return results
     call = _generate(lm, tokenizer, prompts, settings, tagged=tagged, spg=spg, grammar=grammar,
-                     row_temperatures=row_temperatures)
+                     row_temperatures=row_temperatures, streamer=streamer)
     tags = structure_token_ids(tokenizer) if tagged else {}
     return [
         _generated(tokenizer, ids, None if call.states is None else call.states[row], tags, spg, tagged)

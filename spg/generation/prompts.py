@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spg.config import Invalid
-from spg.model.config import EMBEDDED, SPGConfig, embedded_folder, is_artefact, resolve_artefact
+from spg.model.config import EMBEDDED, SPGConfig, embedded_folder, is_artefact, resolve_artefact, tokenizer_folder
 from spg.model.prompt import prompt_frame
 
 ZERO_SHOT_INSTRUCTION = """\
@@ -48,12 +48,12 @@ def frame_before_loading(model: str, zero_shot: bool = False) -> int | None:
     from huggingface_hub import try_to_load_from_cache
     from transformers import PreTrainedTokenizerFast
 
+    from spg.model.tokenizer import shared_tokenizer, tokenizers_class
+
     if is_artefact(model) and not zero_shot:
         directory = resolve_artefact(model)
         config = SPGConfig.load(directory)
-        # As SPGModel.from_pretrained: a Stage II artefact may leave the tokenizer to its Stage I.
-        own = (directory / "tokenizer_config.json").is_file() or config.stage1 is None
-        folder, instruction = directory if own else Path(config.stage1), config.instruction
+        folder, instruction = tokenizer_folder(directory, config), config.instruction
     else:
         folder, instruction = embedded_folder() if model in ("", EMBEDDED) else Path(model), ZERO_SHOT_INSTRUCTION
         if not folder.is_dir():  # a hub name: its cached snapshot, if the cache has one
@@ -65,7 +65,9 @@ def frame_before_loading(model: str, zero_shot: bool = False) -> int | None:
     if not (folder / "tokenizer.json").is_file():
         return None
     try:
-        return prompt_frame(PreTrainedTokenizerFast.from_pretrained(str(folder)), instruction)
+        # the tokenizer the model then decodes with (spg.model.tokenizer): read once
+        tokenizer = shared_tokenizer(folder) if tokenizers_class(folder) else PreTrainedTokenizerFast.from_pretrained(str(folder))
+        return prompt_frame(tokenizer, instruction)
     except Exception:  # any tokenizer this cannot read (one that needs its own class): the count after loading decides
         return None
 

@@ -1,4 +1,6 @@
-"""How the decoding model runs: the ``runtime`` setting of ``spg generate`` (docs/generation.md, "CPU decoding").
+"""How the decoding model runs, and the one path that loads it (:func:`load_model`): resolve the artefact (its
+ready form, on the CPU), choose the runtime (the ``runtime`` setting of ``spg generate``, docs/generation.md "CPU
+decoding"), build that runtime's model.
 
 * ``torch`` — the transformers model as loaded (on CUDA: bfloat16 and the compiled step).
 * ``onnx`` — the same model exported once to ONNX (float32) and run by ONNX Runtime on the CPU
@@ -14,13 +16,22 @@
 from __future__ import annotations
 
 import importlib.util
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import PreTrainedModel
+from transformers import PreTrainedTokenizerBase
 
-from spg.generation.config import RUNTIMES
+from spg.generation.config import RUNTIMES, DecodeSettings
+from spg.model.backbone import load_backbone, resolve, resolve_device, resolve_dtype
+from spg.model.config import EMBEDDED, is_artefact
+from spg.model.ready import load_ready, ready_root
 from spg.model.spg_model import SPGModel
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 
 def onnx_available() -> bool:
@@ -46,11 +57,50 @@ def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_
     return setting
 
 
-def load_ready_onnx(model: str | Path, root: Path) -> SPGModel:
-    """An SPG artefact with a ready form (in ``root``) on ONNX Runtime, exported once."""
-    from spg.generation.onnx_model import load_ready_onnx as load
+@dataclass(frozen=True)
+class Loaded:
+    """What :func:`load_model` built: the LM that generates and its tokenizer, and for an SPG artefact the
+    ``SPGModel`` around them (pointer head, config); None for a chat model prompted zero-shot."""
 
-    return load(model, root)
+    lm: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
+    spg: SPGModel | None
+
+
+def load_model(name_or_dir: str | None, settings: DecodeSettings, *, zero_shot: bool = False, dtype: str = "auto",
+               device: str | None = None, rows: int = 1) -> Loaded:
+    """The one load path of generation: resolve the artefact, choose the runtime, build that runtime's model.
+
+    ``name_or_dir``: an SPG artefact (unless ``zero_shot``) or any chat model by name or path; ``device`` and
+    ``dtype`` as spg.model.backbone resolves them; ``rows``: the documents a batch will hold (``runtime: auto``
+    depends on it). On the CPU a merged artefact loads from its ready form, built once (spg.model.ready); a GPU run
+    merges at load, so a large model is not copied into the cache."""
+    where = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, where)
+    artefact = is_artefact(name_or_dir) and not zero_shot
+    ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
+    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None, rows=rows)
+    if runtime == "onnx" and settings.onnx_weights == "blocks" and ready is None:
+        raise ValueError(f"{name_or_dir or EMBEDDED}: onnx_weights: blocks runs an SPG artefact on the embedded "
+                         "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
+    if not artefact:
+        lm, tokenizer = load_backbone(name_or_dir or EMBEDDED, torch_dtype)
+        if runtime == "onnx":
+            lm = onnx_lm(lm, local_folder(name_or_dir or EMBEDDED))
+        return Loaded(lm.to(where).eval(), tokenizer, None)
+    if ready is not None and runtime == "onnx":
+        from spg.generation.onnx_model import load_ready_onnx
+
+        spg = load_ready_onnx(name_or_dir, ready, settings.onnx_weights)
+    elif ready is not None:
+        spg = load_ready(name_or_dir, torch_dtype, ready)
+    else:
+        spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
+        if settings.merge_adapters:
+            spg.lm.merge_adapter()
+        if runtime == "onnx":
+            spg = on_onnx(spg)
+    return Loaded(spg.lm, spg.tokenizer, spg)
 
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
@@ -60,3 +110,26 @@ def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
     fast = OnnxCausalLM(lm.config, onnx_model_dir(hf_dir))
     fast.generation_config = lm.generation_config
     return fast
+
+
+def on_onnx(spg: SPGModel) -> SPGModel:
+    """``spg`` with its LM merged and run by ONNX Runtime (``runtime: onnx``); the pointer reads the ONNX model's
+    hidden states through the same output-embedding hook."""
+    from peft import PeftModel
+
+    with tempfile.TemporaryDirectory() as folder:
+        # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
+        # beside it (spg.generation.onnx_model.load_ready_onnx); any other artefact is saved and hashed each run.
+        merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
+        merged.save_pretrained(folder)
+        spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
+        lm = onnx_lm(merged, folder)
+    return SPGModel(lm, spg.tokenizer, spg.pointer, spg.spg_config)
+
+
+def local_folder(name_or_path: str) -> str:
+    """The local folder of a model by name or path (the ONNX export reads files); hub names from the local cache."""
+    from huggingface_hub import snapshot_download
+
+    path = resolve(name_or_path)
+    return path if Path(path).is_dir() else snapshot_download(path, local_files_only=True)

@@ -1,5 +1,9 @@
 """``spg lint --html FILE``: one self-contained page (inline CSS, no script, nothing fetched) with a summary table,
-the claim tree, and every claim's full text with its findings highlighted where they are and explained below it."""
+the claim tree, and every claim's full text with its findings highlighted where they are and explained below it.
+
+``spg serve`` shows the same body inside its page (:func:`render_body`, styled by :data:`CSS`); each finding's list
+item carries what a suppression of it needs (``data-rule``, ``data-claim``, ``data-term``), which the static report
+never reads."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from spg.lint.finding import SEVERITIES, Finding
 from spg.lint.rules import RULES
 from spg.lint.text import summary_line, tree_order
 
-_CSS = """
+CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232a;margin:0;background:#f4f5f7}
 main{max-width:1100px;margin:0 auto;padding:24px 32px 48px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid #d5d9de;padding-bottom:4px}
@@ -76,7 +80,9 @@ def _finding_item(n: int | None, f: Finding) -> str:
     rule = RULES.get(f.rule)
     why = f' <span class="why">— {escape(rule.explanation)} ({escape(rule.source)})</span>' if rule else ""
     number = f"<b>{n}</b> " if n is not None else ""
-    return f'<li>{number}{_badge(f.severity)} <span class="rule">{escape(f.rule)}</span> {escape(f.message)}{why}</li>'
+    data = f' data-rule="{escape(f.rule, quote=True)}"' + (f' data-claim="{f.claim}"' if f.claim is not None else "")
+    data += f' data-term="{escape(f.term, quote=True)}"' if f.term else ""
+    return f'<li{data}>{number}{_badge(f.severity)} <span class="rule">{escape(f.rule)}</span> {escape(f.message)}{why}</li>'
 
 
 def _claim_block(claim: Claim, label: str, findings: list[Finding], anchor: str) -> str:
@@ -122,8 +128,8 @@ def _summary_tables(result: LintResult) -> str:
     return f'<table style="width:auto;margin-bottom:12px">{rows}</table>{rule_table}'
 
 
-def render_html(result: LintResult, name: str) -> str:
-    """The whole report as one HTML document."""
+def render_body(result: LintResult, name: str) -> str:
+    """The report's content (what ``<main>`` holds): heading, summary, claim tree and claims."""
     forest = result.forest
     per_claim: dict[int, list[Finding]] = defaultdict(list)
     for f in result.findings:
@@ -145,12 +151,23 @@ def render_html(result: LintResult, name: str) -> str:
     set_items = "".join(_finding_item(None, f) for f in set_level)
     support = "checked against the description" if result.description_checked else "no description given"
     return (
-        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">'
-        f"<title>spg lint: {escape(name)}</title><style>{_CSS}</style></head><body><main>"
         f"<h1>spg lint: {escape(name)}</h1><p class=sub>{escape(summary_line(result))}; description support: "
         f"{support}</p><h2>Summary</h2>{_summary_tables(result)}"
         + (f'<h2>Claim set</h2><ol class="findings">{set_items}</ol>' if set_items else "")
         + f'<h2>Claim tree</h2><div class="tree">{"".join(tree)}</div>'
-        f"<h2>Claims</h2>{''.join(blocks)}</main></body></html>\n"
+        f"<h2>Claims</h2>{''.join(blocks)}"
+    )
+
+
+# The report's Content-Security-Policy: nothing is fetched, nothing runs; only its own inline style applies.
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def render_html(result: LintResult, name: str) -> str:
+    """The whole report as one HTML document."""
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f"<title>spg lint: {escape(name)}</title><style>{CSS}</style></head><body><main>"
+        f"{render_body(result, name)}</main></body></html>\n"
     )

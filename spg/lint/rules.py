@@ -19,6 +19,7 @@ class Rule:
 _STRUCTURE = "claim-set structure (37 CFR 1.75(c), (g); 1.126)"
 _RULES = (
     Rule("empty", "error", _STRUCTURE, "The input holds no claim."),
+    Rule("empty-claim", "error", "37 CFR 1.75(a), (i)", "A claim number with no claim text after it ('2.' alone)."),
     Rule("no-independent", "error", _STRUCTURE, "Every claim cites another claim, so no claim stands on its own."),
     Rule("duplicate-number", "error", "37 CFR 1.126", "Two claims carry the same number."),
     Rule("bad-number", "warning", "37 CFR 1.126", "A claim number below 1."),
@@ -38,6 +39,9 @@ _RULES = (
     Rule("antecedent", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference ('the X', 'said X') without an earlier introduction ('a X') in the claim or the "
          "claims it depends on."),
+    Rule("antecedent-note", "info", "35 USC 112(b); MPEP 2173.05(e)",
+         "A definite reference without an explicit introduction that the learned judge reads as an inherent part or "
+         "property, or as something the claimed context implies; read it, an examiner is unlikely to object."),
     Rule("antecedent-ambiguous", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference that two or more earlier introductions could be meant by."),
     Rule("multiple-introduction", "warning", "35 USC 112(b); MPEP 2173.05(e)",

@@ -1,5 +1,6 @@
-"""What ``spg lint`` reads: a claim set as text or JSON, a patent record (JSON or JSONL) with its description, and
-an optional description file. Bad input raises :class:`~spg.data.DataError` naming the file and what was expected."""
+"""What ``spg lint`` reads: a claim set as text, JSON or a Word document (.docx, :mod:`spg.docx`), a patent record
+(JSON or JSONL) with its description, and an optional description file (text or .docx). Bad input raises
+:class:`~spg.data.DataError` (or :class:`~spg.errors.InputError`) naming the file and what was expected."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spg.data import DataError, record_from_json
 from spg.errors import decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
+
+if TYPE_CHECKING:  # spg.docx is imported when a Word document is read
+    from spg.docx import DocxText
 
 JSON_EXPECTED = "expected a list of claim texts, a list of {num, text, parents} or an object with 'claims'"
 # What may follow the opening "[" or "{" of a JSON document. Anything else ("[Claim 1] A widget.") is claim text.
@@ -28,10 +33,16 @@ class ClaimSet:
     name: str
     forest: Forest
     description: str | None = None
+    paragraphs: dict[int, int] | None = None  # a Word document's: claim number → index of its first paragraph
+    docx: bytes | None = None  # the Word document itself, for --docx-comments
 
 
 def _read_bytes(path: str) -> bytes:
     name = "<stdin>" if path == "-" else path
+    if path.lower().endswith(".docx") and Path(path).is_file():  # refused before a 10 GB file is read into memory
+        from spg.docx import check_size
+
+        check_size(Path(path).stat().st_size, path)
     try:
         if path == "-":
             if sys.stdin is None:  # `spg lint - <&-`: Python has no stdin object at all
@@ -75,6 +86,39 @@ def _pick(name: str, values: list[object], record: str | None) -> tuple[object, 
     raise DataError(f"{name}: no record with id {record!r}; expected the id of one of its {len(values)} records")
 
 
+def is_docx(path: str, data: bytes) -> bool:
+    """Whether a file is to be read as a Word document: named .docx, or a zip package (what every .docx is)."""
+    return path.lower().endswith(".docx") or data.startswith(b"PK\x03\x04")
+
+
+def read_claim_set(path: str, record: str | None = None, field: str | None = None) -> ClaimSet:
+    """A claim set from a text file (flat string or one claim per line), a Word document (its claims section, the
+    text before it as the description), a JSON value or a JSON Lines file of patent records (``record`` picks one by
+    id; ``field`` names the record's field holding the claims, if not ``claims``); ``-`` is stdin. A record's own
+    description comes with it."""
+    name = "<stdin>" if path == "-" else path
+    data = _read_bytes(path)
+    if is_docx(path, data):
+        if record is not None or field is not None:
+            option = "--record" if record is not None else "--field"
+            raise DataError(f"{name}: {option} needs JSON or JSON Lines patent records, got a Word document")
+        found = docx_claims(data, name)
+        return ClaimSet(name, parse_claims(found.claims_text), found.description or None, found.claim_paragraphs,
+                        data)
+    return claim_set_of(name, decode_utf8(data, name), record, field)
+
+
+def docx_claims(data: bytes, name: str) -> DocxText:
+    """The claims (and description) of a Word document; one without a claims section is bad input."""
+    from spg.docx import read_docx
+
+    found = read_docx(data, name)
+    if not found.claims_text.strip():
+        raise DataError(f"{name}: no claims found in the Word document; expected numbered claims (typed or "
+                        "Word's automatic numbering), after a heading such as 'What is claimed is:'")
+    return found
+
+
 def _field(where: str, value: object, field: str) -> dict:
     """The record with the claim set of its field ``field`` as its claims ("Llama-3-8B-FT-claim" of a HUPD-DCG
     record holding one generated claim set per system)."""
@@ -88,13 +132,10 @@ def _field(where: str, value: object, field: str) -> dict:
     return {k: v for k, v in value.items() if k not in ("claims_text", "forest")} | {"claims": value[field]}
 
 
-def read_claim_set(path: str, record: str | None = None, field: str | None = None) -> ClaimSet:
-    """A claim set from a text file (flat string or one claim per line), a JSON value or a JSON Lines file of
-    patent records (``record`` picks one by id; ``field`` names the record's field holding the claims, if not
-    ``claims``); ``-`` is stdin. A record's own description comes with it."""
-    name = "<stdin>" if path == "-" else path
-    text = decode_utf8(_read_bytes(path), name)
-    if not _looks_like_json(path, text):
+def claim_set_of(name: str, text: str, record: str | None = None, field: str | None = None) -> ClaimSet:
+    """A claim set from text already read (``spg serve``'s pasted claims): claim text, or JSON when ``name`` ends in
+    .json/.jsonl or the text opens like JSON."""
+    if not _looks_like_json(name, text):
         if record is not None or field is not None:
             option = "--record" if record is not None else "--field"
             raise DataError(f"{name}: {option} needs JSON or JSON Lines patent records, got claim text")
@@ -107,8 +148,20 @@ def read_claim_set(path: str, record: str | None = None, field: str | None = Non
 
 
 def read_description(path: str) -> str:
-    """The text of a description file (UTF-8)."""
-    text = decode_utf8(_read_bytes(path), path)
+    """The text of a description file: UTF-8 text, or a Word document (the text before its claims section, or all
+    of it when it has none)."""
+    return description_of(path, _read_bytes(path))
+
+
+def description_of(name: str, data: bytes) -> str:
+    """A description file's text from its bytes (``spg serve``'s uploads too): a Word document's or UTF-8 text."""
+    if is_docx(name, data):
+        from spg.docx import read_docx
+
+        found = read_docx(data, name)
+        text = found.description or found.text
+    else:
+        text = decode_utf8(data, name)
     if not text.strip():
-        raise DataError(f"{path}: the description is empty; expected the patent's description as text")
+        raise DataError(f"{name}: the description is empty; expected the patent's description as text")
     return text

@@ -75,23 +75,31 @@ def read_suppressions(path: Path) -> Suppressions:
     """The suppressions of one YAML file; a malformed file is an InputError naming it, the key and what was
     expected."""
     data = read_yaml(path)  # spg's one safe reader: no aliases, no duplicate keys
+    return suppressions_of(data, str(path), source=str(path))
+
+
+def suppressions_of(data: object, where: str, source: str | None = None) -> Suppressions:
+    """The suppressions a file's content (or ``spg serve``'s request) holds, checked: a malformed one is an
+    InputError naming ``where``, the key and what was expected."""
     if not data:
-        return Suppressions(source=str(path))
+        return Suppressions(source=source)
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected a mapping with the keys {', '.join(_KEYS)}, got {type(data).__name__}")
     unknown = [k for k in data if k not in _KEYS]
     if unknown:
-        raise InputError(f"{path}: unknown key {str(unknown[0])!r}; expected {', '.join(_KEYS)}")
-    ignore = check_rule_ids(_strings(data.get("ignore", []), f"{path}: 'ignore'"), f"{path}: 'ignore'")
-    terms = frozenset(term_key(t) for t in _strings(data.get("accept-terms", []), f"{path}: 'accept-terms'"))
+        raise InputError(f"{where}: unknown key {str(unknown[0])!r}; expected {', '.join(_KEYS)}")
+    ignore = check_rule_ids(_strings(data.get("ignore", []), f"{where}: 'ignore'"), f"{where}: 'ignore'")
+    terms = frozenset(term_key(t) for t in _strings(data.get("accept-terms", []), f"{where}: 'accept-terms'"))
     per_claim_raw = data.get("per-claim", {}) or {}
     if not isinstance(per_claim_raw, dict):
-        raise InputError(f"{path}: 'per-claim' must map claim numbers to lists of rules")
+        raise InputError(f"{where}: 'per-claim' must map claim numbers to lists of rules")
     per_claim = {}
     for num, rules in per_claim_raw.items():
-        where = f"{path}: 'per-claim' {num!r}"
+        at = f"{where}: 'per-claim' {num!r}"
         if not isinstance(num, int) or isinstance(num, bool):
-            raise InputError(f"{where}: expected a claim number")
-        per_claim[num] = check_rule_ids(_strings(rules, where), where)
-    return Suppressions(ignore, terms, per_claim, str(path))
+            raise InputError(f"{at}: expected a claim number")
+        per_claim[num] = check_rule_ids(_strings(rules, at), at)
+    return Suppressions(ignore, terms, per_claim, source)
 
 
 def find_config(start: Path) -> Path | None:

@@ -12,11 +12,15 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
 
 from spg.model.config import EMBEDDED, embedded_folder, spg_cache  # noqa: F401 (spg_cache: re-exported, its old home)
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -65,6 +69,8 @@ def build_once(target: Path, write: Callable[[Path], None]) -> Path:
 
 
 def _convert_embedded(folder: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     source, name = embedded_gguf()
     loaded = AutoModelForCausalLM.from_pretrained(source, gguf_file=name, dtype=torch.float32)
     # The weights are dequantised already, but transformers refuses to save a "gguf-quantised" model.
@@ -117,6 +123,8 @@ def load_backbone(
     name_or_path: str | None = EMBEDDED, dtype: torch.dtype = torch.float32
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """Model and tokenizer; the tokenizer gets a pad token (its eos) when it has none."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     path = resolve(name_or_path)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)

@@ -123,6 +123,13 @@ def resolve_artefact(name_or_dir: str | Path) -> Path:
     return shipped_path(str(name_or_dir)) or Path(name_or_dir)
 
 
+def tokenizer_folder(directory: Path, config: SPGConfig) -> Path:
+    """Where the artefact ``directory``'s tokenizer is saved: a Stage II artefact may leave it to its Stage I (the
+    shipped model does: 3.5 MB less)."""
+    own = (directory / "tokenizer_config.json").is_file() or config.stage1 is None
+    return directory if own else Path(config.stage1)
+
+
 def is_artefact(name_or_dir: str | Path | None) -> bool:
     return name_or_dir is not None and (resolve_artefact(name_or_dir) / CONFIG_NAME).is_file()
 

@@ -36,24 +36,27 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from peft import LoraConfig, PeftModel, get_peft_model, set_peft_model_state_dict
-from peft.utils import load_peft_weights
 from safetensors.torch import load_file, save_file
 from torch import nn
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
 from transformers.utils import ModelOutput
 
 from spg.forest import Forest
 from spg.model.backbone import load_backbone
 from spg.model.batch import build_example
-from spg.model.config import CONFIG_NAME, SPGConfig, is_artefact, portable_path, resolve_artefact  # noqa: F401
+from spg.model.config import CONFIG_NAME, SPGConfig, is_artefact, portable_path, resolve_artefact, tokenizer_folder  # noqa: F401
 from spg.model.losses import lm_loss
 from spg.model.norm import aux_states
 from spg.model.pointer import PointerHead, candidate_mask, pointer_hits, pointer_logits, structure_loss
 from spg.model.scope import claim_means, scope_loss
 from spg.model.tokens import add_structure_tokens
+
+if TYPE_CHECKING:  # PEFT is imported where adapters are built or loaded: a merged model never needs it (2 s)
+    from peft import LoraConfig, PeftModel
+    from transformers import PreTrainedModel
 
 POINTER_NAME = "pointer_head.safetensors"
 
@@ -75,6 +78,8 @@ class SPGOutput(ModelOutput):
 def lora_config(config: SPGConfig, token_ids: list[int], tied: bool) -> LoraConfig:
     """LoRA on the configured linears; the structure-token rows of the embeddings trained and saved with it."""
     # Untied output embeddings need their own rows trained, or all six tags would share one logit row.
+    from peft import LoraConfig
+
     rows = {"embed_tokens": token_ids} if tied else {"embed_tokens": token_ids, "lm_head": token_ids}
     return LoraConfig(
         r=config.lora_r,
@@ -116,6 +121,8 @@ class SPGModel(nn.Module):
         dtype: torch.dtype = torch.float32,
     ) -> SPGModel:
         """A new model: load ``config.base_model`` (or take ``base`` + ``tokenizer``), add tags, attach LoRA."""
+        from peft import get_peft_model
+
         if base is None:
             base, tokenizer = load_backbone(config.base_model, dtype)
         ids = add_structure_tokens(tokenizer, base)
@@ -138,13 +145,12 @@ class SPGModel(nn.Module):
         A Stage II artefact (``stage1`` set) sits on its Stage I model merged in memory: one copy of the weights,
         and switching its adapter off gives Stage I back.
         """
+        from peft import PeftModel
         from transformers import AutoTokenizer
 
         directory = resolve_artefact(directory)
         config = SPGConfig.load(directory)
-        # A Stage II artefact may leave the tokenizer to its Stage I (the shipped model does: 3.5 MB less).
-        has_tokenizer = (directory / "tokenizer_config.json").is_file() or config.stage1 is None
-        tokenizer = AutoTokenizer.from_pretrained(directory if has_tokenizer else config.stage1)
+        tokenizer = AutoTokenizer.from_pretrained(tokenizer_folder(directory, config))
         if config.stage1 is not None:
             base = cls.from_pretrained(config.stage1, base, dtype).merge_and_unload()
         elif base is None:
@@ -182,6 +188,9 @@ class SPGModel(nn.Module):
 
     def load_trainable(self, directory: str | Path) -> None:
         """Load adapter + pointer weights saved by :meth:`save_pretrained` into this model (checkpoint resume)."""
+        from peft import set_peft_model_state_dict
+        from peft.utils import load_peft_weights
+
         directory = Path(directory)
         set_peft_model_state_dict(self.lm, load_peft_weights(str(directory)))
         self.pointer.load_state_dict(load_file(directory / POINTER_NAME))

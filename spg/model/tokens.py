@@ -7,8 +7,13 @@ existing rows, as in the paper; they are trained through PEFT ``trainable_token_
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
+
+if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
+    from transformers import PreTrainedModel
 
 from spg.linearize import STRUCTURE_TOKENS
 

@@ -1,0 +1,191 @@
+"""``spg serve`` in a real browser: headless Debian Chromium driven by Selenium through chromium-driver (Playwright
+cannot download its browsers here). A drafter pastes claims and sees the findings, suppresses one with a click, opens
+a file, and drafts from a description, watching whole claims appear (the real embedded model: ``slow``).
+
+scripts/test.sh installs chromium and chromium-driver (apt-get) when they are missing; there a missing browser is a
+failure, elsewhere a skip (tests/conftest.py, requirement_missing).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import requirement_missing
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    requirement_missing("selenium (the dev extra)", module_level=True)
+from test_serve import CLAIMS, DOCX_CLAIMS, start_server, stop  # noqa: E402
+
+BROWSER, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+WAIT = 30  # seconds an element may take to appear (a loaded 2-core machine)
+
+
+def chromium() -> webdriver.Chrome:
+    """Headless Chromium at a desktop size, through the system's chromium-driver (never downloaded)."""
+    if BROWSER is None or DRIVER is None:
+        requirement_missing("chromium and chromium-driver (scripts/test.sh installs them with apt-get)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = BROWSER
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,900",
+                 "--disable-extensions", "--no-first-run"):
+        options.add_argument(flag)
+    try:
+        return webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    except WebDriverException as e:
+        pytest.fail(f"chromium did not start: {e.msg}")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serve-browser")
+    proc, url = start_server(folder, "--max-new-tokens", "256")
+    yield url, folder
+    stop(proc)
+
+
+def wait_for(driver, condition, timeout: float = WAIT):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+
+
+def open_page(driver, url: str) -> None:
+    driver.get(url + "/")
+    wait_for(driver, lambda d: d.find_element(By.ID, "server-info").text)  # the script ran and asked the server
+
+
+def claim_blocks(driver, panel: str):
+    return driver.find_elements(By.CSS_SELECTOR, f"#{panel} .claim")
+
+
+def test_pasted_claims_show_their_tree_and_findings_as_they_are_typed(browser, server):
+    url, _ = server
+    open_page(browser, url)
+    box = browser.find_element(By.ID, "claims")
+    box.send_keys(CLAIMS)
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 3)
+    antecedent = browser.find_element(By.CSS_SELECTOR, '#check-result li[data-rule="antecedent"]')
+    assert "lever" in antecedent.text
+    assert browser.find_element(By.CSS_SELECTOR, "#check-result .tree").text.startswith("1 A chair")
+    # typing on re-checks: a fourth claim appears without any button
+    box.send_keys("4. The chair of claim 3, wherein the back is tall.\n")
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 4)
+    assert "4 claims" in browser.find_element(By.ID, "check-status").text
+
+
+def test_a_click_suppresses_a_finding_and_save_writes_the_file(browser, tmp_path):
+    proc, url = start_server(tmp_path)  # a server of its own: what it saves applies to every later check
+    try:
+        suppress_and_save(browser, url, tmp_path)
+    finally:
+        stop(proc)
+
+
+def suppress_and_save(browser, url: str, folder: Path) -> None:
+    open_page(browser, url)
+    browser.find_element(By.ID, "claims").send_keys(CLAIMS)
+    item = '#check-result li[data-rule="antecedent"][data-claim="2"]'
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, item))
+    browser.find_element(By.CSS_SELECTOR, item + " button.suppress").click()
+    wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, item))
+    wait_for(browser, lambda d: "1 suppressed" in d.find_element(By.ID, "check-status").text)
+    assert "antecedent in claim 2" in browser.find_element(By.ID, "suppression-list").text
+    assert not (folder / ".spg-lint.yaml").exists()  # nothing written until Save
+    browser.find_element(By.ID, "save-suppressions").click()
+    wait_for(browser, lambda d: "saved to" in d.find_element(By.ID, "check-status").text
+             or (folder / ".spg-lint.yaml").exists())
+    assert "antecedent" in (folder / ".spg-lint.yaml").read_text()
+
+
+def test_an_opened_text_file_replaces_the_claims_and_a_bad_one_changes_nothing(browser, server, tmp_path):
+    url, _ = server
+    open_page(browser, url)
+    good = tmp_path / "stool.txt"
+    good.write_text("1. A stool comprising a seat.\n2. The stool of claim 1, wherein the seat is round.\n")
+    browser.find_element(By.ID, "claims-file").send_keys(str(good))
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 2)
+    assert browser.find_element(By.ID, "claims").get_attribute("value").startswith("1. A stool")
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"1. A st\xf6ol.\n")
+    browser.find_element(By.ID, "claims-file").send_keys(str(bad))
+    wait_for(browser, lambda d: d.find_element(By.ID, "message").is_displayed())
+    assert "latin1.txt line 1: byte 0xf6 is not UTF-8" in browser.find_element(By.ID, "message").text
+    assert browser.find_element(By.ID, "claims").get_attribute("value").startswith("1. A stool")  # kept
+
+
+def test_an_opened_docx_is_checked_and_offers_the_commented_copy(browser, server, tmp_path):
+    from docx_files import claims_document
+
+    url, _ = server
+    open_page(browser, url)
+    path = tmp_path / "chair.docx"
+    path.write_bytes(claims_document(DOCX_CLAIMS, "auto"))  # Word's automatic numbering: no number in the text
+    browser.find_element(By.ID, "claims-file").send_keys(str(path))
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 3)
+    assert browser.find_elements(By.CSS_SELECTOR, '#check-result li[data-rule="antecedent"][data-claim="2"]')
+    assert "chair.docx" in browser.find_element(By.CSS_SELECTOR, "#check-result h1").text
+    button = browser.find_element(By.ID, "download-docx")
+    wait_for(browser, lambda d: button.is_enabled())
+    browser.find_element(By.ID, "claims").send_keys(" ")  # edited since it was opened: no commented copy of it
+    wait_for(browser, lambda d: not button.is_enabled())
+
+
+def test_an_opened_description_docx_fills_the_draft_tab(browser, server, tmp_path):
+    import docx as python_docx
+    from docx_files import saved
+
+    url, _ = server
+    open_page(browser, url)
+    browser.find_element(By.ID, "tab-draft").click()
+    document = python_docx.Document()
+    document.add_paragraph("A folding stool has a seat and three legs.")
+    path = tmp_path / "stool.docx"
+    path.write_bytes(saved(document))
+    browser.find_element(By.ID, "description-file").send_keys(str(path))
+    wait_for(browser, lambda d: d.find_element(By.ID, "description").get_attribute("value").strip())
+    assert browser.find_element(By.ID, "description").get_attribute("value").strip() == (
+        "A folding stool has a seat and three legs.")
+    assert "stool.docx" in browser.find_element(By.ID, "description-source").text
+
+
+@pytest.mark.slow  # the shipped model drafts on the CPU
+def test_a_draft_shows_whole_claims_as_they_are_decoded(browser, server):
+    url, _ = server
+    open_page(browser, url)
+    browser.find_element(By.ID, "tab-draft").click()
+    from spg.cli.generate import example_path
+
+    browser.find_element(By.ID, "description").send_keys(Path(example_path()).read_text()[:3000])
+    browser.find_element(By.ID, "draft-button").click()
+    status = browser.find_element(By.ID, "draft-status")
+    seen: list[list[str]] = []
+
+    def streaming(d) -> bool:
+        texts = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#draft-result .claim .text")]
+        if texts and status.text.startswith("drafting"):
+            seen.append(texts)
+        return status.text.startswith(("done", "stopped"))
+
+    wait_for(browser, streaming, timeout=300)
+    assert status.text.startswith("done"), browser.find_element(By.ID, "message").text
+    final = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#draft-result .claim .text")]
+    assert seen, "no claim was shown before the draft was done"
+    assert final
+    # every claim shown while decoding was whole: the same text the finished draft has for it
+    for texts in seen:
+        for shown, done in zip(texts, final):
+            assert shown == done
+    assert not browser.find_element(By.ID, "draft-txt").get_attribute("disabled")
