@@ -147,3 +147,29 @@ def test_the_onnx_cache_forgets_dropped_drafts_and_keeps_its_buffers():
     assert cache.buffers["k"] is buffer
     with pytest.raises(ValueError, match="negative"):
         cache.crop(5)
+
+
+def test_the_checker_in_the_loop_redraws_on_onnx_from_the_kept_cache_with_or_without_drafts(exported):
+    # a redraw continues from ONNX Runtime's buffers cropped to the accepted claims (spg.generation.redraw)
+    from spg.forest import Forest
+    from spg.generation.redraw import ClaimCheck
+    from spg.lint import Finding
+
+    _, spg = exported
+    doc = Document("d", "a hinge and a hinge pin; the hinge pin in the hinge")
+
+    def run(drafted: int, check: ClaimCheck) -> dict:
+        settings = DecodeSettings(max_new_tokens=40, do_sample=False, prompt_lookup_tokens=drafted)
+        generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)
+        generator.check = check
+        return generator([doc])[0]
+
+    first = run(0, ClaimCheck(lambda forest: [], frozenset()))["forest"][0]["text"].strip()[0]
+
+    def holding(forest: Forest) -> list[Finding]:
+        return [Finding("test-char", "warning", c.num, "blocked") for c in forest.claims if first in c.text]
+
+    check = ClaimCheck(holding, frozenset({"test-char"}), frozenset({"test-char"}))
+    outputs = [run(drafted, check) for drafted in (0, 5)]
+    assert outputs[0] == outputs[1] and outputs[0]["redraws"] >= 1 and outputs[0]["valid"]
+    assert not [c for c in outputs[0]["forest"] if first in c["text"]]

@@ -12,6 +12,9 @@ changes what it receives, instead of letting checkpoints, resumes or decoding go
   swaps it for the duration of a ``generate`` call (transformers has no setting for reading the stop flag late).
 * ``GenerationMixin._get_candidate_generator``: spg.generation.drafts.drafting swaps it for the duration of a
   ``generate`` call, so that prompt lookup drafts with spg's RecentLookup (transformers has no setting for it).
+* ``prepare_inputs_for_generation(..., next_sequence_length=...)``: spg.generation.pointer_decode.continuing wraps it
+  for one ``generate`` call that continues a KV cache, since assisted generation feeds its whole prompt on its first
+  forward whatever the cache holds.
 """
 
 from __future__ import annotations
@@ -137,3 +140,11 @@ def test_assisted_generation_still_takes_its_drafts_from_the_private_candidate_g
     assert made and GenerationMixin.__dict__["_get_candidate_generator"] is method, (
         "transformers' assisted generation no longer asks GenerationMixin._get_candidate_generator for its drafts "
         "(or drafting did not restore it): spg.generation.drafts.drafting would silently do nothing")
+
+
+def test_prepare_inputs_for_generation_still_slices_by_next_sequence_length():
+    from transformers import GenerationMixin
+
+    assert "next_sequence_length" in parameters(GenerationMixin.prepare_inputs_for_generation), (
+        "transformers' prepare_inputs_for_generation no longer takes next_sequence_length: update "
+        "spg.generation.pointer_decode.continuing, which sets it where a redraw continues a KV cache")

@@ -76,7 +76,7 @@ DOCS = [Document("d1", "A chair with four legs and a seat."), Document("d2", "A 
 
 
 def greedy(spg, budget: int) -> list[dict]:
-    settings = DecodeSettings(max_new_tokens=budget, do_sample=False)
+    settings = DecodeSettings(max_new_tokens=budget, do_sample=False, redraws=0)  # the budget cut alone: no redraws
     return ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)(DOCS)
 
 
@@ -106,7 +106,7 @@ def test_constrained_outputs_with_a_cut_claim_stay_valid_forests_of_whole_claims
 
 
 def test_the_summary_counts_the_claims_the_budget_ended_and_evaluate_reads_only_whole_claims(spg, tmp_path: Path):
-    settings = DecodeSettings(max_new_tokens=40, do_sample=False)
+    settings = DecodeSettings(max_new_tokens=40, do_sample=False, redraws=0)
     generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)
     out = tmp_path / "out.jsonl"
     summary = run(DOCS, generator, out, batch_size=3, progress=False)

@@ -66,6 +66,18 @@ class DecodeSettings:
     # costs little more than over one (docs/generation.md, "CPU decoding"). None: auto, 5 where a batch holds one
     # document on the CPU (transformers drafts for one row only), off elsewhere; 0: off.
     prompt_lookup_tokens: int | None = None
+    # Checker in the loop (spg.generation.redraw): as each claim closes, spg lint's claim-level checks run on the claims
+    # so far, and a claim with a blocking finding (REDRAW_RULES, or a structure error) is rolled back to its start and
+    # drawn again. ``redraws``: claims redrawn per document at most (0: the checker is off and decoding is as without
+    # it); ``redraw_tokens``: tokens of rejected claims per document at most (None: max_new_tokens). When either is
+    # spent, the claim set ends at its last good claim. Redraws sample at ``redraw_temperature`` with a key derived
+    # from the document and the attempt, so greedy and seeded runs stay deterministic.
+    redraws: int = 4
+    redraw_tokens: int | None = None
+    redraw_temperature: float = 0.8
+    # While decoding, the token that would complete a word-for-word copy of an earlier limitation (the text between
+    # two semicolons or colons) of the same claim is banned (spg.generation.repetition.NoRepeatedLimitation).
+    block_repeated_limitations: bool = True
     # The weights the onnx runtime runs for an artefact on the embedded backbone: float32, the merged model; blocks,
     # the GGUF's own 4-bit blocks with the adapters beside them (spg.generation.gguf_blocks: the trained model up to
     # float32 rounding, half the file; on the 2-core CPU no faster a step than float32, docs/generation.md).
@@ -87,6 +99,10 @@ class DecodeSettings:
         one_of("runtime", self.runtime, RUNTIMES)
         one_of("onnx_weights", self.onnx_weights, ONNX_WEIGHTS)
         at_least("prompt_lookup_tokens", self.prompt_lookup_tokens, 0, " (0: off)")
+        at_least("redraws", self.redraws, 0, " (0: off)")
+        at_least("redraw_tokens", self.redraw_tokens, 0)
+        if not self.redraw_temperature > 0:
+            raise Invalid("redraw_temperature", f"must be above 0, got {self.redraw_temperature}")
 
 
 @dataclass(frozen=True)

@@ -122,11 +122,14 @@ class StructureLogitsProcessor(LogitsProcessor):
     calls it again on a shorter sequence.
     """
 
-    def __init__(self, grammar: StructureGrammar, max_new_tokens: int):
+    def __init__(self, grammar: StructureGrammar, max_new_tokens: int, start: int = EXPECT_IND):
+        """``start``: the state the generated tokens begin in: ``CLOSED`` where the prompt ends with whole claims of the
+        forest (a redraw continues after them: spg.generation.redraw)."""
         if max_new_tokens < TOKENS_TO_FINISH[EXPECT_IND]:
             raise ValueError(f"max_new_tokens={max_new_tokens}: a forest needs at least 4 tokens")
         self.token_class = grammar.token_class
         self.max_new_tokens = max_new_tokens
+        self.start = start
         self.transitions = _transition_table()
         self._tables: dict[tuple[int, int], torch.Tensor] = {}
         self.prompt_length: int | None = None
@@ -147,7 +150,7 @@ class StructureLogitsProcessor(LogitsProcessor):
         device = scores.device
         if self.prompt_length is None:
             self.prompt_length = input_ids.shape[1]
-            self.states = torch.full((input_ids.shape[0], self.max_new_tokens + 1), EXPECT_IND, dtype=torch.long,
+            self.states = torch.full((input_ids.shape[0], self.max_new_tokens + 1), self.start, dtype=torch.long,
                                      device=device)
             self.token_class = self.token_class.to(device)
             self.transitions = self.transitions.to(device)

@@ -17,7 +17,9 @@ rendered as numbered claims), ``forest`` ([{num, text, parents}], parents from t
 is no pointer), ``text_parents`` (per claim, the claims its text cites), ``valid`` and ``reasons`` (the paper's
 valid output, for tagged sequences; null for plain text), ``cut_by_budget`` (the claim the token budget ended,
 as generated, left out of every other field: :mod:`spg.generation.whole_claims`; "" when the model ended its
-output), ``prompt_tokens``, ``new_tokens`` (every generated token, the cut claim's included).
+output), ``prompt_tokens``, ``new_tokens`` (every generated token, the cut claim's included; a redrawn claim's
+rejected drafts not), ``redraws`` (claims the checker rolled back and drew again: :mod:`spg.generation.redraw`),
+``ended_by_checker`` (the redraw budget ran out, so the claim set ends at its last good claim).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from spg.forest import Forest
 from spg.generation.constrained import StructureGrammar
 from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch, tagged_claims
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
+from spg.generation.redraw import ClaimCheck
 from spg.generation.runner import Document
 from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
@@ -111,6 +114,7 @@ class ClaimGenerator:
     spg: SPGModel | None = None
     constrained: bool = False
     truncation_side: str = "right"  # which end of a long description is cut (SPG models: as in training)
+    check: ClaimCheck = ClaimCheck()  # the checker in the loop, on while settings.redraws > 0 (spg.generation.redraw)
     # Prompts tokenised by prompt_length, until the batch that decodes them takes them: a long description is then
     # tokenised once per run, not once to sort and again to decode (int32 arrays: ~28 kB per 7k-token prompt).
     _measured: dict[Document, array] = field(default_factory=dict, init=False, repr=False)
@@ -158,6 +162,7 @@ class ClaimGenerator:
         tagged = self.mode == "spg"
         outputs = generate_batch(
             self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar,
+            check=self.check,
             streamer=streamer,
         )
         results = []
@@ -176,6 +181,8 @@ class ClaimGenerator:
                     "cut_by_budget": cut,
                     "prompt_tokens": len(prompt),
                     "new_tokens": len(generated.ids),
+                    "redraws": generated.redraws,
+                    "ended_by_checker": generated.ended_by_checker,
                 }
             )
         return results

@@ -190,10 +190,12 @@ class OnnxCausalLM(nn.Module, GenerationMixin):
         return self.lm_head
 
     def generate(self, *args, **kwargs):
-        # The ONNX model keeps its own key/value arrays: whatever cache the caller asked for is replaced by one.
+        # The ONNX model keeps its own key/value arrays: whatever cache the caller asked for is replaced by one, unless
+        # it is one of them (a redraw continues from the cache of the call before: spg.generation.redraw).
         kwargs.pop("cache_implementation", None)
-        budget = kwargs.get("max_new_tokens") or self.generation_config.max_new_tokens or 0
-        kwargs["past_key_values"] = OnnxCache(budget)
+        if not isinstance(kwargs.get("past_key_values"), OnnxCache):
+            budget = kwargs.get("max_new_tokens") or self.generation_config.max_new_tokens or 0
+            kwargs["past_key_values"] = OnnxCache(budget)
         # The model runs on ONNX Runtime's own threads; torch only runs the logits processors between two runs, on
         # vocabulary-sized vectors one thread handles in a fraction of a millisecond. With more threads each of those
         # small operations waits for every one of them, and on a machine busy with other work a vector operation

@@ -19,21 +19,30 @@ The pointer is decoded greedily (argmax of Eq. 2 over the candidate set A(i)).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList, PreTrainedTokenizerBase
+from transformers import (
+    LogitsProcessor,
+    LogitsProcessorList,
+    PreTrainedTokenizerBase,
+    StoppingCriteria,
+    StoppingCriteriaList,
+)
 from transformers.generation import utils as generation_utils
 from transformers.generation.streamers import BaseStreamer
 
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.config import DecodeSettings
-from spg.generation.constrained import StructureGrammar, StructureLogitsProcessor
+from spg.generation.constrained import CLOSED, EXPECT_IND, StructureGrammar, StructureLogitsProcessor
 from spg.generation.drafts import drafting
 from spg.generation.kv_cache import ReservedCache
-from spg.generation.repetition import GeneratedNoRepeatNGram
+from spg.generation.redraw import Budget, ClaimCheck, Claims, ClaimStop, redraw_key, settle
+from spg.generation.repetition import GeneratedNoRepeatNGram, NoRepeatedLimitation, limitation_tokens
 from spg.generation.sampling import PositionalSampling
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
@@ -54,6 +63,8 @@ class Generated:
     ids: list[int]
     text: str
     parents: list[int | None] | None  # per closed claim: serialisation index of the parent; None = no pointer run
+    redraws: int = 0  # claims the checker rolled back and drew again (spg.generation.redraw)
+    ended_by_checker: bool = False  # the redraw budget ran out: the output ends at its last good claim
 
 
 class StateRecorder(LogitsProcessor):
@@ -269,6 +280,34 @@ def deferred_stop_check(enabled: bool) -> Iterator[None]:
         check.is_supported = original
 
 
+@contextlib.contextmanager
+def continuing(lm: PreTrainedModel, enabled: bool) -> Iterator[None]:
+    """Within the block, ``lm.generate`` given a KV cache that already holds all but the last prompt tokens feeds only
+    the rest on its first forward. transformers' own prefill does so, but its assisted generation (prompt lookup)
+    feeds the whole prompt on its first forward whatever the cache holds; hand-written because it has no setting for
+    it. Scoped to ``lm`` (an attribute of the instance, in front of its class's method; for a PEFT model, of the model
+    inside, whose ``generate`` runs) and to the block."""
+    if not enabled:
+        yield
+        return
+    lm = lm.get_base_model() if hasattr(lm, "peft_config") else lm  # a PeftModel, read without importing peft
+    original = lm.prepare_inputs_for_generation
+
+    @functools.wraps(original)  # generate reads the signature to check its arguments
+    def prepare(input_ids, *args, next_sequence_length=None, **kwargs):
+        cache = kwargs.get("past_key_values")
+        held = cache.get_seq_length() if cache is not None else 0
+        if next_sequence_length is None and 0 < held < input_ids.shape[1]:
+            next_sequence_length = input_ids.shape[1] - held
+        return original(input_ids, *args, next_sequence_length=next_sequence_length, **kwargs)
+
+    lm.prepare_inputs_for_generation = prepare
+    try:
+        yield
+    finally:
+        del lm.prepare_inputs_for_generation
+
+
 def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
     """Cut a generated row at its first stop token (kept only if it is ``keep_stop``, i.e. <eot>); padding follows it."""
     for pos, tok in enumerate(row):
@@ -277,37 +316,39 @@ def _trim(row: list[int], stops: set[int], keep_stop: int | None) -> list[int]:
     return row
 
 
-@torch.no_grad()
-def generate_batch(
+@dataclass
+class _Call:
+    """What one ``generate`` call decoded: per row the generated ids cut at the first stop token, the pointer's
+    states (rows, tokens, hidden; None without a pointer), and the KV cache when it was kept."""
+
+    rows: list[list[int]]
+    states: torch.Tensor | None
+    cache: object | None
+    key: int | None = None  # the sampling key (None: greedy)
+
+
+def _generate(
     lm: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
     prompts: Sequence[Sequence[int]],
     settings: DecodeSettings,
     *,
     tagged: bool,
-    spg: SPGModel | None = None,
-    grammar: StructureGrammar | None = None,
-    row_temperatures: Sequence[float] | None = None,
+    spg: SPGModel | None,
+    grammar: StructureGrammar | None,
+    row_temperatures: Sequence[float] | None,
+    checked: bool = False,
+    key: int | None = None,
+    start: int = EXPECT_IND,
+    cache: object | None = None,
+    keep_cache: bool = False,
+    stop: Callable[[StateRecorder | None], StoppingCriteria] | None = None,
     streamer: BaseStreamer | None = None,
-) -> list[Generated]:
-    """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
-    same pass; with ``grammar``, structure-constrained; with ``row_temperatures``, each row sampled at its own
-    temperature (``settings.temperature`` is then not used); with ``streamer``, tokens handed on as they are kept
-    (one row: spg.generation.streaming).
-
-    ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
-    """
-    rows = getattr(lm, "rows_per_call", None)  # a model that decodes fewer rows at once (spg.generation.onnx_model)
-    if rows is not None and len(prompts) > rows:
-        return [
-            out
-            for start in range(0, len(prompts), rows)
-            for out in generate_batch(
-                lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
-                row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
-                streamer=streamer,
-            )
-        ]
+) -> _Call:
+    """One ``generate`` call on left-padded ``prompts``. ``checked``: the checker is in the loop (repeated limitations
+    are blocked); ``key``: the sampling key (None: drawn from torch's RNG); ``start``: the grammar's state where the
+    prompts end; ``cache``: a KV cache holding all but the last prompt token (``keep_cache``: return the cache);
+    ``stop(recorder)``: a stopping criterion."""
     pad_id = tokenizer.pad_token_id
     ids, mask = left_pad(prompts, pad_id)
     ids, mask = ids.to(lm.device), mask.to(lm.device)
@@ -315,10 +356,13 @@ def generate_batch(
     processors = LogitsProcessorList()
     tags = structure_token_ids(tokenizer) if tagged else {}
     newline = tokenizer.encode("\n", add_special_tokens=False)
+    # A claim starts after an opening tag, or after a line break in numbered plain claims.
+    starts = [tags[IND], tags[DEP]] if tagged else newline
     if settings.no_repeat_ngram_size:
-        # A claim starts after an opening tag, or after a line break in numbered plain claims.
-        starts = [tags[IND], tags[DEP]] if tagged else newline
         processors.append(GeneratedNoRepeatNGram(settings.no_repeat_ngram_size, [*stops, *tags.values()], starts))
+    if checked and settings.block_repeated_limitations:
+        vocab = lm.get_output_embeddings().weight.shape[0]
+        processors.append(NoRepeatedLimitation.from_tokenizer(tokenizer, starts, vocab))
     sampled = settings.do_sample or row_temperatures is not None
     temperature = row_temperatures if row_temperatures is not None else settings.temperature
     if settings.boundary_temperature is not None and sampled:
@@ -328,16 +372,21 @@ def generate_batch(
     if grammar is not None:
         if not tagged:
             raise ValueError("constrained decoding applies to tagged (SPG) generation only")
-        processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens))
+        processors.append(StructureLogitsProcessor(grammar, settings.max_new_tokens, start))
     if sampled:  # last: it draws from what the processors before it left (spg.generation.sampling)
-        processors.append(PositionalSampling.for_model(temperature, lm.generation_config))
+        processors.append(PositionalSampling.for_model(temperature, lm.generation_config, key))
+        key = processors[-1].key
     # generate selects greedily: the draw is PositionalSampling's, so generate's own warpers stay off
     sampling = {"do_sample": False, "temperature": None, "top_k": None, "top_p": None}
     if settings.repetition_penalty != 1.0:
         sampling["repetition_penalty"] = settings.repetition_penalty
-    cache = kv_cache(settings, ids.device.type)
-    # A dynamic cache reserved once for the whole run: transformers' own copies itself at every step (kv_cache.py).
-    cached = {"cache_implementation": cache} if cache == "static" else {"past_key_values": ReservedCache(settings.max_new_tokens)}
+    implementation = kv_cache(settings, ids.device.type)
+    if cache is not None:
+        cached = {"past_key_values": cache}
+    elif implementation == "static":
+        cached = {"cache_implementation": implementation}
+    else:  # a dynamic cache reserved once for the whole run: transformers' own copies itself at every step (kv_cache.py)
+        cached = {"past_key_values": ReservedCache(settings.max_new_tokens)}
     kwargs = dict(
         input_ids=ids,
         attention_mask=mask,
@@ -351,21 +400,170 @@ def generate_batch(
         **cached,
         **sampling,
     )
-    drafted = prompt_lookup_tokens(settings, ids.device.type, len(prompts), cache)
+    drafted = prompt_lookup_tokens(settings, ids.device.type, len(prompts), implementation)
     if drafted:  # what makes transformers' generate draft; spg.generation.drafts supplies the drafts
         kwargs["prompt_lookup_num_tokens"] = drafted
+    recorder = None
     if spg is not None:
         recorder = StateRecorder(spg, settings.max_new_tokens)
         processors.insert(0, recorder)
-    with deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"), drafting(drafted, PROMPT_LOOKUP_NGRAM):
+    if stop is not None:
+        kwargs["stopping_criteria"] = StoppingCriteriaList([stop(recorder)])
+    if keep_cache:
+        kwargs["return_dict_in_generate"] = True
+    with (
+        deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"),
+        drafting(drafted, PROMPT_LOOKUP_NGRAM),
+        continuing(lm, cache is not None and bool(drafted)),
+    ):
         out = lm.generate(**kwargs)
-    states = recorder.states(out.shape[1] - ids.shape[1]) if spg is not None else None
-    new = out[:, ids.shape[1] :].tolist()
+    kept_cache = out.past_key_values if keep_cache else None
+    out = out.sequences if keep_cache else out
+    states = recorder.states(out.shape[1] - ids.shape[1]) if recorder is not None else None
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
+    rows = [_trim(row, set(stops), eot) for row in out[:, ids.shape[1] :].tolist()]
+    return _Call(rows, states, kept_cache, key if sampled else None)
+
+
+@torch.no_grad()
+def generate_batch(
+    lm: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    prompts: Sequence[Sequence[int]],
+    settings: DecodeSettings,
+    *,
+    tagged: bool,
+    spg: SPGModel | None = None,
+    grammar: StructureGrammar | None = None,
+    row_temperatures: Sequence[float] | None = None,
+    check: ClaimCheck | None = None,
+    streamer: BaseStreamer | None = None,
+) -> list[Generated]:
+    """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
+    same pass; with ``grammar``, structure-constrained; with ``row_temperatures``, each row sampled at its own
+    temperature (``settings.temperature`` is then not used); with ``check`` (and ``settings.redraws``), the checker
+    in the loop (:func:`_checked`); with ``streamer``, tokens handed on as they are kept (one row:
+    spg.generation.streaming; under the checker, the row's accepted tokens once it is settled, so that no rejected
+    claim is shown).
+
+    ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
+    """
+    rows = getattr(lm, "rows_per_call", None)  # a model that decodes fewer rows at once (spg.generation.onnx_model)
+    if rows is not None and len(prompts) > rows:
+        return [
+            out
+            for start in range(0, len(prompts), rows)
+            for out in generate_batch(
+                lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
+                row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
+                check=check,
+                streamer=streamer,
+            )
+        ]
+    if check is not None and settings.redraws:
+        results = _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check)
+        if streamer is not None:  # a redraw would otherwise show the claims it rejects, and the prompt again
+            streamer.put(torch.tensor(prompts[0]))
+            streamer.put(torch.tensor(results[0].ids))
+            streamer.end()
+        return results
+    call = _generate(lm, tokenizer, prompts, settings, tagged=tagged, spg=spg, grammar=grammar,
+                     row_temperatures=row_temperatures, streamer=streamer)
+    tags = structure_token_ids(tokenizer) if tagged else {}
+    return [
+        _generated(tokenizer, ids, None if call.states is None else call.states[row], tags, spg, tagged)
+        for row, ids in enumerate(call.rows)
+    ]
+
+
+def _generated(tokenizer: PreTrainedTokenizerBase, ids: list[int], states: torch.Tensor | None, tags: dict[str, int],
+               spg: SPGModel | None, tagged: bool, redraws: int = 0, ended_by_checker: bool = False) -> Generated:
+    parents = None if spg is None else pointer_parents(ids, states, tags, spg.pointer, spg.pointer.query)
+    text = tokenizer.decode(ids, skip_special_tokens=not tagged, clean_up_tokenization_spaces=False)
+    return Generated(ids, text, parents, redraws, ended_by_checker)
+
+
+def _checked(
+    lm: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    prompts: Sequence[Sequence[int]],
+    settings: DecodeSettings,
+    tagged: bool,
+    spg: SPGModel | None,
+    grammar: StructureGrammar | None,
+    row_temperatures: Sequence[float] | None,
+    check: ClaimCheck,
+) -> list[Generated]:
+    """Generation with the checker in the loop (spg.generation.redraw): the batch decodes once; each row whose claim
+    ``check`` blocks is then rolled back to that claim's start and redrawn on its own. A batch of one document is
+    stopped at a blocked claim as soon as it closes. Each redraw continues from the KV cache of the call before it,
+    cropped to the accepted tokens, instead of reading the prompt again (where the cache is dynamic: the CPU, ONNX
+    Runtime); a row of a larger batch reads its prompt once more, at its first redraw."""
+    tags = structure_token_ids(tokenizer) if tagged else {}
+
+    def parents(ids: Sequence[int], states: torch.Tensor) -> list[int | None]:
+        return pointer_parents(ids, states, tags, spg.pointer, spg.pointer.query)
+
+    claims = Claims(tokenizer, tagged, settings.max_new_tokens, tags, grammar is not None,
+                    parents if spg is not None else None)
+    one = len(prompts) == 1
+    dynamic = kv_cache(settings, lm.device.type) == "dynamic"  # a cache that can be cropped and kept
+    budget = Budget(settings.redraws, settings.max_new_tokens if settings.redraw_tokens is None else settings.redraw_tokens)
+    eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
+    common = dict(tagged=tagged, spg=spg, grammar=grammar, checked=True)
+    separators = limitation_tokens(tokenizer)[0]
+
+    def stopping(offset: int, prefix: list[int], prefix_states: torch.Tensor | None, made: list[ClaimStop],
+                 pause: bool = False):
+        """A ClaimStop (appended to ``made``) for a row whose ``prefix`` (claims already checked) ends its prompt."""
+
+        def make(recorder: StateRecorder | None) -> ClaimStop:
+            def states(generated: int) -> torch.Tensor | None:
+                if recorder is None or recorder.buffer is None:
+                    return prefix_states if recorder is not None else None
+                new = recorder.states(generated - len(prefix))[0]
+                return new if prefix_states is None else torch.cat([prefix_states, new.to(prefix_states.device)])
+
+            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators, pause))
+            return made[-1]
+
+        return make
+
+    made: list[ClaimStop] = []
+    first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=one and dynamic,
+                      stop=stopping(len(prompts[0]), [], None, made) if one else None, **common)
+    # the run's seed (spg generate's ``seed``, or torch's own draw when none was set), read without drawing: a redraw's
+    # key is then the same whatever else the run sampled and whichever documents shared its batch
+    seed = torch.initial_seed()
     results = []
-    for row, generated in enumerate(new):
-        kept = _trim(generated, set(stops), eot)
-        parents = None if spg is None else pointer_parents(kept, states[row], tags, spg.pointer, spg.pointer.query)
-        text = tokenizer.decode(kept, skip_special_tokens=not tagged, clean_up_tokenization_spaces=False)
-        results.append(Generated(kept, text, parents))
+    for row, prompt in enumerate(prompts):
+        cache = first.cache
+
+        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt, row=row):
+            """Attempt ``attempt`` at the claim after ``prefix``, paused once that claim passes; attempt 0 goes on
+            after a redrawn claim with the run's own settings (and key: the first call's)."""
+            nonlocal cache
+            if cache is not None:
+                cache.crop(len(prompt) + len(prefix) - 1 - cache.get_seq_length())
+            rest = dict(max_new_tokens=settings.max_new_tokens - len(prefix),
+                        min_new_tokens=max(settings.min_new_tokens - len(prefix), 0))
+            temperatures = None if row_temperatures is None else row_temperatures[row : row + 1]
+            key = first.key
+            if attempt:
+                rest.update(do_sample=True, temperature=settings.redraw_temperature)
+                key, temperatures = redraw_key(seed, prompt, len(prefix), attempt), None
+            call = _generate(
+                lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
+                key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=dynamic,
+                stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0), **common,
+            )
+            cache = call.cache
+            stop = made[-1]
+            return call.rows[0], None if call.states is None else call.states[0], stop.stopped, stop.paused
+
+        states = None if first.states is None else first.states[row]
+        settled = settle(first.rows[row], states, made[0].stopped if one else None, claims, check, budget, redraw,
+                         lambda accepted: accepted + [eot] if tagged else accepted)
+        results.append(_generated(tokenizer, settled.ids, settled.states, tags, spg, tagged, settled.redraws,
+                                  settled.ended_by_checker))
     return results

@@ -14,6 +14,7 @@ stopping.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import torch
@@ -59,3 +60,88 @@ class GeneratedNoRepeatNGram(LogitsProcessor):
         if len(self.exempt):
             bans = bans.masked_fill(torch.isin(successors, self.exempt), float("inf"))
         return scores.scatter_reduce(1, successors, bans, reduce="amin")
+
+
+class NoRepeatedLimitation(LogitsProcessor):
+    """Bans the token that would complete a word-for-word copy of an earlier limitation of the current claim: of the
+    text between two ``separators`` (tokens holding ";" or ":"), its leading ``skipped`` tokens ("and", "or", blanks)
+    left out, ``min_tokens`` tokens long at least. What spg lint's ``repeated-limitation`` rejects after the claim
+    closes (spg.generation.redraw), blocked while decoding, where it costs one token instead of a redrawn claim.
+
+    Tensor operations over the batch, as :class:`GeneratedNoRepeatNGram` (no host-device synchronisation per step):
+    each earlier limitation is a segment of the claim, and it is blocked when its length is one more than the
+    limitation being written and every one of its tokens but the last equals that limitation's token at the same
+    offset. One instance per ``generate`` call.
+    """
+
+    def __init__(self, separators: Iterable[int], skipped: Iterable[int], boundaries: Iterable[int],
+                 vocab_size: int, min_tokens: int = 4):
+        self.separator = torch.zeros(vocab_size, dtype=torch.bool)
+        self.separator[sorted(set(separators))] = True
+        self.skipped = torch.zeros(vocab_size, dtype=torch.bool)
+        self.skipped[sorted(set(skipped))] = True
+        self.boundary = torch.zeros(vocab_size, dtype=torch.bool)
+        self.boundary[sorted(set(boundaries))] = True
+        self.min_tokens = min_tokens
+        self.prompt_length: int | None = None
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer, boundaries: Iterable[int], vocab_size: int) -> NoRepeatedLimitation:
+        separators, skipped = limitation_tokens(tokenizer)
+        return cls(separators, skipped, boundaries, max(vocab_size, len(tokenizer)))
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if self.prompt_length is None:
+            self.prompt_length = input_ids.shape[1]
+            device = input_ids.device
+            self.separator, self.skipped, self.boundary = (
+                self.separator.to(device), self.skipped.to(device), self.boundary.to(device))
+        g = input_ids[:, self.prompt_length :]
+        rows, length = g.shape
+        if length < self.min_tokens:
+            return scores
+        pos = torch.arange(length, device=g.device).expand(rows, length)
+        is_sep, bound = self.separator[g], self.boundary[g]
+        cut = is_sep | bound
+        claim_start = torch.where(bound, pos, -1).amax(1, keepdim=True) + 1
+        last_cut = torch.where(cut, pos, -1).cummax(1).values  # the latest cut at or before each token
+        before = torch.cat([last_cut.new_full((rows, 1), -1), last_cut[:, :-1]], 1)  # ... strictly before it
+        # Segment c holds the tokens after the cut at c − 1 (c = 0: from the start); the slot `length + 1` is a dump.
+        dump = length + 1
+        content = ~cut & ~self.skipped[g]
+        segment = torch.where(cut, dump, before + 1)
+        start = torch.full((rows, length + 2), dump, device=g.device).scatter_reduce(
+            1, torch.where(content, segment, dump), pos, reduce="amin")
+        end = torch.full((rows, length + 2), -1, device=g.device).scatter_reduce(
+            1, torch.where(is_sep, before + 1, dump), pos, reduce="amax")
+        current = last_cut[:, -1:] + 1  # the limitation being written
+        begun = start.gather(1, current)
+        written = (length - begun).clamp(min=0)  # its tokens from its first content token
+        offset = pos - start.gather(1, segment.clamp(max=dump))
+        counted = (segment != dump) & (offset >= 0) & (offset < written)
+        at = (begun + offset).clamp(0, length - 1)
+        differs = (counted & (g != g.gather(1, at))).long()
+        mismatches = torch.zeros(rows, length + 2, dtype=torch.long, device=g.device).scatter_add(1, segment, differs)
+        ids = torch.arange(length + 2, device=g.device).expand(rows, length + 2)
+        blocked = (
+            (ids < dump) & (end >= 0) & (ids >= claim_start) & (ids != current) & (mismatches == 0)
+            & (end - start == written + 1) & (written + 1 >= self.min_tokens)
+        )
+        last = g.gather(1, (end - 1).clamp(0, length - 1))
+        bans = torch.where(blocked, float("-inf"), float("inf")).to(scores.dtype)
+        return scores.scatter_reduce(1, last, bans, reduce="amin")
+
+
+@functools.lru_cache(maxsize=4)
+def token_pieces(tokenizer) -> tuple[str, ...]:
+    """Each token of ``tokenizer`` decoded alone, once per tokenizer (the whole vocabulary: ~0.2 s for SmolLM2's)."""
+    return tuple(tokenizer.batch_decode([[i] for i in range(len(tokenizer))], clean_up_tokenization_spaces=False))
+
+
+@functools.lru_cache(maxsize=4)
+def limitation_tokens(tokenizer) -> tuple[list[int], list[int]]:
+    """The tokens that end a limitation (";", ":") and those skipped at its start."""
+    pieces = token_pieces(tokenizer)
+    separators = [i for i, p in enumerate(pieces) if ";" in p or ":" in p]
+    skipped = [i for i, p in enumerate(pieces) if p.strip().lower() in ("", "and", "or")]
+    return separators, skipped

@@ -31,19 +31,22 @@ class PositionalSampling(LogitsProcessor):
     temperature): they act on the model's scores, and the noise is what turns the argmax into a draw.
     """
 
-    def __init__(self, temperature: float | Sequence[float], top_k: int = DEFAULT_TOP_K, top_p: float = DEFAULT_TOP_P):
+    def __init__(self, temperature: float | Sequence[float], top_k: int = DEFAULT_TOP_K, top_p: float = DEFAULT_TOP_P,
+                 key: int | None = None):
         self.temperature = torch.as_tensor(temperature, dtype=torch.float32).reshape(-1, 1)
         self.warpers = LogitsProcessorList(
             ([TopKLogitsWarper(top_k)] if top_k else []) + ([TopPLogitsWarper(top_p)] if top_p < 1.0 else [])
         )
-        self.key = int(torch.randint(0, 2**62, ()).item())
+        # a redraw passes its own key (spg.generation.redraw: derived from the document and the attempt)
+        self.key = int(torch.randint(0, 2**62, ()).item()) if key is None else key
 
     @classmethod
-    def for_model(cls, temperature: float | Sequence[float], config: GenerationConfig) -> PositionalSampling:
+    def for_model(cls, temperature: float | Sequence[float], config: GenerationConfig,
+                  key: int | None = None) -> PositionalSampling:
         """The sampling ``generate`` would do for a model with this generation config: its ``top_k`` and ``top_p``,
         else transformers' defaults (spg's settings name only a temperature; other warpers are not applied)."""
         top_k = DEFAULT_TOP_K if config.top_k is None else config.top_k
-        return cls(temperature, top_k, DEFAULT_TOP_P if config.top_p is None else config.top_p)
+        return cls(temperature, top_k, DEFAULT_TOP_P if config.top_p is None else config.top_p, key)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         self.temperature = self.temperature.to(scores.device, scores.dtype)  # once: a copy per step would sync

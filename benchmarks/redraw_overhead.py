@@ -1,0 +1,56 @@
+"""What the checker in the loop costs the main job's decoding: ``redraws: 0`` (off) against the default, alternated.
+
+One process loads the main job's generator once (shipped model, its default runtime and settings, ``--max-new-tokens``)
+and decodes the example description ``--repeats`` times each way, seed 0, counting the model's forwards; it prints
+both times, the ratio per pair, and what each run printed (claims, redraws, whether the budget of redraws ran out).
+Start-up is not timed: it is the same with and without the checker.
+
+    python benchmarks/redraw_overhead.py                  # 3 pairs
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from spg.cli.generate import example_path  # noqa: E402
+from spg.generation.config import GenerateConfig  # noqa: E402
+from spg.generation.generator import load_generator  # noqa: E402
+from spg.generation.runner import Document  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--max-new-tokens", type=int, default=256)
+    args = parser.parse_args()
+    config = GenerateConfig.load(None)
+    base = dataclasses.replace(config.decode, max_new_tokens=args.max_new_tokens)
+    generator = load_generator(config.model, base, constrained=config.constrained, device="cpu")
+    forwards = [0]
+    generator.lm.register_forward_pre_hook(lambda module, inputs: forwards.__setitem__(0, forwards[0] + 1))
+    doc = Document("folding_step_stool", example_path().read_text(encoding="utf-8"))
+    times: dict[int, list[float]] = {0: [], base.redraws: []}
+    for _ in range(args.repeats):
+        for redraws in times:
+            generator.settings = dataclasses.replace(base, redraws=redraws)
+            torch.manual_seed(config.seed)
+            forwards[0] = 0
+            start = time.perf_counter()
+            (result,) = generator([doc])
+            times[redraws].append(time.perf_counter() - start)
+            print(f"redraws {redraws}: {times[redraws][-1]:.2f} s, {forwards[0]} forwards, {len(result['forest'])} "
+                  f"claims, {result['redraws']} redrawn, budget ran out: {result['ended_by_checker']}", flush=True)
+    off, on = times.values()
+    print("with / without the checker, per pair:", ", ".join(f"{b / a:.2f}" for a, b in zip(off, on, strict=True)))
+
+
+if __name__ == "__main__":
+    main()

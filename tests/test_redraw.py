@@ -1,0 +1,217 @@
+"""Checker in the loop (spg.generation.redraw): no printed claim draws a blocking finding; a blocked claim is rolled
+back and redrawn deterministically within the budget; an exact repeat of a limitation is banned while decoding.
+
+Tiny random models built in code; the checker is injected (it blocks claims holding a chosen character, which a
+random byte-level model writes often enough), so the mechanism is tested apart from spg lint's rules."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+from tiny import tiny_llama, tiny_tokenizer
+
+from spg.config import Invalid
+from spg.forest import Claim, Forest
+from spg.generation.config import DecodeSettings
+from spg.generation.generator import ClaimGenerator
+from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
+from spg.generation.redraw import REDRAW_RULES, ClaimCheck
+from spg.generation.repetition import NoRepeatedLimitation
+from spg.generation.runner import Document
+from spg.lint import Finding
+from spg.lint.rules import RULES
+from spg.model.batch import INSTRUCTION
+from spg.model.spg_model import SPGConfig, SPGModel
+
+DOCS = [Document("d1", "A chair with four legs and a seat."), Document("d2", "A lamp with a shade.")]
+
+
+@pytest.fixture(scope="module")
+def spg():
+    """A tiny SPG model that likes structure tokens, so that short runs hold several claims."""
+    torch.manual_seed(0)
+    model = SPGModel.from_base(SPGConfig(lora_r=4), base=tiny_llama(), tokenizer=tiny_tokenizer()).eval()
+    tag_ids = torch.tensor(list(model.structure_ids.values()))
+    eot = model.structure_ids["<eot>"]
+
+    def favour_tags(module, args, logits):
+        logits[..., tag_ids] += 3.0
+        logits[..., eot] -= 3.0
+        return logits
+
+    model.lm.get_output_embeddings().register_forward_hook(favour_tags)
+    return model
+
+
+def holding(chars: str, partial: bool = True) -> ClaimCheck:
+    """A checker that blocks every claim holding one of ``chars`` (also while it is written, with ``partial``)."""
+
+    def findings(forest: Forest) -> list[Finding]:
+        return [Finding("test-char", "warning", c.num, "holds a blocked character") for c in forest.claims
+                if any(ch in c.text for ch in chars)]
+
+    return ClaimCheck(findings, frozenset({"test-char"}), frozenset({"test-char"} if partial else ()))
+
+
+def generate(spg, check: ClaimCheck | None, docs=DOCS, constrained: bool = True, **settings) -> list[dict]:
+    decode = DecodeSettings(**{"max_new_tokens": 60, "do_sample": False, **settings})
+    generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", decode, INSTRUCTION, 512, spg, constrained)
+    if check is not None:
+        generator.check = check
+    return generator(docs)
+
+
+def first_claim_chars(results: list[dict]) -> str:
+    """A character of each document's first claim in ``results``, so that a checker blocking it redraws each."""
+    return "".join(sorted({r["forest"][0]["text"].strip()[0] for r in results if r["forest"]}))
+
+
+def test_no_printed_claim_draws_a_blocking_finding_and_redraws_are_reported(spg):
+    plain = generate(spg, None, redraws=0)
+    chars = first_claim_chars(plain)
+    assert chars and all(r["redraws"] == 0 for r in plain)
+    for one_at_a_time in (True, False):  # alone: stopped as the claim is written, cache kept; in a batch: after it
+        batches = [[d] for d in DOCS] if one_at_a_time else [DOCS]
+        checked = [r for batch in batches for r in generate(spg, holding(chars), docs=batch)]
+        assert all(r["valid"] for r in checked), [r["reasons"] for r in checked]
+        assert not [c for r in checked for c in r["forest"] if any(ch in c["text"] for ch in chars)]
+        assert all(r["redraws"] >= 1 for r in checked)
+        assert all(r["claims_text"] != p["claims_text"] for r, p in zip(checked, plain, strict=True))
+
+
+def test_greedy_and_seeded_runs_stay_deterministic_with_redraws(spg):
+    chars = first_claim_chars(generate(spg, None, redraws=0))
+    for sampled in (False, True):
+        runs = []
+        for _ in range(2):
+            torch.manual_seed(7)
+            runs.append(generate(spg, holding(chars), do_sample=sampled, temperature=0.7))
+        assert runs[0] == runs[1]
+        assert any(r["redraws"] for r in runs[0])
+
+
+def test_a_document_is_redrawn_alike_alone_and_in_a_batch(spg):
+    # the redraw key comes from the run's seed, the document and the attempt; alone, the cache of the accepted claims
+    # is kept and cropped, and prompt lookup drafts; in a batch, the redraw reads its prompt again
+    chars = first_claim_chars(generate(spg, None, redraws=0))
+    torch.manual_seed(3)
+    together = generate(spg, holding(chars, partial=False))
+    torch.manual_seed(3)
+    alone = [generate(spg, holding(chars, partial=False), docs=[d])[0] for d in DOCS]
+    assert [(r["raw"], r["pointer_parents"], r["redraws"]) for r in together] == [
+        (r["raw"], r["pointer_parents"], r["redraws"]) for r in alone]
+
+
+def test_when_the_budget_is_spent_the_claim_set_ends_at_its_last_good_claim(spg):
+    def after_the_first(forest: Forest) -> list[Finding]:
+        return [Finding("test-late", "warning", c.num, "any claim after the first") for c in forest.claims[1:]]
+
+    (result,) = generate(spg, ClaimCheck(after_the_first, frozenset({"test-late"})), docs=DOCS[:1], redraws=2)
+    assert result["valid"] and len(result["forest"]) == 1
+    assert result["redraws"] == 2 and result["ended_by_checker"]
+    assert result["raw"].endswith("<eot>") and result["cut_by_budget"] == ""
+    (spent,) = generate(spg, ClaimCheck(after_the_first, frozenset({"test-late"})), docs=DOCS[:1], redraws=5,
+                        redraw_tokens=0)
+    assert spent["redraws"] == 0 and spent["ended_by_checker"] and len(spent["forest"]) == 1
+
+
+def test_zero_shot_plain_claims_are_checked_line_by_line():
+    model, tok = tiny_llama(seed=1), tiny_tokenizer()
+    newline = tok.encode("\n", add_special_tokens=False)[0]
+    model.get_output_embeddings().register_forward_hook(lambda m, a, logits: logits.index_add_(
+        -1, torch.tensor([newline]), torch.full((*logits.shape[:-1], 1), 2.0)))  # many short lines
+
+    def run(check: ClaimCheck) -> list[dict]:
+        gen = ClaimGenerator(model, tok, "zero-shot", DecodeSettings(max_new_tokens=40, temperature=1.0),
+                             ZERO_SHOT_INSTRUCTION, 1400)
+        gen.check = check
+        torch.manual_seed(0)
+        return gen(DOCS)
+
+    plain = run(ClaimCheck(lambda forest: [], frozenset()))
+    text = "".join(c["text"] for r in plain for c in r["forest"])
+    assert "\n" in "".join(r["raw"] for r in plain) and text
+    chars = "".join(sorted({ch for ch in text if ch.strip()})[:3])
+    checked = run(holding(chars))
+    assert not [c for r in checked for c in r["forest"] if any(ch in c["text"] for ch in chars)]
+    assert any(r["redraws"] for r in checked) and checked == run(holding(chars))
+
+
+def test_structure_errors_and_the_drafting_rules_block_a_claim():
+    check = ClaimCheck()
+    cites_itself = Forest.from_claims([Claim(1, "A stool comprising a seat.", ()), Claim(2, "The stool of claim 2.", (2,))])
+    assert {f.rule for f in check.blocking(cites_itself)} == {"self-reference"}
+    copied = Forest.from_claims([
+        Claim(1, "A stool comprising a seat and a leg.", ()),
+        Claim(2, "The stool of claim 1, wherein the seat is moulded from reinforced polypropylene.", (1,)),
+        Claim(3, "The stool of claim 1, wherein the seat is moulded from reinforced polypropylene.", (1,)),
+    ])
+    assert "duplicate-claim" in {f.rule for f in check.blocking(copied)}
+    good = Forest.from_claims(copied.claims[:2])
+    assert check.blocking(good) == []
+    assert set(RULES) >= REDRAW_RULES  # each id the checker blocks is a rule spg lint reports
+
+
+def reference_bans(g: list[int], sep: int, skip: int, bound: int, min_tokens: int = 4) -> set[int]:
+    """NoRepeatedLimitation read plainly: the last token of each earlier limitation of the current claim that the
+    limitation being written copies up to that token."""
+    claim = g[max([i + 1 for i, t in enumerate(g) if t == bound], default=0) :]
+    done, current = [], []
+    for t in claim:
+        if t == sep:
+            done.append(current)
+            current = []
+        else:
+            current.append(t)
+
+    def strip(s: list[int]) -> list[int]:
+        while s and s[0] == skip:
+            s = s[1:]
+        return s
+
+    current = strip(current)
+    return {s[-1] for s in map(strip, done) if len(s) == len(current) + 1 >= min_tokens and s[:-1] == current}
+
+
+def test_an_exact_repeat_of_a_limitation_is_banned_at_its_last_token():
+    sep, skip, bound, vocab = 1, 2, 3, 8
+    rng = random.Random(0)
+    banned_somewhere = 0
+    for _ in range(1500):
+        base = [rng.randrange(4, vocab) for _ in range(rng.randrange(3, 6))]
+        g: list[int] = []
+        for _ in range(rng.randrange(1, 8)):
+            roll = rng.random()
+            g += [skip] * (rng.random() < 0.3)
+            g += base if roll < 0.4 else base[: rng.randrange(len(base))] if roll < 0.7 else [
+                rng.randrange(2, vocab) for _ in range(rng.randrange(1, 6))]
+            g.append(rng.choice([sep, sep, sep, bound]) if rng.random() < 0.9 else rng.randrange(4, vocab))
+        g += base[: rng.randrange(len(base) + 1)]
+        block = NoRepeatedLimitation([sep], [skip], [bound], vocab)
+        block(torch.tensor([[5, 6]]), torch.zeros(1, vocab))  # the prompt
+        scores = block(torch.tensor([[5, 6, *g]]), torch.zeros(1, vocab))
+        expected = reference_bans(g, sep, skip, bound)
+        assert {i for i in range(vocab) if scores[0, i] == float("-inf")} == expected, g
+        banned_somewhere += bool(expected)
+    assert banned_somewhere > 50
+
+
+def test_a_tokenizers_limitation_ends_and_skipped_words_are_read_from_its_vocabulary(spg):
+    tok = spg.tokenizer
+    written = tok.encode("A stool comprising: a seat on four legs; ", add_special_tokens=False)
+    copy = tok.encode("a seat on four legs", add_special_tokens=False)
+    block = NoRepeatedLimitation.from_tokenizer(tok, [], len(tok))
+    prompt = tok.encode("Claims:", add_special_tokens=False)
+    block(torch.tensor([prompt]), torch.zeros(1, len(tok)))
+    scores = block(torch.tensor([prompt + written + copy[:-1]]), torch.zeros(1, len(tok)))
+    assert scores[0, copy[-1]] == float("-inf") and (scores[0] == float("-inf")).sum() == 1
+
+
+def test_redraw_settings_are_checked():
+    with pytest.raises(Invalid, match="redraws"):
+        DecodeSettings(redraws=-1).check()
+    with pytest.raises(Invalid, match="redraw_temperature"):
+        DecodeSettings(redraw_temperature=0).check()
+    DecodeSettings(redraws=0, redraw_tokens=0).check()
