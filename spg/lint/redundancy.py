@@ -36,6 +36,11 @@ _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$
 # restates what each alternative shares
 _LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
+# a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
+# frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
+# are no words already), "having" for "has" (see _restated)
+_SAME_VERB = {"has": "has", "have": "has", "having": "has", "comprises": "comprises", "comprise": "comprises",
+              "comprising": "comprises", "includes": "includes", "include": "includes", "including": "includes"}
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
 
@@ -44,6 +49,12 @@ def _acts(clause: tuple[str, ...]) -> bool:
     """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
     a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
     return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
+
+
+def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
+    """A clause as compared for a repetition inside one claim: without the copula, with one form of "has",
+    "comprises" and "includes" (:data:`_SAME_VERB`)."""
+    return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -142,12 +153,13 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
-        for clause in readings[c.num].limitations:
-            if len(clause) < SHORTEST_REPEATED and not (len(clause) == SHORTEST_REPEATED - 1 and _acts(clause)):
+        for said in readings[c.num].limitations:
+            if len(said) < SHORTEST_REPEATED and not (len(said) == SHORTEST_REPEATED - 1 and _acts(said)):
                 continue
+            clause = _restated(said)
             if clause in seen and clause not in reported and not (items and clause in markush):
                 reported.add(clause)
-                shown = " ".join(clause)
+                shown = " ".join(said)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"
                 out.append(Finding(
                     "repeated-limitation", "warning", c.num,
