@@ -44,6 +44,9 @@ _TRANSITIONS = frozenset({"comprising", "comprises", "including", "includes", "c
 # the element before it, which two elements may each have)
 _ELEMENT_OPENERS = frozenset({";", ",", ":", "and", "comprising", "comprises", "comprise", "wherein", ""})
 _PART_OPENERS = frozenset({"having", "has", "have", "with", "including", "includes", "each", "of"})
+_LONGEST_PART = 12  # tokens of one item of a list of parts ("a fore side, an aft side facing the tail, and …")
+_LISTED_AFTER_OF = frozenset({"a", "an", "at", "one", "two", "three", "four", "several", "multiple", "plural",
+                              "first", "second", "each", "said"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
@@ -272,13 +275,20 @@ class _Reader:
                     if t.lower() == "or":
                         return False
             if before in (",", "and"):
-                # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts
+                # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts; an item
+                # as long as a clause ("…, the probe being rotatable relative to the first member, and a grip") ends
+                # no list of parts: what follows it is the claim's next element
+                # "of" opens such a list with an element of its own or a "said" list ("each of said displaying a
+                # list, a preview, and …"), not "the commencement of tracking, and a controller"
+                item, nxt = 0, ""
                 for t in reversed(tokens[max(c.start - 40, 0) : c.start - 1]):
                     t = t.lower()
-                    if t in _PART_OPENERS:
+                    if t in _PART_OPENERS and (t != "of" or nxt in _LISTED_AFTER_OF):
                         return False
-                    if t in _LIST_OPENERS:
+                    nxt = t
+                    if t in _LIST_OPENERS or item > _LONGEST_PART:
                         break
+                    item = 0 if t == "," else item + 1
             return True
 
         def told_apart(a: _Chunk, b: _Chunk) -> bool:
