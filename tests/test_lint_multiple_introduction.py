@@ -27,6 +27,21 @@ def test_an_element_added_again_after_a_comma_and_a_long_clause_is_introduced_ag
     assert introduced_again(text) == [(1, "a controller")]
 
 
+def test_an_element_first_read_with_a_postpositive_adjective_is_introduced_again_without_it():
+    text = ("1. A ratchet comprising: an inner element rotatable within an outer element; a track formed in the inner "
+            "element; and an inner element.")
+    assert introduced_again(text) == [(1, "an inner element")]
+    assert introduced_again("1. A ratchet comprising: a lever; a pin; and a lever rotatable about the pin.") == [
+        (1, "a lever rotatable")
+    ]
+
+
+def test_elements_a_postpositive_adjective_tells_apart_are_distinct():
+    text = "1. A ratchet comprising: a lever rotatable about a pin; and a lever rotatable about a shaft."
+    assert introduced_again(text) == []
+    assert introduced_again("1. A desk comprising: a table; and a turntable on the table.") == []
+
+
 def test_short_parts_listed_after_a_comma_belong_to_their_owner():
     text = ("1. A trailer comprising: a bumper having a fore side, a rail, and an aft side; and a landing gear having "
             "a fore side, a rail, and an aft side.")
