@@ -57,6 +57,25 @@ def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
 
 
+def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The two clauses an "and" joins inside one ("a lever pivoted to the frame and a seat fixed to the lever"), each
+    :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
+    and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
+    has a subject of its own."""
+    out = []
+    for i, w in enumerate(said):
+        if w == "and":
+            first, then = said[:i], said[i + 1 :]
+            if (
+                min(len(first), len(then)) >= SHORTEST_REPEATED
+                and _acts(first)
+                and _acts(then)
+                and not _acts(then[:1])  # "… connected to the switch and disposed at …" shares its subject
+            ):
+                out += [_restated(first), _restated(then)]
+    return out
+
+
 def _cited(parents: tuple[int, ...]) -> str:
     return "independent" if not parents else "citing claim " + ", ".join(map(str, parents))
 
@@ -150,6 +169,7 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
             continue
         markush: set[tuple[str, ...]] = set()
         seen: set[tuple[str, ...]] = set()
+        joined: set[tuple[str, ...]] = set()  # the halves of clauses joined by "and" (_joined)
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
@@ -157,17 +177,22 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
             if len(said) < SHORTEST_REPEATED and not (len(said) == SHORTEST_REPEATED - 1 and _acts(said)):
                 continue
             clause = _restated(said)
-            if clause in seen and clause not in reported and not (items and clause in markush):
-                reported.add(clause)
-                shown = " ".join(said)
+            halves = _joined(said)
+            # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)
+            again = clause if clause in seen or clause in joined else next((x for x in halves if x in seen), None)
+            if again is not None and again not in reported and not (items and again in markush):
+                reported.add(again)
+                shown = " ".join(said if again is clause else again)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"
                 out.append(Finding(
                     "repeated-limitation", "warning", c.num,
                     f"recites the limitation '{shown}' more than once; say it once", None, None, shown,
                 ))
             seen.add(clause)
+            joined.update(halves)
             if items:
                 markush.add(clause)
+                markush.update(halves)
             if clause[-2:] in _MARKUSH:
                 items, markush = True, set()
     return out
