@@ -41,6 +41,7 @@ _MARKUSH = {("consisting", "of"), ("selected", "from")}
 # are no words already), "having" for "has" (see _restated)
 _SAME_VERB = {"has": "has", "have": "has", "having": "has", "comprises": "comprises", "comprise": "comprises",
               "comprising": "comprises", "includes": "includes", "include": "includes", "including": "includes"}
+_RESTATED = COPULA | frozenset(_SAME_VERB)
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
 
@@ -54,6 +55,8 @@ def _acts(clause: tuple[str, ...]) -> bool:
 def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
     """A clause as compared for a repetition inside one claim: without the copula, with one form of "has",
     "comprises" and "includes" (:data:`_SAME_VERB`)."""
+    if _RESTATED.isdisjoint(clause):
+        return clause  # most clauses: nothing to change
     return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
 
 
@@ -62,6 +65,8 @@ def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
     :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
     and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
     has a subject of its own."""
+    if "and" not in said:
+        return []
     out = []
     for i, w in enumerate(said):
         if w == "and":
