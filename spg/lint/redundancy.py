@@ -65,18 +65,14 @@ def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
     :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
     and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
     has a subject of its own."""
-    if "and" not in said:
-        return []
     out = []
-    for i, w in enumerate(said):
-        if w == "and":
+    if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
+        return out
+    for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
+        if said[i] == "and":
             first, then = said[:i], said[i + 1 :]
-            if (
-                min(len(first), len(then)) >= SHORTEST_REPEATED
-                and _acts(first)
-                and _acts(then)
-                and not _acts(then[:1])  # "… connected to the switch and disposed at …" shares its subject
-            ):
+            # "… connected to the switch and disposed at …": the second shares its subject
+            if not _acts(then[:1]) and _acts(first) and _acts(then):
                 out += [_restated(first), _restated(then)]
     return out
 
@@ -184,7 +180,9 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
             clause = _restated(said)
             halves = _joined(said)
             # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)
-            again = clause if clause in seen or clause in joined else next((x for x in halves if x in seen), None)
+            again = clause if clause in seen or clause in joined else None
+            if again is None and halves:
+                again = next((x for x in halves if x in seen), None)
             if again is not None and again not in reported and not (items and again in markush):
                 reported.add(again)
                 shown = " ".join(said if again is clause else again)
