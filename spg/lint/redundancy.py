@@ -10,7 +10,8 @@
   choice, which narrows; a claim whose restated limitations are all shorter than three words ("further
   comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
-  steel plate …"). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
+  steel plate …"), also restated with a participle for a relative clause, "having" for "has", or as one half of a
+  clause an "and" joins to another (_restated, _joined). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
   good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
   …"), alternatives whose names the text may not tell apart (stereo descriptors lost in publication), and claims
   listing lettered alternatives ("any one of the following proteins (a), (b) and (c) …", "… or (b) …"), each of
