@@ -146,8 +146,10 @@ def _element(text: str) -> str | None:
     return None
 
 
-def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]]) -> dict[str, bool]:
-    """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in."""
+def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
+           missed: list[tuple[str, int, str]] | None = None) -> dict[str, bool]:
+    """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in (each miss,
+    as (kind, claim, the claim's changed text), appended to ``missed`` where given)."""
     records = _records_of(forest)
     nums = [c.num for c in forest.claims]
     if len(set(nums)) != len(nums) or not nums:
@@ -179,6 +181,8 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {clause}.") if r["num"] == c.num else r
                    for r in records]
         out["limitation repeated"] = _hit(changed, "repeated-limitation", c.num)
+        if missed is not None and not out["limitation repeated"]:
+            missed.append(("limitation repeated", c.num, next(r["text"] for r in changed if r["num"] == c.num)))
 
     if dependents:
         c = rng.choice(dependents)
@@ -203,6 +207,9 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {element}.") if r["num"] == c.num else r
                    for r in records]
         out["element introduced twice"] = _hit(changed, "multiple-introduction", c.num)
+        if missed is not None and not out["element introduced twice"]:
+            missed.append(("element introduced twice", c.num,
+                           next(r["text"] for r in changed if r["num"] == c.num)))
     return out
 
 
@@ -297,6 +304,27 @@ def rates(records, repeat: int) -> dict[str, tuple[float, float]]:
     return {name: (min(v), max(v)) for name, v in seen.items()}
 
 
+def list_misses(sides: dict[str, list], seed: int) -> None:
+    """Recall on train and dev (seeded apart from the test side's draws) and every defect missed there, to be read
+    while tuning; the test side is not read at all."""
+    rng = random.Random(seed)
+    pool = subject_pool(sides["train"])
+    for side in ("train", "dev"):
+        hits: dict[str, list[bool]] = defaultdict(list)
+        missed: list[tuple[str, int, str]] = []
+        for r in sides[side]:
+            if r.fields.get("kind") in ("grant", "ep"):
+                before = len(missed)
+                for kind, ok in inject(r.claims, rng, pool, missed).items():
+                    hits[kind].append(ok)
+                missed[before:] = [(kind, f"{r.id} claim {num}", text) for kind, num, text in missed[before:]]
+        print(f"\nrecall on injected defects, {side} side (development data):")
+        for kind, oks in hits.items():
+            print(f"  {kind:28s} {percent(sum(oks), len(oks))}")
+        for kind, where, text in missed:
+            print(f"  missed [{kind}] {where}: {' '.join(text.split())[-400:]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -304,11 +332,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of the whole set (default 3)")
     parser.add_argument("--draft-outputs", metavar="FILE", help="also lint a JSON Lines file of spg generate results")
     parser.add_argument("--list-dev", action="store_true", help="also list every finding on train and dev")
+    parser.add_argument("--misses", action="store_true",
+                        help="only inject on train and dev (the sides to tune on) and list every missed defect, "
+                        "nothing of the test side")
     args = parser.parse_args()
     records = [r for r in shared_records() if r.fields.get("kind") in KINDS]
     sides = {side: [r for r in records if checker_split(r.id) == side] for side in ("train", "dev", "test")}
     print(f"shared USPTO set: {len(records)} documents, {sum(len(r.claims) for r in records)} claims; checker split "
           + ", ".join(f"{s} {len(v)}" for s, v in sides.items()))
+    if args.misses:
+        list_misses(sides, args.seed)
+        return
 
     rng = random.Random(args.seed)
     for side in ("test", "dev"):

@@ -21,6 +21,33 @@ def test_an_element_added_again_at_the_end_of_a_list_is_introduced_again():
     assert introduced_again(text) == [(1, "a seat")]
 
 
+def test_an_element_added_again_after_a_comma_and_a_long_clause_is_introduced_again():
+    text = ("1. A probe comprising: a transfer member; a grip; and a controller, the grip being rotatable relative to "
+            "the transfer member at the commencement of tracking, and a controller.")
+    assert introduced_again(text) == [(1, "a controller")]
+
+
+def test_an_element_first_read_with_a_postpositive_adjective_is_introduced_again_without_it():
+    text = ("1. A ratchet comprising: an inner element rotatable within an outer element; a track formed in the inner "
+            "element; and an inner element.")
+    assert introduced_again(text) == [(1, "an inner element")]
+    assert introduced_again("1. A ratchet comprising: a lever; a pin; and a lever rotatable about the pin.") == [
+        (1, "a lever rotatable")
+    ]
+
+
+def test_elements_a_postpositive_adjective_tells_apart_are_distinct():
+    text = "1. A ratchet comprising: a lever rotatable about a pin; and a lever rotatable about a shaft."
+    assert introduced_again(text) == []
+    assert introduced_again("1. A desk comprising: a table; and a turntable on the table.") == []
+
+
+def test_short_parts_listed_after_a_comma_belong_to_their_owner():
+    text = ("1. A trailer comprising: a bumper having a fore side, a rail, and an aft side; and a landing gear having "
+            "a fore side, a rail, and an aft side.")
+    assert introduced_again(text) == []
+
+
 def test_the_preamble_may_name_what_the_body_recites():
     text = "1. A wireless network comprising: a wireless network interface; and a wireless network."
     assert introduced_again(text) == []

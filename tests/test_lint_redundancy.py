@@ -119,6 +119,43 @@ def test_a_clause_recited_twice_in_one_claim_is_a_repeated_limitation():
     assert [(f.claim, f.term) for f in findings] == [(1, "pawl is flat steel plate with hooked lower end")]
 
 
+def test_a_clause_restated_with_another_article_or_connective_is_a_repeated_limitation():
+    for again in ("; and the lever is pivoted to the front frame.", ", and a lever is pivoted to the front frame.",
+                  ", wherein the lever is pivoted to the front frame."):
+        text = "1. A stool comprising: a front frame; a lever is pivoted to the front frame" + again
+        assert found(text, "repeated-limitation") == [1], again
+
+
+def test_a_participle_restating_a_relative_clause_is_a_repeated_limitation():
+    for first, again in (("a lever that is pivoted to the front frame", "the lever pivoted to the front frame"),
+                         ("a lever pivoted to the front frame", "the lever, which is pivoted to the front frame"),
+                         ("a housing having a slot in its top wall", "the housing has a slot in its top wall")):
+        text = f"1. A stool comprising: a front frame; {first}; and {again}."
+        assert found(text, "repeated-limitation") == [1], again
+
+
+def test_a_clause_joined_to_another_by_and_then_recited_alone_is_a_repeated_limitation():
+    joined = "a lever is pivoted to the front frame and a seat is fixed to the lever"
+    for text in (f"1. A stool comprising: a front frame; {joined}; and a seat is fixed to the lever.",
+                 f"1. A stool comprising: a front frame; a lever is pivoted to the front frame; and {joined}.",
+                 "1. A stool comprising: a frame; a lever pivoted to the frame and wherein a seat is fixed to it; and "
+                 "a lever pivoted to the frame."):
+        assert found(text, "repeated-limitation") == [1], text
+
+
+def test_two_things_said_alike_of_two_subjects_are_no_repetition():
+    text = ("1. A door comprising: first lamps connected with a first switch and disposed at front and rear surfaces "
+            "of the door, and second lamps connected with a second switch and disposed at front and rear surfaces "
+            "of the door; and a frame and a seat and a lever.")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_a_participle_and_another_verb_are_no_repetition():
+    text = ("1. A stool comprising: a front frame; a lever pivoted to the front frame; and a lever pivoting to the "
+            "front frame.")
+    assert found(text, "repeated-limitation") == []
+
+
 def test_short_clauses_and_distinct_clauses_are_no_repetition():
     text = ("1. A stool comprising: a frame; a seat; a frame; a pawl of steel with a hooked end; and a pawl of steel "
             "with a hooked top end.")

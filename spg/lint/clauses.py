@@ -91,10 +91,13 @@ def words(text: str) -> tuple[str, ...]:
 
 
 def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
-    start = 0
-    while start < len(got) and got[start] in _CONNECTIVES:
+    start, end = 0, len(got)
+    while start < end and got[start] in _CONNECTIVES:
         start += 1
-    return got[start:]
+    # "the portion is a leg portion and wherein …": the "and" that joins it to the next clause is no part of it
+    while end > start and got[end - 1] == "and":
+        end -= 1
+    return got[start:end]
 
 
 def limitation(text: str) -> tuple[str, ...]:

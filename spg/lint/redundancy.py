@@ -10,7 +10,8 @@
   choice, which narrows; a claim whose restated limitations are all shorter than three words ("further
   comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
-  steel plate …"). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
+  steel plate …"), also restated with a participle for a relative clause, "having" for "has", or as one half of a
+  clause an "and" joins to another (_restated, _joined). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
   good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
   …"), alternatives whose names the text may not tell apart (stereo descriptors lost in publication), and claims
   listing lettered alternatives ("any one of the following proteins (a), (b) and (c) …", "… or (b) …"), each of
@@ -36,6 +37,12 @@ _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$
 # restates what each alternative shares
 _LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
+# a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
+# frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
+# are no words already), "having" for "has" (see _restated)
+_SAME_VERB = {"has": "has", "have": "has", "having": "has", "comprises": "comprises", "comprise": "comprises",
+              "comprising": "comprises", "includes": "includes", "include": "includes", "including": "includes"}
+_RESTATED = COPULA | frozenset(_SAME_VERB)
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
 
@@ -44,6 +51,31 @@ def _acts(clause: tuple[str, ...]) -> bool:
     """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
     a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
     return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
+
+
+def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
+    """A clause as compared for a repetition inside one claim: without the copula, with one form of "has",
+    "comprises" and "includes" (:data:`_SAME_VERB`)."""
+    if _RESTATED.isdisjoint(clause):
+        return clause  # most clauses: nothing to change
+    return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
+
+
+def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The two clauses an "and" joins inside one ("a lever pivoted to the frame and a seat fixed to the lever"), each
+    :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
+    and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
+    has a subject of its own."""
+    out = []
+    if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
+        return out
+    for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
+        if said[i] == "and":
+            first, then = said[:i], said[i + 1 :]
+            # "… connected to the switch and disposed at …": the second shares its subject
+            if not _acts(then[:1]) and _acts(first) and _acts(then):
+                out += [_restated(first), _restated(then)]
+    return out
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -139,23 +171,32 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
             continue
         markush: set[tuple[str, ...]] = set()
         seen: set[tuple[str, ...]] = set()
+        joined: set[tuple[str, ...]] = set()  # the halves of clauses joined by "and" (_joined)
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
-        for clause in readings[c.num].limitations:
-            if len(clause) < SHORTEST_REPEATED and not (len(clause) == SHORTEST_REPEATED - 1 and _acts(clause)):
+        for said in readings[c.num].limitations:
+            if len(said) < SHORTEST_REPEATED and not (len(said) == SHORTEST_REPEATED - 1 and _acts(said)):
                 continue
-            if clause in seen and clause not in reported and not (items and clause in markush):
-                reported.add(clause)
-                shown = " ".join(clause)
+            clause = _restated(said)
+            halves = _joined(said)
+            # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)
+            again = clause if clause in seen or clause in joined else None
+            if again is None and halves:
+                again = next((x for x in halves if x in seen), None)
+            if again is not None and again not in reported and not (items and again in markush):
+                reported.add(again)
+                shown = " ".join(said if again is clause else again)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"
                 out.append(Finding(
                     "repeated-limitation", "warning", c.num,
                     f"recites the limitation '{shown}' more than once; say it once", None, None, shown,
                 ))
             seen.add(clause)
+            joined.update(halves)
             if items:
                 markush.add(clause)
+                markush.update(halves)
             if clause[-2:] in _MARKUSH:
                 items, markush = True, set()
     return out

@@ -44,6 +44,9 @@ _TRANSITIONS = frozenset({"comprising", "comprises", "including", "includes", "c
 # the element before it, which two elements may each have)
 _ELEMENT_OPENERS = frozenset({";", ",", ":", "and", "comprising", "comprises", "comprise", "wherein", ""})
 _PART_OPENERS = frozenset({"having", "has", "have", "with", "including", "includes", "each", "of"})
+_LONGEST_PART = 12  # tokens of one item of a list of parts ("a fore side, an aft side facing the tail, and …")
+_LISTED_AFTER_OF = frozenset({"a", "an", "at", "one", "two", "three", "four", "several", "multiple", "plural",
+                              "first", "second", "each", "said"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
@@ -192,6 +195,18 @@ def _stem(verb: str) -> str:
     return verb[:-3] if verb.endswith("ing") else verb[:-2] if verb.endswith("ed") else verb
 
 
+# nouns ending as postpositive adjectives do ("a cable", "a turntable")
+_ABLE_NOUNS = frozenset({"table", "cable", "variable", "vegetable", "consumable", "disposable", "deliverable",
+                         "receivable", "collectible", "syllable", "stable", "turntable", "timetable", "constable"})
+
+
+def _bare(words: tuple[str, ...]) -> tuple[str, ...]:
+    """An element's words without a last postpositive adjective ("inner element rotatable" → "inner element")."""
+    if len(words) > 1 and words[-1].endswith(("able", "ible")) and words[-1] not in _ABLE_NOUNS:
+        return words[:-1]
+    return words
+
+
 class _Reader:
     """One forest's state while its claims are read in order."""
 
@@ -206,6 +221,8 @@ class _Reader:
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
         self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
         self.tokens: list[str] = []  # the tokens of the claim being read
+        # (claim, words without a last postpositive "-able" word) → the body's introductions read so (introduce)
+        self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -235,7 +252,13 @@ class _Reader:
         if ch.article and not ch.preamble and ch.recited and ch.start >= self.body:
             # a phrase cut at a participle ("an electric" of "an electric powered brake system") too: the words
             # after it tell two such introductions apart or not (introduced_again)
-            self.introduced_again(ch, self.matches(ch, ch.words[-1], ch.words[:-1], exact=True))
+            # the phrase reader keeps a postpositive "-able" word in the phrase ("an inner element rotatable within
+            # …"): a drafter recites that element again without it ("…; and an inner element"), or the other way
+            key = (ch.claim, _bare(ch.words))
+            earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
+            earlier += [c for c in self.bare.get(key, ()) if c.words != ch.words]
+            self.introduced_again(ch, earlier)
+            self.bare.setdefault(key, []).append(ch)
         index = self.index
         for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
             got = index.get(w)
@@ -272,13 +295,20 @@ class _Reader:
                     if t.lower() == "or":
                         return False
             if before in (",", "and"):
-                # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts
+                # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts; an item
+                # as long as a clause ("…, the probe being rotatable relative to the first member, and a grip") ends
+                # no list of parts: what follows it is the claim's next element
+                # "of" opens such a list with an element of its own or a "said" list ("each of said displaying a
+                # list, a preview, and …"), not "the commencement of tracking, and a controller"
+                item, nxt = 0, ""
                 for t in reversed(tokens[max(c.start - 40, 0) : c.start - 1]):
                     t = t.lower()
-                    if t in _PART_OPENERS:
+                    if t in _PART_OPENERS and (nxt in _LISTED_AFTER_OF if t == "of" else nxt not in ("the", "said")):
                         return False
-                    if t in _LIST_OPENERS:
+                    nxt = t
+                    if t in _LIST_OPENERS or item > _LONGEST_PART:
                         break
+                    item = 0 if t == "," else item + 1
             return True
 
         def told_apart(a: _Chunk, b: _Chunk) -> bool:
