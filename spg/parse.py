@@ -593,6 +593,9 @@ def unnumbered_claims(flat: str) -> list[int]:
     return _split(flat)[2]
 
 
+_LINE_BREAK = re.compile(r"[\r\n]")
+
+
 def _split(flat: str) -> tuple[list[tuple[int, str]], list[int], list[int]]:
     """:func:`split_claims`, the numbers of the cancelled claims it dropped and the positions of unnumbered claims."""
     if not isinstance(flat, str) or not flat.strip():
@@ -617,9 +620,13 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int], list[int]]:
     bodies = [_clean_body(flat[cand.body : end]) for cand, end in zip(chain, ends, strict=True)]
     every_empty = not any(bodies) and not preamble  # "1.  2.  3.": numbers and nothing else
     for cand, end, body in zip(chain, ends, bodies, strict=True):
-        if not body and not every_empty and flat[flat.rfind("\n", 0, cand.start) + 1 : cand.start].strip():
-            # in running text a number with nothing before the next ("... Nav1.9. 10. An ...") is no claim; a line
-            # holding only "2." (or a text of numbers alone) is a claim left empty, which lint reports
+        line_start = max(flat.rfind("\n", 0, cand.start), flat.rfind("\r", 0, cand.start)) + 1
+        alone = not flat[line_start : cand.start].strip() and (
+            end == len(flat) or bool(_LINE_BREAK.search(flat[cand.body : end]))
+        )
+        if not body and not every_empty and not alone:
+            # in running text a number with nothing before the next ("... Nav1.9. 10. An ...", "1.2.") is no claim;
+            # a line holding only "2." (or a text of numbers alone) is a claim left empty, which lint reports
             continue
         if _CANCELLED.fullmatch(body):
             # cancelled claims are not claims, but their numbers are no gap; a range wider than any real claim set

@@ -434,6 +434,7 @@ def test_references_never_raise_and_stay_in_bounds(text, num):
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(anything)
 @example("1.0\r0.:")  # lines numbered 1 then 0: read as written, one claim each
+@example("1.2.:")  # "1." not alone on its line before "2.": no empty claim 1
 def test_split_and_parse_never_raise(text):
     pairs = split_claims(text)
     assert all(body == " ".join(body.split()) for _, body in pairs)
