@@ -215,3 +215,23 @@ def test_redraw_settings_are_checked():
     with pytest.raises(Invalid, match="redraw_temperature"):
         DecodeSettings(redraw_temperature=0).check()
     DecodeSettings(redraws=0, redraw_tokens=0).check()
+
+
+def test_a_streamer_is_shown_each_claim_once_it_passes_and_never_one_the_checker_rejects(spg):
+    from spg.generation.streaming import ClaimStreamer
+
+    chars = first_claim_chars(generate(spg, None, redraws=0))
+    decode = DecodeSettings(max_new_tokens=60, do_sample=False)
+    generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", decode, INSTRUCTION, 512, spg, True)
+    generator.check = holding(chars)
+    for doc in DOCS:
+        seen: list[Forest] = []
+        result = generator([doc], streamer=ClaimStreamer(spg.tokenizer, True, seen.append))[0]
+        assert result["redraws"] >= 1
+        final = [c["text"] for c in result["forest"]]
+        assert seen and [c.text for c in seen[-1].claims] == final
+        for forest in seen:  # each view a prefix of the printed claims: a claim once shown is never taken back
+            texts = [c.text for c in forest.claims]
+            assert texts == final[: len(texts)]
+            assert not [t for t in texts if any(ch in t for ch in chars)]
+        assert len(final) >= 2 and len(seen) >= 2  # shown as they pass, not all at the end

@@ -461,12 +461,7 @@ def generate_batch(
             )
         ]
     if check is not None and settings.redraws:
-        results = _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check)
-        if streamer is not None:  # a redraw would otherwise show the claims it rejects, and the prompt again
-            streamer.put(torch.tensor(prompts[0]))
-            streamer.put(torch.tensor(results[0].ids))
-            streamer.end()
-        return results
+        return _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check, streamer)
     call = _generate(lm, tokenizer, prompts, settings, tagged=tagged, spg=spg, grammar=grammar,
                      row_temperatures=row_temperatures, streamer=streamer)
     tags = structure_token_ids(tokenizer) if tagged else {}
@@ -493,13 +488,24 @@ def _checked(
     grammar: StructureGrammar | None,
     row_temperatures: Sequence[float] | None,
     check: ClaimCheck,
+    streamer: BaseStreamer | None = None,
 ) -> list[Generated]:
     """Generation with the checker in the loop (spg.generation.redraw): the batch decodes once; each row whose claim
     ``check`` blocks is then rolled back to that claim's start and redrawn on its own. A batch of one document is
     stopped at a blocked claim as soon as it closes. Each redraw continues from the KV cache of the call before it,
     cropped to the accepted tokens, instead of reading the prompt again (where the cache is dynamic: the CPU, ONNX
-    Runtime); a row of a larger batch reads its prompt once more, at its first redraw."""
+    Runtime); a row of a larger batch reads its prompt once more, at its first redraw. ``streamer`` (one document)
+    gets each claim once it has passed, never one the checker rejects."""
     tags = structure_token_ids(tokenizer) if tagged else {}
+    shown: list[int] = []  # the row's tokens the streamer has: whole claims that passed
+
+    def show(ids: list[int]) -> None:
+        if streamer is not None and len(ids) > len(shown):
+            streamer.put(torch.tensor(ids[len(shown) :]))
+            shown[:] = ids
+
+    if streamer is not None:
+        streamer.put(torch.tensor(prompts[0]))  # what generate hands a streamer first
 
     def parents(ids: Sequence[int], states: torch.Tensor) -> list[int | None]:
         return pointer_parents(ids, states, tags, spg.pointer, spg.pointer.query)
@@ -524,7 +530,8 @@ def _checked(
                 new = recorder.states(generated - len(prefix))[0]
                 return new if prefix_states is None else torch.cat([prefix_states, new.to(prefix_states.device)])
 
-            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators, pause))
+            made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators, pause,
+                                  show if one else None))
             return made[-1]
 
         return make
@@ -566,4 +573,7 @@ def _checked(
                          lambda accepted: accepted + [eot] if tagged else accepted)
         results.append(_generated(tokenizer, settled.ids, settled.states, tags, spg, tagged, settled.redraws,
                                   settled.ended_by_checker))
+    if streamer is not None:
+        show(results[0].ids)
+        streamer.end()
     return results

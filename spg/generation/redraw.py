@@ -147,12 +147,16 @@ class ClaimStop(StoppingCriteria):
     written that already draws a finding it cannot lose (``ClaimCheck.partial_rules``); with ``pause``, also once
     its first new claim has passed (``paused``: a redrawn claim is followed at the run's own settings). ``states()`` gives the
     pointer's states so far (None: no pointer); a closed claim is checked once the state of its last token is there
-    (the step after it closed), so the pointer's choice is the one :func:`settle` reads after the call."""
+    (the step after it closed), so the pointer's choice is the one :func:`settle` reads after the call. ``passed``
+    is called with the row's tokens up to the end of its last claim that passed, each time one more passes: a claim
+    that passed is never rolled back, so a streamer may show it (spg serve's Draft tab)."""
 
     def __init__(self, claims: Claims, check: ClaimCheck, offset: int, checked: int,
                  states: Callable[[int], torch.Tensor | None] = lambda generated: None,
-                 separators: Collection[int] = (), pause: bool = False):
+                 separators: Collection[int] = (), pause: bool = False,
+                 passed: Callable[[list[int]], None] | None = None):
         self.claims, self.check, self.offset, self.checked, self.states = claims, check, offset, checked, states
+        self.passed = passed
         self.pause, self.paused, self.first = pause, False, checked
         self.separators = frozenset(separators)
         self.closing = ({claims.tags[IND_END], claims.tags[DEP_END]} if claims.tagged
@@ -172,7 +176,10 @@ class ClaimStop(StoppingCriteria):
             if found is not None:
                 self.stopped = found[:2]
             else:
-                self.checked = len([e for e in self.claims.ends(ids, final=False) if e <= ready])
+                ends = [e for e in self.claims.ends(ids, final=False) if e <= ready]
+                if self.passed is not None and len(ends) > self.checked:
+                    self.passed(ids[: ends[-1]])
+                self.checked = len(ends)
                 self.paused = self.pause and self.checked > self.first
         if self.stopped is None and self.closed == self.checked and any(tok in self.separators for tok in fresh):
             self.stopped = self._so_far(ids)
