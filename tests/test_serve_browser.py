@@ -16,7 +16,7 @@ from conftest import requirement_missing
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -174,7 +174,10 @@ def test_a_draft_shows_whole_claims_as_they_are_decoded(browser, server):
     seen: list[list[str]] = []
 
     def streaming(d) -> bool:
-        texts = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#draft-result .claim .text")]
+        try:
+            texts = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#draft-result .claim .text")]
+        except StaleElementReferenceException:  # the page rendered the next claim meanwhile: read it again
+            return False
         if texts and status.text.startswith("drafting"):
             seen.append(texts)
         return status.text.startswith(("done", "stopped"))
