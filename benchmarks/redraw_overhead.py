@@ -5,14 +5,22 @@ and decodes the example description ``--repeats`` times each way, seed 0, counti
 both times, the ratio per pair, and what each run printed (claims, redraws, whether the budget of redraws ran out).
 Start-up is not timed: it is the same with and without the checker.
 
-    python benchmarks/redraw_overhead.py                  # 3 pairs
+``--whole-process`` times what the user waits for instead: the README's main job (``spg generate --max-new-tokens
+256``) as fresh processes, checker off (a config with ``redraws: 0`` and ``block_repeated_limitations: false``)
+and on (the defaults), alternated, so both sides of each pair meet the same machine.
+
+    python benchmarks/redraw_overhead.py                  # 3 pairs, decoding only
+    python benchmarks/redraw_overhead.py --whole-process  # 3 pairs of whole `spg generate` processes
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +38,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-new-tokens", type=int, default=256)
+    parser.add_argument("--whole-process", action="store_true",
+                        help="time whole `spg generate` processes (start-up included) instead of decoding alone")
     args = parser.parse_args()
+    if args.whole_process:
+        whole_process(args.repeats, args.max_new_tokens)
+        return
     config = GenerateConfig.load(None)
     base = dataclasses.replace(config.decode, max_new_tokens=args.max_new_tokens)
     generator = load_generator(config.model, base, constrained=config.constrained, device="cpu")
@@ -48,8 +61,30 @@ def main() -> None:
             times[redraws].append(time.perf_counter() - start)
             print(f"redraws {redraws}: {times[redraws][-1]:.2f} s, {forwards[0]} forwards, {len(result['forest'])} "
                   f"claims, {result['redraws']} redrawn, budget ran out: {result['ended_by_checker']}", flush=True)
-    off, on = times.values()
-    print("with / without the checker, per pair:", ", ".join(f"{b / a:.2f}" for a, b in zip(off, on, strict=True)))
+    report(*times.values())
+
+
+def report(off: list[float], on: list[float]) -> None:
+    ratios = [b / a for a, b in zip(off, on, strict=True)]
+    print("with / without the checker, per pair:", ", ".join(f"{r:.2f}" for r in ratios),
+          f"(median {statistics.median(ratios):.2f})")
+
+
+def whole_process(repeats: int, max_new_tokens: int) -> None:
+    spg = Path(sys.executable).with_name("spg")
+    command = [str(spg), "generate", "--max-new-tokens", str(max_new_tokens), "--no-progress"]
+    with tempfile.TemporaryDirectory() as tmp:
+        off_config = Path(tmp, "checker-off.yaml")
+        off_config.write_text("redraws: 0\nblock_repeated_limitations: false\n", encoding="utf-8")
+        runs = {"off": [*command, "--config", str(off_config)], "on": command}
+        times: dict[str, list[float]] = {side: [] for side in runs}
+        for _ in range(repeats):
+            for side, argv in runs.items():
+                start = time.perf_counter()
+                done = subprocess.run(argv, capture_output=True, text=True, check=True)
+                times[side].append(time.perf_counter() - start)
+                print(f"checker {side}: {times[side][-1]:.2f} s, {done.stdout.strip().splitlines()[-1]}", flush=True)
+    report(times["off"], times["on"])
 
 
 if __name__ == "__main__":
