@@ -63,3 +63,12 @@ def test_duplicate_claim_numbers_get_distinct_anchors():
     page = render_html(lint(parse_claims("1. A chair.\n2. A stool.\n2. A bench.\n")), "c.txt")
     ids = re.findall(r'<div class="claim[^"]*" id="([^"]+)"', page)
     assert len(ids) == len(set(ids)) == 3 and ids[:2] == ["claim-1", "claim-2"]
+
+
+def test_each_finding_number_is_printed_once():
+    # Each list item carries its own number, the one its <sup> mark in the claim text shows; the list's own
+    # numbering would print it a second time ("1. 1 warning").
+    page = render_html(lint(parse_claims("1. A chair comprising means for rocking the lever.")), "c.txt")
+    css = re.search(r"ol\.findings\{([^}]*)\}", page).group(1)
+    assert "list-style:none" in css
+    assert re.findall(r"<li[^>]*><b>(\d+)</b>", page) == re.findall(r"<sup>(\d+)</sup>", page) == ["1", "2"]

@@ -37,7 +37,7 @@ mark.error{background:#ffcdd2;border-bottom:2px solid #c62828}
 mark.warning{background:#ffe0a3;border-bottom:2px solid #b26a00}
 mark.info{background:#d3e5fb;border-bottom:2px solid #1565c0}
 mark sup{font-size:10px;font-weight:700;margin-left:1px}
-ol.findings{margin:0;padding-left:22px;font-size:14px}ol.findings li{margin:2px 0}
+ol.findings{margin:0;padding-left:22px;font-size:14px;list-style:none}ol.findings li{margin:2px 0}
 .rule{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;color:#3d4650}
 .why{color:#59636e}
 .tree{background:#fff;border:1px solid #d5d9de;border-radius:4px;padding:8px 12px;
