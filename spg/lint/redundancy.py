@@ -34,8 +34,11 @@ _ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternati
 # a claim ending where a formula or a structure the publication lost stood
 _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
 # a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
-# restates what each alternative shares
-_LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
+# restates what each alternative shares; "at least one of the following: X; Y; and Z" without letters lists
+# alternatives that share nothing, so a limitation restated after such a list is still a repetition
+_LETTERED_ALTERNATIVES = re.compile(
+    r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
+)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 # a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
 # frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
