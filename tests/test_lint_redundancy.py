@@ -202,3 +202,11 @@ def test_lettered_alternatives_after_one_of_the_following_still_restate_what_the
             "SEQ ID NO: 1 and binding the receptor; (b) a protein having the sequence of SEQ ID NO: 2 and binding "
             "the receptor.")
     assert found(text, "repeated-limitation") == []
+
+
+def test_a_markush_item_in_words_recited_twice_is_a_repeated_limitation():
+    text = ("1. A device wherein the locator is a locating means selected from the group consisting of: satellite "
+            "positioning locating means, automated relative positioning means, and user input positioning means; and "
+            "satellite positioning locating means, automated relative positioning means, and user input positioning "
+            "means.")
+    assert set(found(text, "repeated-limitation")) == {1}
