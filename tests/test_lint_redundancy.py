@@ -210,3 +210,14 @@ def test_a_markush_item_in_words_recited_twice_is_a_repeated_limitation():
             "satellite positioning locating means, automated relative positioning means, and user input positioning "
             "means.")
     assert set(found(text, "repeated-limitation")) == {1}
+
+
+def test_a_transition_after_the_preamble_s_own_words_starts_the_first_limitation():
+    # "characterized in that" and "which comprises the steps of" end a preamble that names a part of its own, so the
+    # first limitation restated on its own is the same limitation
+    for text in ("1. A process for preparing a compound having formula I, characterized in that a culture is obtained "
+                 "from a plant of Ajuga reptans; and a culture is obtained from a plant of Ajuga reptans.",
+                 "1. A process using an enzyme having nitrilase activity, which comprises the steps of treating an "
+                 "aldehyde with the enzyme in an aqueous medium; and the steps of treating an aldehyde with the "
+                 "enzyme in an aqueous medium."):
+        assert found(text, "repeated-limitation") == [1], text
