@@ -128,3 +128,11 @@ def test_a_relative_clause_tells_no_element_apart():
     text = ("1. A step stool comprising: a front frame; a lower step that is fixed to the front frame; and a lower "
             "step that is pivoted to the front frame.")
     assert introduced_again(text) == [(1, "a lower step")]
+
+
+def test_a_reference_numeral_tells_elements_apart_only_against_another_numeral():
+    assert introduced_again("1. A stool comprising: a gear (12) on a shaft; a frame; and a gear (14).") == []
+    for text in ("1. A stool comprising: a gear (12) on a shaft; a frame; and a gear (12).",
+                 "1. A stool comprising: a gear on a shaft; a frame; and a gear (12).",
+                 "1. A stool comprising: a gear (12) on a shaft; a frame; and a gear."):
+        assert introduced_again(text) == [(1, "a gear")], text

@@ -342,8 +342,22 @@ class _Reader:
             # "a means for executing …; a means for determining …", "a pointer to a file, a pointer to an engine": a
             # restrictive phrase after each names two elements ("a lower step is pivoted …; a lower step is fixed …"
             # says two things of what reads as one, and "…; and a lower step." adds one the reader cannot tell apart)
-            after = [tuple(t.lower() for t in tokens[x.end : x.end + 3]) for x in (a, b)]
+            # a reference numeral is no such phrase: two numerals tell two elements apart ("a gear (12) …; a gear
+            # (14)"), a numeral on one of them alone tells nothing ("a gear on the shaft; and a gear (12)")
+            (numeral_a, at_a), (numeral_b, at_b) = numeral(a), numeral(b)
+            if numeral_a and numeral_b:
+                return numeral_a != numeral_b
+            after = [tuple(t.lower() for t in tokens[i : i + 3]) for i in (at_a, at_b)]
             return after[0] != after[1] and after[0][:1] not in _PREDICATES and after[1][:1] not in _PREDICATES
+
+        def numeral(x: _Chunk) -> tuple[tuple[str, ...], int]:
+            # (the reference numeral right after a chunk, "(12)", or nothing; the token after both)
+            i = x.end
+            if i < len(tokens) and tokens[i] == "(":
+                close = next((k for k in range(i + 1, min(i + 8, len(tokens))) if tokens[k] == ")"), 0)
+                if close and any(d.isdigit() for t in tokens[i + 1 : close] for d in t):
+                    return tuple(tokens[i + 1 : close]), close + 1
+            return (), i
 
         if len(ch.words[-1]) < 2 or not recited_alone(ch):
             return
