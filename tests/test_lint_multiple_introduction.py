@@ -136,3 +136,9 @@ def test_a_reference_numeral_tells_elements_apart_only_against_another_numeral()
                  "1. A stool comprising: a gear on a shaft; a frame; and a gear (12).",
                  "1. A stool comprising: a gear (12) on a shaft; a frame; and a gear."):
         assert introduced_again(text) == [(1, "a gear")], text
+
+
+def test_a_restrictive_relative_clause_of_action_tells_elements_apart():
+    text = ("1. A system comprising: a first chip comprising a processor coupled to a sensor interface; and a second "
+            "chip comprising a memory, and a processor that processes data signals.")
+    assert introduced_again(text) == []

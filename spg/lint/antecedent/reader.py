@@ -52,10 +52,10 @@ _LISTED_AFTER_OF = frozenset({"a", "an", "at", "one", "two", "three", "four", "s
                               "first", "second", "each", "said"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
 # what may follow an element without telling it from another of the same name: nothing, a predicate ("a lower step is
-# pivoted …"), or a relative pronoun, which opens one ("a lower step that is fixed …; a lower step that is pivoted …"
-# says two things of one element, as "is" does)
-_PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",),
-                         ("that",), ("which",)})
+# pivoted …"), or a relative pronoun with a copula, which is one ("a lower step that is fixed …; a lower step that is
+# pivoted …" says two things of one element, as "is" does; "a processor that processes …" restricts, as "for" does)
+_PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
+_RELATIVE_PREDICATES = frozenset((pronoun, copula) for pronoun in ("that", "which") for copula in ("is", "are"))
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
 _MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
 
@@ -348,7 +348,9 @@ class _Reader:
             if numeral_a and numeral_b:
                 return numeral_a != numeral_b
             after = [tuple(t.lower() for t in tokens[i : i + 3]) for i in (at_a, at_b)]
-            return after[0] != after[1] and after[0][:1] not in _PREDICATES and after[1][:1] not in _PREDICATES
+            return after[0] != after[1] and not any(
+                x[:1] in _PREDICATES or x[:2] in _RELATIVE_PREDICATES for x in after
+            )
 
         def numeral(x: _Chunk) -> tuple[tuple[str, ...], int]:
             # (the reference numeral right after a chunk, "(12)", or nothing; the token after both)
