@@ -93,3 +93,52 @@ def test_a_markush_group_of_another_wherein_clause_does_not_hide_a_second_introd
     text = ("1. A printer comprising: a drum, wherein the drum is made of a metal selected from the group consisting of "
             "iron and steel; a development component to apply toner; and a development component.")
     assert introduced_again(text) == [(1, "a development component")]
+
+
+def test_an_element_first_read_with_a_participle_is_introduced_again_without_it():
+    # "coupling" after an adverb, or before its object, is a participle: the element is "an articulating joint
+    # assembly", which the claim then recites again
+    for first in ("an articulating joint assembly rotatably coupling the first member to a second member",
+                  "an articulating joint assembly coupling the first member to a second member"):
+        text = f"1. A machine comprising: a first member; {first}; a probe; and an articulating joint assembly."
+        assert introduced_again(text) == [(1, "an articulating joint assembly")], first
+
+
+def test_a_noun_in_ing_stays_part_of_its_element():
+    assert introduced_again("1. A machine comprising: a shaft; a drive coupling; and a drive.") == []
+
+
+def test_what_the_claimed_thing_itself_has_is_an_element_of_the_claim():
+    text = ("1. A step stool comprising: a front frame; a lower step fixed to an upper step; and a hinge, the step "
+            "stool having a lower step.")
+    assert introduced_again(text) == [(1, "a lower step")]
+    text = "1. A step stool comprising: a front frame; a lower step; and a rear frame having a lower step."
+    assert introduced_again(text) == []  # a part of another element, which it may have of its own
+
+
+def test_have_and_has_end_a_preamble_as_having_does():
+    # the main job's claim 1 (issue 30): no "comprising", the preamble's "have" opens the elements
+    text = ("1. A step stool designed to fold flat for storage and have removable inner lids and a lower step that is "
+            "fixed to the upper step, with a locking pin from the rear frame, and a lower step from the front frame "
+            "joined to the rear frame, the step stool having a lower step that is pivoted to the front frame.")
+    assert introduced_again(text) == [(1, "a lower step")]
+
+
+def test_a_relative_clause_tells_no_element_apart():
+    text = ("1. A step stool comprising: a front frame; a lower step that is fixed to the front frame; and a lower "
+            "step that is pivoted to the front frame.")
+    assert introduced_again(text) == [(1, "a lower step")]
+
+
+def test_a_reference_numeral_tells_elements_apart_only_against_another_numeral():
+    assert introduced_again("1. A stool comprising: a gear (12) on a shaft; a frame; and a gear (14).") == []
+    for text in ("1. A stool comprising: a gear (12) on a shaft; a frame; and a gear (12).",
+                 "1. A stool comprising: a gear on a shaft; a frame; and a gear (12).",
+                 "1. A stool comprising: a gear (12) on a shaft; a frame; and a gear."):
+        assert introduced_again(text) == [(1, "a gear")], text
+
+
+def test_a_restrictive_relative_clause_of_action_tells_elements_apart():
+    text = ("1. A system comprising: a first chip comprising a processor coupled to a sensor interface; and a second "
+            "chip comprising a memory, and a processor that processes data signals.")
+    assert introduced_again(text) == []

@@ -188,3 +188,36 @@ def test_rules_read_a_partial_claim_set_as_its_prefix_of_the_whole():
     assert every == [("duplicate-claim", 3), ("not-further-limiting", 4)]
     prefix = whole[: whole.index(" 4.")]
     assert [(f.rule, f.claim) for f in check_redundancy(parse_claims(prefix))] == [("duplicate-claim", 3)]
+
+
+def test_a_limitation_restated_after_an_unlettered_list_of_alternatives_is_a_repeated_limitation():
+    text = ("1. A device comprising: means for detecting a user action indicating at least one of the following: a "
+            "proximity of the device to a user; an on-call status for the device; and an off-call status for the "
+            "device; and a processor; and an on-call status for the device.")
+    assert found(text, "repeated-limitation") == [1]
+
+
+def test_lettered_alternatives_after_one_of_the_following_still_restate_what_they_share():
+    text = ("1. A protein being any one of the following proteins (a) and (b): (a) a protein having the sequence of "
+            "SEQ ID NO: 1 and binding the receptor; (b) a protein having the sequence of SEQ ID NO: 2 and binding "
+            "the receptor.")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_a_markush_item_in_words_recited_twice_is_a_repeated_limitation():
+    text = ("1. A device wherein the locator is a locating means selected from the group consisting of: satellite "
+            "positioning locating means, automated relative positioning means, and user input positioning means; and "
+            "satellite positioning locating means, automated relative positioning means, and user input positioning "
+            "means.")
+    assert set(found(text, "repeated-limitation")) == {1}
+
+
+def test_a_transition_after_the_preamble_s_own_words_starts_the_first_limitation():
+    # "characterized in that" and "which comprises the steps of" end a preamble that names a part of its own, so the
+    # first limitation restated on its own is the same limitation
+    for text in ("1. A process for preparing a compound having formula I, characterized in that a culture is obtained "
+                 "from a plant of Ajuga reptans; and a culture is obtained from a plant of Ajuga reptans.",
+                 "1. A process using an enzyme having nitrilase activity, which comprises the steps of treating an "
+                 "aldehyde with the enzyme in an aqueous medium; and the steps of treating an aldehyde with the "
+                 "enzyme in an aqueous medium."):
+        assert found(text, "repeated-limitation") == [1], text

@@ -2,7 +2,8 @@
 limitations (clauses) it recites, each normalised so that two recitations of one limitation compare equal.
 
 What the drafting rules (spg/lint/redundancy.py, spg/lint/preamble.py) share. A limitation ends at a semicolon, a
-colon, a sentence end, "wherein"/"whereby" or ", and"; it is compared without articles ("a lower step is pivoted"
+colon, a sentence end, "wherein"/"whereby", ", and" or a transition inside the first clause ("characterized in
+that", "comprising the steps of"); it is compared without articles ("a lower step is pivoted"
 and "the lower step pivoted" recite one limitation; so do relative pronouns), reference numerals, list labels ("(a)") and the connectives
 that only join it to the claim ("and", "further comprising"). A regular-expression reading, not a parser: the rules
 run after every claim while ``spg generate`` decodes, so a claim set costs well under a millisecond per claim.
@@ -32,8 +33,13 @@ _CONNECTIVES = frozenset({
     "also", "then", "in", "which", "that", "where", "characterized", "characterised", "by", "the", "step", "steps",
     "of", "having", "has", "with",
 })
-# a colon before a number is a name's ("SEQ ID NO: 4"), a period before a lower-case word an abbreviation's ("wt. %")
-_SPLIT = re.compile(r";|:(?!\s*\d)|\.(?=\s+[A-Z(]|\s*$)|\b[Ww]here(?:in|by)\b|,\s*[Aa]nd\b|\n")
+# a colon before a number is a name's ("SEQ ID NO: 4"), a period before a lower-case word an abbreviation's ("wt. %");
+# a transition after a preamble that names a part of its own ("… an enzyme having nitrilase activity, which comprises
+# the steps of …", "… of formula I, characterized in that …") ends the preamble's words, not a limitation's
+_SPLIT = re.compile(
+    r";|:(?!\s*\d)|\.(?=\s+[A-Z(]|\s*$)|\b[Ww]here(?:in|by)\b|,\s*[Aa]nd\b|\n|\b[Cc]haracteri[sz]ed\s+(?:in\s+that|by)\b"
+    r"|\b(?:comprises|comprising|includes|including)\s+the\s+steps?\s+of\b"
+)
 # the transitional phrase after an independent claim's preamble (MPEP 2111.03)
 _TRANSITION = re.compile(
     r"\b(?:comprising|comprises|comprise|(?<!group )consisting|consists|including|includes|having|characteri[sz]ed|"

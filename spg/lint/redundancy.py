@@ -13,9 +13,9 @@
   steel plate …"), also restated with a participle for a relative clause, "having" for "has", or as one half of a
   clause an "and" joins to another (_restated, _joined). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
   good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
-  …"), alternatives whose names the text may not tell apart (stereo descriptors lost in publication), and claims
-  listing lettered alternatives ("any one of the following proteins (a), (b) and (c) …", "… or (b) …"), each of
-  which restates what they share.
+  …") that name compounds by their locants, alternatives whose names the text may not tell apart (stereo descriptors
+  lost in publication), and claims listing lettered alternatives ("any one of the following proteins (a), (b) and
+  (c) …", "… or (b) …"), each of which restates what they share.
 
 Each rule reads a claim against earlier claims only, so a partial claim set (the first k claims, as ``spg
 generate`` has them while decoding) gets the findings the whole set would have for those claims.
@@ -34,8 +34,11 @@ _ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternati
 # a claim ending where a formula or a structure the publication lost stood
 _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
 # a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
-# restates what each alternative shares
-_LETTERED_ALTERNATIVES = re.compile(r"\bone of the following\b|\bor\s+\(?[b-h]\)", re.IGNORECASE)
+# restates what each alternative shares; "at least one of the following: X; Y; and Z" without letters lists
+# alternatives that share nothing, so a limitation restated after such a list is still a repetition
+_LETTERED_ALTERNATIVES = re.compile(
+    r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
+)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 # a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
 # frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
@@ -51,6 +54,13 @@ def _acts(clause: tuple[str, ...]) -> bool:
     """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
     a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
     return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
+
+
+def _named(clause: tuple[str, ...]) -> bool:
+    """Whether a Markush item names a compound by its locants ("2-(pyrrolidin-2-yl)benzo[d]oxazole-7-carboxamide"):
+    two such items read alike where the publication lost their stereo descriptors; items in words ("GPS locating
+    means, …") lose nothing, so one recited twice is repeated."""
+    return any(ch.isdigit() for w in clause for ch in w)
 
 
 def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
@@ -184,7 +194,7 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
             again = clause if clause in seen or clause in joined else None
             if again is None and halves:
                 again = next((x for x in halves if x in seen), None)
-            if again is not None and again not in reported and not (items and again in markush):
+            if again is not None and again not in reported and not (items and again in markush and _named(again)):
                 reported.add(again)
                 shown = " ".join(said if again is clause else again)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"

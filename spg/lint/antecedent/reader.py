@@ -39,7 +39,10 @@ from spg.lint.antecedent.words import (
 )
 from spg.parse import bare_citation, claim_parents
 
-_TRANSITIONS = frozenset({"comprising", "comprises", "including", "includes", "consisting", "having", ":"})
+# ("A step stool designed to fold flat and have removable lids and a lower step …": "have" and "has" end a preamble
+# as "having" does)
+_TRANSITIONS = frozenset({"comprising", "comprises", "including", "includes", "consisting", "having", "has", "have",
+                          ":"})
 # where a claim recites an element of its own (what comes after "having", "with", "of" is a part or property of
 # the element before it, which two elements may each have)
 _ELEMENT_OPENERS = frozenset({";", ",", ":", "and", "comprising", "comprises", "comprise", "wherein", ""})
@@ -48,7 +51,11 @@ _LONGEST_PART = 12  # tokens of one item of a list of parts ("a fore side, an af
 _LISTED_AFTER_OF = frozenset({"a", "an", "at", "one", "two", "three", "four", "several", "multiple", "plural",
                               "first", "second", "each", "said"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
+# what may follow an element without telling it from another of the same name: nothing, a predicate ("a lower step is
+# pivoted …"), or a relative pronoun with a copula, which is one ("a lower step that is fixed …; a lower step that is
+# pivoted …" says two things of one element, as "is" does; "a processor that processes …" restricts, as "for" does)
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
+_RELATIVE_PREDICATES = frozenset((pronoun, copula) for pronoun in ("that", "which") for copula in ("is", "are"))
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
 _MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
 
@@ -200,9 +207,17 @@ _ABLE_NOUNS = frozenset({"table", "cable", "variable", "vegetable", "consumable"
                          "receivable", "collectible", "syllable", "stable", "turntable", "timetable", "constable"})
 
 
-def _bare(words: tuple[str, ...]) -> tuple[str, ...]:
-    """An element's words without a last postpositive adjective ("inner element rotatable" → "inner element")."""
+def _bare(ch: _Chunk, tokens: list[str]) -> tuple[str, ...]:
+    """An element's words as a drafter recites the element again on its own: without a last postpositive adjective
+    ("inner element rotatable" → "inner element"), or without a last "-ing" word that an adverb before it or an
+    object after it shows to be a participle, not a noun ("an articulating joint assembly rotatably coupling the
+    first member …" → "articulating joint assembly"; "a drive coupling" keeps its noun)."""
+    words = ch.words
     if len(words) > 1 and words[-1].endswith(("able", "ible")) and words[-1] not in _ABLE_NOUNS:
+        return words[:-1]
+    if len(words) > 2 and words[-1].endswith("ing") and (
+        ch.adverb_last or (ch.end < len(tokens) and tokens[ch.end].lower() in ("the", "a", "an", "said"))
+    ):
         return words[:-1]
     return words
 
@@ -221,6 +236,7 @@ class _Reader:
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
         self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
         self.tokens: list[str] = []  # the tokens of the claim being read
+        self.subject: tuple[str, ...] = ()  # the words naming what the claim being read claims ("step", "stool")
         # (claim, words without a last postpositive "-able" word) → the body's introductions read so (introduce)
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
 
@@ -254,7 +270,7 @@ class _Reader:
             # after it tell two such introductions apart or not (introduced_again)
             # the phrase reader keeps a postpositive "-able" word in the phrase ("an inner element rotatable within
             # …"): a drafter recites that element again without it ("…; and an inner element"), or the other way
-            key = (ch.claim, _bare(ch.words))
+            key = (ch.claim, _bare(ch, self.tokens))
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
             earlier += [c for c in self.bare.get(key, ()) if c.words != ch.words]
             self.introduced_again(ch, earlier)
@@ -280,13 +296,23 @@ class _Reader:
         ``multiple-introduction``. Not a part recited for each of two owners ("a bumper having a fore side …, a
         landing gear having a fore side"), alternatives ("an anode or a cathode, … the other of an anode or a
         cathode", a Markush group) or what a reference numeral or modifier tells apart."""
-        tokens = self.tokens
+        tokens, subject = self.tokens, self.subject
+
+        def owned_by_claim(i: int) -> bool:
+            # "the step stool having a lower step" in a step stool's claim: what the claimed thing itself has is an
+            # element of the claim, as after its transition, not a part of some other element
+            n = len(subject)
+            return 0 < n < i and tokens[i - n - 1].lower() in ("the", "said") and all(
+                t.lower().startswith(w) for t, w in zip(tokens[i - n : i], subject)
+            )
 
         def recited_alone(c: _Chunk) -> bool:
             before = tokens[c.start - 1].lower() if c.start > 0 else ""
             after = tokens[c.end].lower() if c.end < len(tokens) else ""
-            if before not in _ELEMENT_OPENERS or after in ("or", "of", "'", "'s", "’", "’s"):
+            if after in ("or", "of", "'", "'s", "’", "’s"):
                 return False  # "an address of the client" names what something else has
+            if before not in _ELEMENT_OPENERS and not (before in _PART_OPENERS and owned_by_claim(c.start - 1)):
+                return False
             if before == ",":
                 # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
                 for t in tokens[c.end : c.end + 40]:
@@ -300,11 +326,12 @@ class _Reader:
                 # no list of parts: what follows it is the claim's next element
                 # "of" opens such a list with an element of its own or a "said" list ("each of said displaying a
                 # list, a preview, and …"), not "the commencement of tracking, and a controller"
+                # the list walked back stops at the transition: a list the body opens is the claim's elements
                 item, nxt = 0, ""
-                for t in reversed(tokens[max(c.start - 40, 0) : c.start - 1]):
-                    t = t.lower()
+                for m in range(c.start - 2, max(c.start - 41, self.body - 1), -1):
+                    t = tokens[m].lower()
                     if t in _PART_OPENERS and (nxt in _LISTED_AFTER_OF if t == "of" else nxt not in ("the", "said")):
-                        return False
+                        return owned_by_claim(m)
                     nxt = t
                     if t in _LIST_OPENERS or item > _LONGEST_PART:
                         break
@@ -315,8 +342,24 @@ class _Reader:
             # "a means for executing …; a means for determining …", "a pointer to a file, a pointer to an engine": a
             # restrictive phrase after each names two elements ("a lower step is pivoted …; a lower step is fixed …"
             # says two things of what reads as one, and "…; and a lower step." adds one the reader cannot tell apart)
-            after = [tuple(t.lower() for t in tokens[x.end : x.end + 3]) for x in (a, b)]
-            return after[0] != after[1] and after[0][:1] not in _PREDICATES and after[1][:1] not in _PREDICATES
+            # a reference numeral is no such phrase: two numerals tell two elements apart ("a gear (12) …; a gear
+            # (14)"), a numeral on one of them alone tells nothing ("a gear on the shaft; and a gear (12)")
+            (numeral_a, at_a), (numeral_b, at_b) = numeral(a), numeral(b)
+            if numeral_a and numeral_b:
+                return numeral_a != numeral_b
+            after = [tuple(t.lower() for t in tokens[i : i + 3]) for i in (at_a, at_b)]
+            return after[0] != after[1] and not any(
+                x[:1] in _PREDICATES or x[:2] in _RELATIVE_PREDICATES for x in after
+            )
+
+        def numeral(x: _Chunk) -> tuple[tuple[str, ...], int]:
+            # (the reference numeral right after a chunk, "(12)", or nothing; the token after both)
+            i = x.end
+            if i < len(tokens) and tokens[i] == "(":
+                close = next((k for k in range(i + 1, min(i + 8, len(tokens))) if tokens[k] == ")"), 0)
+                if close and any(d.isdigit() for t in tokens[i + 1 : close] for d in t):
+                    return tuple(tokens[i + 1 : close]), close + 1
+            return (), i
 
         if len(ch.words[-1]) < 2 or not recited_alone(ch):
             return
@@ -792,6 +835,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
         chunks, actions = _chunks(tokens, ci, dependent)
         reader.body = 0 if dependent else _body_start(tokens)
         reader.tokens = tokens
+        reader.subject = chunks[0].words if chunks and chunks[0].start <= 1 else ()
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
         flagged: set[int] = set()  # chunks reported in this claim, by id
