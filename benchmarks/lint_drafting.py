@@ -146,10 +146,47 @@ def _element(text: str) -> str | None:
     return None
 
 
+# rewordings a language model makes when it says a limitation again (issue 30's "non-distinctive claim repetition"):
+# each a (pattern, replacement) applied by :func:`reword`, none changing a content word
+_REWORDINGS = (
+    (re.compile(r"\bthe\b"), "said"),
+    (re.compile(r"\bsaid\b"), "the"),
+    (re.compile(r"\bcomprises\b"), "includes"),
+    (re.compile(r"\bincludes\b"), "comprises"),
+    (re.compile(r"\bcomprising\b"), "including"),
+    (re.compile(r"\bincluding\b"), "comprising"),
+    (re.compile(r"\bhaving\b"), "comprising"),
+    (re.compile(r"\bconfigured to\b"), "adapted to"),
+    (re.compile(r"\badapted to\b"), "configured to"),
+    # singular for plural: "the lever is …" → "the levers are …"
+    (re.compile(r"\b(the|said) ([a-z]{3,}[^s\W]) is\b"), r"\1 \2s are"),
+    # conjuncts reordered: "a frame and a seat" → "a seat and a frame"
+    (re.compile(r"\b((?:an?|the|said) [a-z]+) and ((?:an?|the|said) [a-z]+)(?=[,;.]| (?:to|of|on|in|at|with)\b)"),
+     r"\2 and \1"),
+)
+_FURTHER = re.compile(r"^,?\s*(?:further\s+)?(?:comprising|including)\b", re.IGNORECASE)
+
+
+def reword(text: str, rng: random.Random, subject: tuple[str, ...] = ()) -> str:
+    """``text`` (a claim's text after its citation, or a limitation) said again in other words: each rewording of
+    :data:`_REWORDINGS` that applies, each at its first place, half of them at random (at least one); with the
+    claim's ``subject``, "further comprising X" becomes ", wherein the <subject> further comprises X"."""
+    options = [(p, r) for p, r in _REWORDINGS if p.search(text)]
+    if subject and _FURTHER.search(text):
+        options.append((_FURTHER, f", wherein the {' '.join(subject)} further comprises"))
+    if not options:
+        return text
+    chosen = [o for o in options if rng.random() < 0.5] or [rng.choice(options)]
+    for pattern, replacement in chosen:
+        text = pattern.sub(replacement, text, count=1)
+    return text
+
+
 def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
-           missed: list[tuple[str, int, str]] | None = None) -> dict[str, bool]:
+           missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None) -> dict[str, bool]:
     """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in (each miss,
-    as (kind, claim, the claim's changed text), appended to ``missed`` where given)."""
+    as (kind, claim, the claim's changed text), appended to ``missed`` where given). The reworded injections draw
+    from ``reworder`` (none without it), so that the other injections draw what they drew before them."""
     records = _records_of(forest)
     nums = [c.num for c in forest.claims]
     if len(set(nums)) != len(nums) or not nums:
@@ -162,6 +199,15 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
     # a claim citing "any preceding claim" cites the claim it copies as well: a copy of it has other parents
     copied = rng.choice([c for c in forest.claims if not _PRECEDING.search(c.text)] or [forest.claims[0]])
     out["claim copied"] = _hit(records + [{"num": last + 1, "text": copied.text}], "duplicate-claim", last + 1)
+    # the same claim in other words: only its text after the citation is reworded (the citation names the parent)
+    ref = _single_citation(copied.text, copied.num) if copied.parents else None
+    cut = ref.end if ref else 0
+    text = copied.text[:cut] + reword(copied.text[cut:], reworder, readings[copied.num].subject) if reworder else ""
+    if text and text != copied.text:
+        out["claim copied, reworded"] = _hit(records + [{"num": last + 1, "text": text}], "duplicate-claim",
+                                             last + 1)
+        if missed is not None and not out["claim copied, reworded"]:
+            missed.append(("claim copied, reworded", last + 1, f"{copied.num} → {text}"))
 
     dependents = [c for c in forest.claims if c.parents and _single_citation(c.text, c.num)
                   and not readings[c.num].restates and readings[c.num].subject]
@@ -174,6 +220,13 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         text = f"{c.text[: ref.end]}, wherein {clause}."
         out["parent limitation copied"] = _hit(records + [{"num": last + 1, "text": text}], "not-further-limiting",
                                                last + 1)
+        again = reword(clause, reworder) if reworder else clause
+        if again != clause:
+            text = f"{c.text[: ref.end]}, wherein {again}."
+            out["parent limitation reworded"] = _hit(records + [{"num": last + 1, "text": text}],
+                                                     "not-further-limiting", last + 1)
+            if missed is not None and not out["parent limitation reworded"]:
+                missed.append(("parent limitation reworded", last + 1, f"{clause} → {text}"))
 
     options = [(c, clause) for c in forest.claims for clause in _clauses(c.text, c.num)]
     if options:
@@ -307,7 +360,7 @@ def rates(records, repeat: int) -> dict[str, tuple[float, float]]:
 def list_misses(sides: dict[str, list], seed: int) -> None:
     """Recall on train and dev (seeded apart from the test side's draws) and every defect missed there, to be read
     while tuning; the test side is not read at all."""
-    rng = random.Random(seed)
+    rng, reworder = random.Random(seed), random.Random(f"reword {seed}")
     pool = subject_pool(sides["train"])
     for side in ("train", "dev"):
         hits: dict[str, list[bool]] = defaultdict(list)
@@ -315,7 +368,7 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
                 before = len(missed)
-                for kind, ok in inject(r.claims, rng, pool, missed).items():
+                for kind, ok in inject(r.claims, rng, pool, missed, reworder).items():
                     hits[kind].append(ok)
                 missed[before:] = [(kind, f"{r.id} claim {num}", text) for kind, num, text in missed[before:]]
         print(f"\nrecall on injected defects, {side} side (development data):")
@@ -323,6 +376,7 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
             print(f"  {kind:28s} {percent(sum(oks), len(oks))}")
         for kind, where, text in missed:
             print(f"  missed [{kind}] {where}: {' '.join(text.split())[-400:]}")
+    print_unmodified(sides["dev"] + sides["train"], "train + dev sides (development data)", listed=True)
 
 
 def main() -> None:
@@ -333,8 +387,8 @@ def main() -> None:
     parser.add_argument("--draft-outputs", metavar="FILE", help="also lint a JSON Lines file of spg generate results")
     parser.add_argument("--list-dev", action="store_true", help="also list every finding on train and dev")
     parser.add_argument("--misses", action="store_true",
-                        help="only inject on train and dev (the sides to tune on) and list every missed defect, "
-                        "nothing of the test side")
+                        help="only inject on train and dev (the sides to tune on) and list every missed defect and "
+                        "every finding on their unmodified claims, nothing of the test side")
     args = parser.parse_args()
     records = [r for r in shared_records() if r.fields.get("kind") in KINDS]
     sides = {side: [r for r in records if checker_split(r.id) == side] for side in ("train", "dev", "test")}
@@ -344,13 +398,13 @@ def main() -> None:
         list_misses(sides, args.seed)
         return
 
-    rng = random.Random(args.seed)
+    rng, reworder = random.Random(args.seed), random.Random(f"reword {args.seed}")
     for side in ("test", "dev"):
         pool = subject_pool(sides["train"])  # other documents' subjects, never the side's own
         hits: dict[str, list[bool]] = defaultdict(list)
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
-                for kind, ok in inject(r.claims, rng, pool).items():
+                for kind, ok in inject(r.claims, rng, pool, reworder=reworder).items():
                     hits[kind].append(ok)
         label = "test side" if side == "test" else "dev side (development data)"
         print(f"\nrecall on injected defects, granted US and EP claim sets, {label}:")

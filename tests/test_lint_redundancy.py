@@ -58,6 +58,50 @@ def test_claims_too_short_to_compare_are_no_duplicate():
     assert found(text, "duplicate-claim") == []
 
 
+METHOD = "1. A method of brewing, comprising: heating a mixture of water and malt; and adding hops to the mixture."
+
+
+def test_further_comprising_and_wherein_the_method_further_comprises_are_one_limitation():
+    text = METHOD + (" 2. The method of claim 1, further comprising cooling the mixture in a vessel."
+                     " 3. The method of claim 1, wherein the method further comprises cooling said mixture in a vessel.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_includes_for_comprises_and_a_plural_for_a_singular_are_a_reworded_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge comprises a steel pin."
+                    " 3. The step stool of claim 1, wherein said hinge includes steel pins.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_adapted_to_for_configured_to_is_a_reworded_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is configured to engage the lower step."
+                    " 3. The step stool of claim 1, wherein the pawl is adapted to engage the lower step.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_reordered_conjuncts_are_a_reworded_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, further comprising a tray and a handle."
+                    " 3. The step stool of claim 1, further comprising a handle and a tray.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_siblings_that_differ_in_a_content_word_are_no_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of copper."
+                    " 3. The step stool of claim 1, wherein the hinges are made of aluminium."
+                    " 4. The step stool of claim 1, wherein the pawl is configured to engage the lower step."
+                    " 5. The step stool of claim 1, wherein the pawl is configured to release the lower step.")
+    assert found(text, "duplicate-claim") == []
+
+
+def test_reworded_claims_under_different_parents_are_no_duplicate():
+    text = METHOD + (" 2. The method of claim 1, further comprising stirring the mixture."
+                     " 3. The method of claim 1, further comprising filtering the mixture."
+                     " 4. The method of claim 2, further comprising cooling the mixture in a vessel."
+                     " 5. The method of claim 3, wherein the method further comprises cooling said mixture in a "
+                     "vessel.")
+    assert found(text, "duplicate-claim") == []
+
+
 def test_the_llama_3_8b_ft_output_of_the_hupd_dcg_sample_has_13_duplicate_claims():
     record = json.loads(shared_file("hupd-dcg/sample_outputs.json").read_text(encoding="utf-8"))
     findings = find_all(parse_claims(record["Llama-3-8B-FT-claim"]))
@@ -80,6 +124,23 @@ def test_a_limitation_copied_from_a_grandparent_does_not_further_limit():
                     " 3. The step stool of claim 2, wherein the front frame and the rear frame are joined at the top "
                     "by a hinge.")
     assert found(text, "not-further-limiting") == [3]
+
+
+def test_a_parent_limitation_restated_in_other_words_does_not_further_limit():
+    for again in ("wherein the method further comprises the step of adding hops to said mixture",
+                  "wherein the method includes adding the hops to the mixtures",
+                  "further comprising heating the mixture of malt and water"):
+        text = METHOD + f" 2. The method of claim 1, {again}."
+        assert found(text, "not-further-limiting") == [2], again
+    text = STOOL + " 2. The step stool of claim 1, wherein said pawls are flat steel plates with a hooked lower end."
+    assert found(text, "not-further-limiting") == [2]
+
+
+def test_a_restatement_that_changes_a_content_word_further_limits():
+    for again in ("wherein the method further comprises adding yeast to said mixture",
+                  "further comprising heating the mixture of malt and barley"):
+        text = METHOD + f" 2. The method of claim 1, {again}."
+        assert found(text, "not-further-limiting") == [], again
 
 
 def test_a_dependent_adding_nothing_does_not_further_limit():

@@ -86,6 +86,81 @@ def subject(phrase: str) -> tuple[str, ...]:
     return words(phrase[: end.start()] if end else phrase) or words(phrase)
 
 
+# What a restatement changes without changing what it says, as language models restate a limitation (issue 30's
+# "non-distinctive claim repetition"): duplicate-claim and not-further-limiting compare limitations in this form
+# (:func:`gist`). Each entry is why two wordings claim the same thing; no content word is touched, so "wherein the
+# X is copper" and "wherein the X is aluminium" stay two limitations.
+_SAME_SENSE = {
+    # the open transitions: "comprising" is synonymous with "including" and "containing" (MPEP 2111.03), and a
+    # drafter restating "a housing having a slot" as "the housing comprises a slot" claims the same slot
+    **dict.fromkeys(("comprises", "comprising", "include", "includes", "including", "contain", "contains",
+                     "containing", "has", "have", "having"), "comprise"),
+}
+# a capability stated as fitness for a purpose: "adapted to" and "configured to" are read alike (MPEP 2173.05(g)
+# names both; the drafter's choice between them carries no limitation), "operable to", "arranged to" as well
+_FIT_FOR = frozenset({"adapted", "operable", "operative", "arranged", "designed"})
+# words that point back or join and say nothing of the thing: demonstratives as articles ("this layer", "the
+# layer"), the copula ("the lever is pivoted", "the lever pivoted"), and the connectives a restatement moves
+# ("wherein the method further comprises X" after "further comprising X")
+_NO_SENSE = frozenset({"this", "these", "those", "is", "are", "be", "being", "been", "further", "also", "wherein",
+                       "whereby", "where", "which", "that"})
+# prepositions whose two objects may come in either order
+_PAIRED = frozenset({"of", "between", "to", "with", "from", "for", "in", "on", "by", "at", "into", "onto"})
+# "the step of heating" is "heating"
+_STEP = frozenset({"step", "steps"})
+
+
+def _lemma(word: str) -> str:
+    """One form of a noun's number and a verb's person ("levers"/"lever", "heats"/"heat", "boxes"/"box"); a light
+    rule, not a dictionary: both sides of a comparison go through it, so a word it cuts wrongly ("gases" →
+    "gase") only misses a match."""
+    word = _SAME_SENSE.get(word, word)
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is", "'s")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A limitation (:func:`limitation`) as its restatements read (:data:`_SAME_SENSE` and the sets above): one form
+    of each word, without the words that say nothing, "step of" dropped, "the <subject> comprises X" read as "X"
+    (a dependent claim's "wherein the method further comprises X" is its "further comprising X"), and the
+    conjuncts an "and" joins in sorted order ("a frame and a seat", "a seat and a frame"; "of water and malt", "of
+    malt and water")."""
+    got: list[str] = []
+    for i, w in enumerate(clause):
+        if w in _NO_SENSE or (w in _STEP and clause[i + 1 : i + 2] == ("of",)):
+            continue
+        if w == "of" and clause[i - 1 : i] and clause[i - 1] in _STEP:
+            continue
+        if w in _FIT_FOR and clause[i + 1 : i + 2] == ("to",):
+            w = "configured"
+        got.append(_lemma(w))
+    said = tuple(map(_lemma, subject))
+    # "wherein the method further comprises the step of X" is cut before X ("comprises the steps of" ends a clause):
+    # the subject left alone says nothing either
+    if said and tuple(got[: len(said)]) == said and got[len(said) : len(said) + 1] in ([], ["comprise"]):
+        got = got[len(said) + 1 :]
+    got = list(_limitation(tuple(got)))
+    if "and" not in got:
+        return tuple(got)
+    # two one-word objects of a preposition ("of water and malt", "between the backsheet and the topsheet"): where
+    # the second ends, the words do not say (the comma is gone), so they are sorted in place
+    for i in range(2, len(got) - 1):
+        if got[i] == "and" and got[i - 2] in _PAIRED and got[i + 1] < got[i - 1]:
+            got[i - 1], got[i + 1] = got[i + 1], got[i - 1]
+    parts: list[list[str]] = [[]]
+    for w in got:
+        if w == "and":
+            parts.append([])
+        else:
+            parts[-1].append(w)
+    return tuple(" and ".join(sorted(" ".join(p) for p in parts if p)).split())
+
+
 def _unlabelled(text: str) -> str:
     # most claims have no parenthesis: the label pattern is then not run at all
     return _LABEL.sub(" ", text) if "(" in text or ")" in text else text
@@ -122,6 +197,7 @@ class Reading:
     process of claim 1"), a claim of its own that cites another. ``limitations``: the normalised clauses of the
     text after the citation (a dependent claim) or after the transition (an independent one), empty ones left out.
     ``body``: the words of that text, the citation replaced by nothing, for comparing whole claims.
+    ``gists``: each limitation as its restatements read (:func:`gist`), for the rules that look for one.
     """
 
     subject: tuple[str, ...]
@@ -129,6 +205,13 @@ class Reading:
     restates: bool
     limitations: tuple[tuple[str, ...], ...]
     body: tuple[str, ...]
+    gists: tuple[tuple[str, ...], ...] = ()
+
+
+def _reading(said: tuple[str, ...], opening: tuple[str, ...], restates: bool,
+             limitations: tuple[tuple[str, ...], ...], body: tuple[str, ...]) -> Reading:
+    gists = tuple(g for g in (gist(x, said) for x in limitations) if g)
+    return Reading(said, opening, restates, limitations, body, gists)
 
 
 def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -155,16 +238,16 @@ def read_claim(text: str, num: int, dependent: bool) -> Reading:
         restates = _OWN_CLAIM.search(opening) is not None
         opened = words(opening)
         limitations, body = _clauses(rest)
-        return Reading(subject(opening), opened, restates, limitations, opened + body)
+        return _reading(subject(opening), opened, restates, limitations, opened + body)
     lowered = text.lower()
     cut = _TRANSITION.search(lowered, 0, 400)
     if cut is None:
-        return Reading((), (), False, *_clauses(text))
+        return _reading((), (), False, *_clauses(text))
     # the limitations are the body's; the whole claim, preamble included, is compared as a whole
     preamble = lowered[: cut.start()]
     opening = words(preamble)
     limitations, body = _clauses(text[cut.end() :])
-    return Reading(subject(preamble), opening, False, limitations, opening + words(cut.group()) + body)
+    return _reading(subject(preamble), opening, False, limitations, opening + words(cut.group()) + body)
 
 
 def read_claims(forest: Forest) -> dict[int, Reading]:

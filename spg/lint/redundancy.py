@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from spg.forest import Forest
-from spg.lint.clauses import COPULA, Reading, ancestry, read_claims
+from spg.lint.clauses import COPULA, Reading, ancestry, gist, read_claims
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
@@ -92,23 +92,33 @@ def _cited(parents: tuple[int, ...]) -> str:
     return "independent" if not parents else "citing claim " + ", ".join(map(str, parents))
 
 
+def _said(r: Reading) -> tuple | None:
+    """What a claim says as a restatement reads it: its subject's words and the conjuncts of its limitations, each
+    a :func:`~spg.lint.clauses.gist`, as a sorted list ("…, wherein A and B" is "…, wherein B; and A")."""
+    if not r.gists:
+        return None
+    parts = (part for g in r.gists for part in " ".join(g).split(" and "))
+    return gist(r.opening), tuple(sorted(parts))
+
+
 def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
     """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word or with its
-    limitations in another order."""
+    limitations in another order or other words (:func:`_said`)."""
     exact: dict[tuple, int] = {}
-    reordered: dict[tuple, int] = {}
+    reworded: dict[tuple, int] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
         if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text[-40:]):
             continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
         key = (c.parents, r.body)
-        order = (c.parents, r.opening, tuple(sorted(r.limitations))) if len(r.limitations) > 1 else None
+        said = _said(r)
+        order = (c.parents, said) if said is not None else None
         earlier = exact.get(key)
         how = "the same text"
         if earlier is None and order is not None:
-            earlier = reordered.get(order)
-            how = "the same limitations in another order"
+            earlier = reworded.get(order)
+            how = "the same limitations, reordered or in other words"
         if earlier is not None:
             out.append(Finding(
                 "duplicate-claim", "warning", c.num,
@@ -118,7 +128,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
             continue
         exact.setdefault(key, c.num)
         if order is not None:
-            reordered.setdefault(order, c.num)
+            reworded.setdefault(order, c.num)
     return out
 
 
@@ -138,7 +148,8 @@ def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
 
 
 def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
-    """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already."""
+    """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already, each
+    compared as restatements read it (:func:`~spg.lint.clauses.gist`)."""
     above = ancestry(forest)
     joined: dict[int, tuple[str, str]] = {}
     out = []
@@ -149,7 +160,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         texts = []
         for a in above[c.num]:
             if a not in joined:
-                clauses = readings[a].limitations
+                clauses = readings[a].gists
                 joined[a] = (
                     "\n".join(map(_plain, clauses)),
                     "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x)),
@@ -157,8 +168,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
             texts.append(joined[a])
         if not r.limitations:
             why = "adds no limitation to"
-        elif all(_recited(clause, texts) for clause in r.limitations) and any(
-            len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.limitations
+        elif r.gists and all(_recited(clause, texts) for clause in r.gists) and any(
+            len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
         else:
