@@ -79,6 +79,13 @@ def test_adapted_to_for_configured_to_is_a_reworded_duplicate():
     assert found(text, "duplicate-claim") == [3]
 
 
+def test_at_least_one_or_one_or_more_for_an_article_is_no_duplicate():
+    # a pair an applicant writes on purpose (US20190276881, an application on the train or dev side, claims 10 and 11)
+    text = METHOD + (" 2. The method of claim 1, wherein a unique anchor probe is used for each mixture."
+                     " 3. The method of claim 1, wherein one or more unique anchor probes are used for each mixture.")
+    assert found(text, "duplicate-claim") == []
+
+
 def test_reordered_conjuncts_are_a_reworded_duplicate():
     text = STOOL + (" 2. The step stool of claim 1, further comprising a tray and a handle."
                     " 3. The step stool of claim 1, further comprising a handle and a tray.")
@@ -128,12 +135,34 @@ def test_a_limitation_copied_from_a_grandparent_does_not_further_limit():
 
 def test_a_parent_limitation_restated_in_other_words_does_not_further_limit():
     for again in ("wherein the method further comprises the step of adding hops to said mixture",
-                  "wherein the method includes adding the hops to the mixtures",
+                  "wherein the method further includes adding the hops to the mixtures",
                   "further comprising heating the mixture of malt and water"):
         text = METHOD + f" 2. The method of claim 1, {again}."
         assert found(text, "not-further-limiting") == [2], again
     text = STOOL + " 2. The step stool of claim 1, wherein said pawls are flat steel plates with a hooked lower end."
     assert found(text, "not-further-limiting") == [2]
+
+
+def test_wherein_the_subject_comprises_an_item_of_the_parents_list_chooses_it():
+    # without "further", "the composition comprises X" may choose X among the parent's alternatives
+    text = ("1. A composition comprising one or more compounds selected from the group consisting of: sodium "
+            "lauryl ether sulfate, cocamidopropyl betaine, and sodium chloride brine. 2. The composition of claim 1, "
+            "wherein the composition comprises sodium lauryl ether sulfate.")
+    assert found(text, "not-further-limiting") == []
+
+
+def test_choosing_an_item_listed_before_or_narrows():
+    # US20050193432 (an application on the train or dev side) claim 58 under claim 43
+    text = ("1. A method comprising introducing a composition comprising (1) human mammary epithelial cells; or (2) "
+            "human breast stem cells; or (3) a combination thereof. 2. The method of claim 1, wherein the "
+            "composition comprises human mammary epithelial cells.")
+    assert found(text, "not-further-limiting") == []
+
+
+def test_a_dependent_whose_list_was_lost_is_not_compared():
+    text = ("1. A method of brewing, comprising: heating a mixture; and adding to the mixture one or more of: hops, spices. "
+            "2. The method of claim 1, wherein the method further comprises adding to the mixture one or more of:")
+    assert found(text, "not-further-limiting") == []
 
 
 def test_a_restatement_that_changes_a_content_word_further_limits():

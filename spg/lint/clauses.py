@@ -106,8 +106,9 @@ _NO_SENSE = frozenset({"this", "these", "those", "is", "are", "be", "being", "be
                        "whereby", "where", "which", "that"})
 # prepositions whose two objects may come in either order
 _PAIRED = frozenset({"of", "between", "to", "with", "from", "for", "in", "on", "by", "at", "into", "onto"})
-# "the step of heating" is "heating"
-_STEP = frozenset({"step", "steps"})
+# "the step of heating" is "heating" ("at least one X" and "one or more X" are not read as "an X": sibling claims
+# reciting "a unique probe" and "one or more unique probes" are written as two claims on purpose)
+_EMPTY_PHRASES = {"step": ("step", "of"), "steps": ("steps", "of")}
 
 
 def _lemma(word: str) -> str:
@@ -124,26 +125,38 @@ def _lemma(word: str) -> str:
     return word[:-1]
 
 
+def _forms(word: str) -> tuple[str, ...]:
+    # "wearer-contacting" written "wearer contacting"
+    return tuple(map(_lemma, word.split("-"))) if "-" in word else (_lemma(word),)
+
+
 def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, ...]:
     """A limitation (:func:`limitation`) as its restatements read (:data:`_SAME_SENSE` and the sets above): one form
-    of each word, without the words that say nothing, "step of" dropped, "the <subject> comprises X" read as "X"
-    (a dependent claim's "wherein the method further comprises X" is its "further comprising X"), and the
+    of each word, without the words that say nothing, "step of" dropped, "the <subject> further comprises X" read as
+    "X" (a dependent claim's "wherein the method further comprises X" is its "further comprising X"), and the
     conjuncts an "and" joins in sorted order ("a frame and a seat", "a seat and a frame"; "of water and malt", "of
     malt and water")."""
     got: list[str] = []
-    for i, w in enumerate(clause):
-        if w in _NO_SENSE or (w in _STEP and clause[i + 1 : i + 2] == ("of",)):
+    i = 0
+    while i < len(clause):
+        w = clause[i]
+        phrase = _EMPTY_PHRASES.get(w)
+        if phrase and clause[i : i + len(phrase)] == phrase:
+            i += len(phrase)
             continue
-        if w == "of" and clause[i - 1 : i] and clause[i - 1] in _STEP:
+        i += 1
+        if w in _NO_SENSE:
             continue
-        if w in _FIT_FOR and clause[i + 1 : i + 2] == ("to",):
+        if w in _FIT_FOR and clause[i : i + 1] == ("to",):
             w = "configured"
-        got.append(_lemma(w))
-    said = tuple(map(_lemma, subject))
-    # "wherein the method further comprises the step of X" is cut before X ("comprises the steps of" ends a clause):
-    # the subject left alone says nothing either
-    if said and tuple(got[: len(said)]) == said and got[len(said) : len(said) + 1] in ([], ["comprise"]):
-        got = got[len(said) + 1 :]
+        got += _forms(w)
+    # "wherein the method further comprises X" adds X as "further comprising X" does; without "further", "wherein
+    # the composition comprises X" may choose X from the parent's list (a compound of a Markush group), so it stays.
+    # Cut before X ("comprises the steps of" ends a clause), the subject left alone says nothing either.
+    if subject and clause[: len(subject)] == subject and "further" in clause[len(subject) : len(subject) + 2]:
+        said = tuple(f for w in subject for f in _forms(w))
+        if tuple(got[: len(said)]) == said and got[len(said) : len(said) + 1] in ([], ["comprise"]):
+            got = got[len(said) + 1 :]
     got = list(_limitation(tuple(got)))
     if "and" not in got:
         return tuple(got)
@@ -209,23 +222,30 @@ class Reading:
 
 
 def _reading(said: tuple[str, ...], opening: tuple[str, ...], restates: bool,
-             limitations: tuple[tuple[str, ...], ...], body: tuple[str, ...]) -> Reading:
-    gists = tuple(g for g in (gist(x, said) for x in limitations) if g)
-    return Reading(said, opening, restates, limitations, body, gists)
+             read: tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int]],
+             before: tuple[str, ...] = ()) -> Reading:
+    limitations, body, alternatives = read
+    # an item before "; or" is one of alternatives, as a clause holding "or" is: its gist says so
+    gists = tuple(g + ("or",) * (i in alternatives) for i, x in enumerate(limitations) if (g := gist(x, said)))
+    return Reading(said, opening, restates, limitations, before + body, gists)
 
 
-def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
-    """(the limitations of ``text``, all its words): one pass over the text, as this runs after every claim."""
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int]]:
+    """(the limitations of ``text``, all its words, those followed by a clause opening with "or"): one pass over
+    the text, as this runs after every claim."""
     clauses = []
     every: list[str] = []
+    alternatives = set()
     articles = _ARTICLES
     for part in _SPLIT.split(_unlabelled(text)):
         got = tuple(w for w in _WORD.findall(part.lower()) if w not in articles)
         every += got
+        if got[:1] == ("or",) and clauses:
+            alternatives.add(len(clauses) - 1)
         got = _limitation(got)
         if got:
             clauses.append(got)
-    return tuple(clauses), tuple(every)
+    return tuple(clauses), tuple(every), frozenset(alternatives)
 
 
 def read_claim(text: str, num: int, dependent: bool) -> Reading:
@@ -237,17 +257,15 @@ def read_claim(text: str, num: int, dependent: bool) -> Reading:
         opening = _CITING_TAIL.sub("", opening.lower())
         restates = _OWN_CLAIM.search(opening) is not None
         opened = words(opening)
-        limitations, body = _clauses(rest)
-        return _reading(subject(opening), opened, restates, limitations, opened + body)
+        return _reading(subject(opening), opened, restates, _clauses(rest), opened)
     lowered = text.lower()
     cut = _TRANSITION.search(lowered, 0, 400)
     if cut is None:
-        return _reading((), (), False, *_clauses(text))
+        return _reading((), (), False, _clauses(text))
     # the limitations are the body's; the whole claim, preamble included, is compared as a whole
     preamble = lowered[: cut.start()]
     opening = words(preamble)
-    limitations, body = _clauses(text[cut.end() :])
-    return _reading(subject(preamble), opening, False, limitations, opening + words(cut.group()) + body)
+    return _reading(subject(preamble), opening, False, _clauses(text[cut.end() :]), opening + words(cut.group()))
 
 
 def read_claims(forest: Forest) -> dict[int, Reading]:

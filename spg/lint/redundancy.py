@@ -157,6 +157,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         r = readings[c.num]
         if not c.parents or r.restates or forest.by_num[c.num] is not c or not above.get(c.num):
             continue
+        if _CUT_SHORT.search(c.text[-40:]):
+            continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
         texts = []
         for a in above[c.num]:
             if a not in joined:
