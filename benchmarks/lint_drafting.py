@@ -9,8 +9,12 @@ The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-
 
   - *claim copied*: a claim (a random one, not one citing "any preceding claim": a copy of that cites one claim
     more) added again at the end, with the same citation;
+  - *claim copied, reworded*: the same claim in other words (its text after the citation reworded by ``reword``:
+    "the"/"said", "comprises"/"includes", "configured to"/"adapted to", a plural for a singular, two conjuncts
+    swapped, "further comprising X" as ", wherein the <subject> further comprises X"), as LLM drafters repeat one;
   - *parent limitation copied*: a new dependent claim at the end, citing a claim P with P's opening, whose only
-    limitation is a clause of P or of a claim P depends on ("The stool of claim 2, wherein the hinge is …");
+    limitation is a clause of P or of a claim P depends on ("The stool of claim 2, wherein the hinge is …"); *parent
+    limitation reworded*: the same with the clause reworded;
   - *limitation repeated*: a clause of a claim (four words or more) recited again at its end ("…; and <clause>.");
   - *preamble: another category*: a dependent claim's subject replaced by "method" (its chain claims a product)
     or "apparatus" (a process); *preamble: another subject*: under a product or medium claim, by the subject of

@@ -61,7 +61,7 @@ _RULES = (
          "equivalents."),
     Rule("duplicate-claim", "warning", "MPEP 706.03(k); 37 CFR 1.75(b)",
          "Two claims with the same parent(s), or both independent, that read the same (or recite the same "
-         "limitations in another order): the later one claims nothing new."),
+         "limitations in another order or other words): the later one claims nothing new."),
     Rule("not-further-limiting", "warning", "35 USC 112(d); MPEP 608.01(n) III",
          "A dependent claim must narrow the claim it refers to; this one only restates limitations its parent chain "
          "already recites, or adds none."),
