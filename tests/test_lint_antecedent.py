@@ -129,7 +129,8 @@ def test_reintroduced_element_makes_a_reference_below_the_reintroducing_claim_am
         ],
         [[], [1], [2]],
     )
-    [finding] = check_antecedents(forest)
+    again, finding = check_antecedents(forest)
+    assert (again.claim, again.term, again.rule) == (2, "a widget", "multiple-introduction")  # where it began
     assert (finding.claim, finding.term, finding.rule) == (3, "the widget", "antecedent-ambiguous")
     assert "'a widget' (claim 1)" in finding.message and "'a widget' (claim 2)" in finding.message
 
@@ -141,7 +142,12 @@ def test_a_reference_after_its_own_claims_reintroduction_means_the_nearest_one()
         "The device of claim 1, further comprising a widget, wherein the widget is blue.",
         "The device of claim 1, wherein said device comprises a widget and two pins, said widget holding the pins.",
     ]
-    assert check_antecedents(Forest.from_parents(texts, [[], [1], [1]])) == []
+    found = check_antecedents(Forest.from_parents(texts, [[], [1], [1]]))
+    # no antecedent finding; each re-introduction itself is multiple-introduction's (the widget of claim 1 or another?)
+    assert [(f.claim, f.term, f.rule) for f in found] == [
+        (2, "a widget", "multiple-introduction"),
+        (3, "a widget", "multiple-introduction"),
+    ]
 
 
 def test_a_claim_of_another_category_restates_without_ambiguity():

@@ -88,8 +88,9 @@ def test_the_judge_reads_only_antecedent_warnings():
         "2. The device of claim 1, further comprising a widget.\n3. The device of claim 2, wherein the widget is blue."
     )
     found = check_antecedents(forest)
-    assert [f.rule for f in found] == ["antecedent-ambiguous"]
-    assert judge_findings(forest, found, toy()) == [(found[0], None)]
+    # claim 2 introduces claim 1's widget again (multiple-introduction); neither warning is the judge's to read
+    assert [f.rule for f in found] == ["multiple-introduction", "antecedent-ambiguous"]
+    assert judge_findings(forest, found, toy()) == [(f, None) for f in found]
     assert tiered(forest, found, toy(threshold=1.0)) == found
 
 

@@ -142,3 +142,90 @@ def test_a_restrictive_relative_clause_of_action_tells_elements_apart():
     text = ("1. A system comprising: a first chip comprising a processor coupled to a sensor interface; and a second "
             "chip comprising a memory, and a processor that processes data signals.")
     assert introduced_again(text) == []
+
+
+# across the dependency chain: a dependent claim introducing what a claim it depends on introduced
+
+STOOL = "1. A stool comprising a frame and a step connected to the frame by a pair of links.\n"
+
+
+def test_a_dependent_claim_adding_an_element_its_parent_introduced_introduces_it_again():
+    text = STOOL + "2. The stool of claim 1, further comprising a frame."
+    assert introduced_again(text) == [(2, "a frame")]
+    finding = next(f for f in check_antecedents(parse_claims(text)) if f.rule == "multiple-introduction")
+    assert "(claim 1)" in finding.message  # says which claim introduced it first
+
+
+def test_an_element_a_grandparent_introduced_is_introduced_again_down_the_chain():
+    text = STOOL + "2. The stool of claim 1, wherein the step is pivoted.\n3. The stool of claim 2, further comprising a frame."
+    assert introduced_again(text) == [(3, "a frame")]
+
+
+def test_a_sibling_claims_element_is_no_second_introduction():
+    # claim 3 does not depend on claim 2: each adds its own seat
+    text = STOOL + "2. The stool of claim 1, further comprising a seat.\n3. The stool of claim 1, further comprising a seat."
+    assert introduced_again(text) == []
+
+
+def test_a_dependent_claim_naming_a_second_or_another_element_is_no_second_introduction():
+    for added in ("a second frame", "another frame", "an additional frame", "a further frame", "at least one more frame",
+                  "a plurality of additional frames", "a plurality of frames"):
+        assert introduced_again(STOOL + f"2. The stool of claim 1, further comprising {added}.") == [], added
+
+
+def test_a_longer_name_ending_in_the_parents_word_is_another_element():
+    text = "1. A film comprising a layer.\n2. The film of claim 1, further comprising a barrier layer."
+    assert introduced_again(text) == []
+
+
+def test_a_step_of_another_action_is_another_element():
+    text = ("1. A method comprising a step of cooling a gas.\n"
+            "2. The method of claim 1, further comprising a step of heating the gas.")
+    assert introduced_again(text) == []
+
+
+def test_a_part_of_another_owner_in_the_dependent_claim_is_no_second_introduction():
+    text = "1. A stool comprising a frame and a seat.\n2. The stool of claim 1, wherein the seat has a frame."
+    assert introduced_again(text) == []
+
+
+def test_a_dependent_elements_longer_restrictive_phrase_tells_it_apart():
+    # the three words the body's reading compares are the same; the dependent claim's phrase goes on differently
+    text = ("1. A device comprising: a door; and a mechanism configured and operable for moving the door.\n"
+            "2. The device of claim 1, further comprising a mechanism configured and operable for locking the door.")
+    assert introduced_again(text) == []
+    text = ("1. A device comprising: a door; and a mechanism configured and operable for moving the door.\n"
+            "2. The device of claim 1, further comprising a mechanism configured and operable for moving the door.")
+    assert introduced_again(text) == [(2, "a mechanism")]
+
+
+def test_reference_numerals_tell_a_dependent_claims_element_apart_only_against_another_numeral():
+    text = "1. A stool comprising: a gear (12); and a frame.\n2. The stool of claim 1, further comprising a gear (14)."
+    assert introduced_again(text) == []
+    text = ("1. A valve comprising: an actuator (42); and a body.\n"
+            "2. The valve of claim 1, wherein the body defines a chamber (16), an actuator (42), coupled to the body.")
+    assert introduced_again(text) == [(2, "an actuator")]
+
+
+def test_an_element_only_some_cited_claims_introduce_is_introduced_for_the_others():
+    # read with claim 1 alone, claim 3 needs its receiver; so no second introduction under a multiple dependency
+    text = ("1. A gateway comprising a bus.\n2. The gateway of claim 1, further comprising a receiver.\n"
+            "3. The gateway of claim 1 or 2, further comprising a receiver.")
+    assert introduced_again(text) == []
+    text = ("1. A gateway comprising a receiver.\n2. The gateway of claim 1, further comprising a bus.\n"
+            "3. The gateway of claim 1 or 2, further comprising a receiver.")
+    assert introduced_again(text) == [(3, "a receiver")]
+
+
+def test_alternatives_of_a_dependent_markush_group_are_no_second_introduction():
+    text = ("1. A composition comprising: a radical; and an acyloxy radical.\n"
+            "2. The composition of claim 1, wherein R2 is chosen from the group consisting of: a hydrogen atom; "
+            "an acyloxy radical; and a phenyl radical.")
+    assert introduced_again(text) == []
+
+
+def test_a_restated_parent_limitation_is_not_read_for_its_elements():
+    # a dependent claim repeating words of its parent around an element ("connected to the frame by a pair of
+    # links") is not read as introducing it again: granted claims do so too often (docs/lint.md)
+    text = STOOL + "2. The stool of claim 1, wherein the step is connected to the frame by a pair of links and is pivoted."
+    assert introduced_again(text) == []

@@ -57,6 +57,7 @@ _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "whe
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
 _RELATIVE_PREDICATES = frozenset((pronoun, copula) for pronoun in ("that", "which") for copula in ("is", "are"))
 _MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
+_DEPENDENT_WORDS = 8  # words after an element that tell a dependent claim's from its parent's (told_apart)
 _MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
 
 
@@ -235,8 +236,9 @@ class _Reader:
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
         self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
-        self.tokens: list[str] = []  # the tokens of the claim being read
-        self.subject: tuple[str, ...] = ()  # the words naming what the claim being read claims ("step", "stool")
+        # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool"), kept for
+        # the claims read before: a dependent claim's introduction is compared with its parents' in their own words
+        self.context: dict[int, tuple[list[str], int, tuple[str, ...]]] = {}
         # (claim, words without a last postpositive "-able" word) → the body's introductions read so (introduce)
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
 
@@ -265,7 +267,7 @@ class _Reader:
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
             if earlier and earlier[0].taken and earlier[0].claim != ch.claim and earlier[0].same is None:
                 ch.reintroduces = earlier[0]
-        if ch.article and not ch.preamble and ch.recited and ch.start >= self.body:
+        if ch.article and not ch.preamble and ch.start >= self.body and ch.recited:
             # a phrase cut at a participle ("an electric" of "an electric powered brake system") too: the words
             # after it tell two such introductions apart or not (introduced_again)
             # the phrase reader keeps a postpositive "-able" word in the phrase ("an inner element rotatable within
@@ -292,99 +294,126 @@ class _Reader:
 
     def introduced_again(self, ch: _Chunk, earlier: list[_Chunk]) -> None:
         """Record ``ch`` when its claim's body recited the same element before, word for word, each time as an
-        element of its own ("…; a lower step pivoted to …; a lower step connected to …"): rule
-        ``multiple-introduction``. Not a part recited for each of two owners ("a bumper having a fore side …, a
-        landing gear having a fore side"), alternatives ("an anode or a cathode, … the other of an anode or a
-        cathode", a Markush group) or what a reference numeral or modifier tells apart."""
-        tokens, subject = self.tokens, self.subject
-
-        def owned_by_claim(i: int) -> bool:
-            # "the step stool having a lower step" in a step stool's claim: what the claimed thing itself has is an
-            # element of the claim, as after its transition, not a part of some other element
-            n = len(subject)
-            return 0 < n < i and tokens[i - n - 1].lower() in ("the", "said") and all(
-                t.lower().startswith(w) for t, w in zip(tokens[i - n : i], subject)
-            )
-
-        def recited_alone(c: _Chunk) -> bool:
-            before = tokens[c.start - 1].lower() if c.start > 0 else ""
-            after = tokens[c.end].lower() if c.end < len(tokens) else ""
-            if after in ("or", "of", "'", "'s", "’", "’s"):
-                return False  # "an address of the client" names what something else has
-            if before not in _ELEMENT_OPENERS and not (before in _PART_OPENERS and owned_by_claim(c.start - 1)):
-                return False
-            if before == ",":
-                # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
-                for t in tokens[c.end : c.end + 40]:
-                    if t in (";", "."):
-                        break
-                    if t.lower() == "or":
-                        return False
-            if before in (",", "and"):
-                # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts; an item
-                # as long as a clause ("…, the probe being rotatable relative to the first member, and a grip") ends
-                # no list of parts: what follows it is the claim's next element
-                # "of" opens such a list with an element of its own or a "said" list ("each of said displaying a
-                # list, a preview, and …"), not "the commencement of tracking, and a controller"
-                # the list walked back stops at the transition: a list the body opens is the claim's elements
-                item, nxt = 0, ""
-                for m in range(c.start - 2, max(c.start - 41, self.body - 1), -1):
-                    t = tokens[m].lower()
-                    if t in _PART_OPENERS and (nxt in _LISTED_AFTER_OF if t == "of" else nxt not in ("the", "said")):
-                        return owned_by_claim(m)
-                    nxt = t
-                    if t in _LIST_OPENERS or item > _LONGEST_PART:
-                        break
-                    item = 0 if t == "," else item + 1
-            return True
-
-        def told_apart(a: _Chunk, b: _Chunk) -> bool:
-            # "a means for executing …; a means for determining …", "a pointer to a file, a pointer to an engine": a
-            # restrictive phrase after each names two elements ("a lower step is pivoted …; a lower step is fixed …"
-            # says two things of what reads as one, and "…; and a lower step." adds one the reader cannot tell apart)
-            # a reference numeral is no such phrase: two numerals tell two elements apart ("a gear (12) …; a gear
-            # (14)"), a numeral on one of them alone tells nothing ("a gear on the shaft; and a gear (12)")
-            (numeral_a, at_a), (numeral_b, at_b) = numeral(a), numeral(b)
-            if numeral_a and numeral_b:
-                return numeral_a != numeral_b
-            after = [tuple(t.lower() for t in tokens[i : i + 3]) for i in (at_a, at_b)]
-            return after[0] != after[1] and not any(
-                x[:1] in _PREDICATES or x[:2] in _RELATIVE_PREDICATES for x in after
-            )
-
-        def numeral(x: _Chunk) -> tuple[tuple[str, ...], int]:
-            # (the reference numeral right after a chunk, "(12)", or nothing; the token after both)
-            i = x.end
-            if i < len(tokens) and tokens[i] == "(":
-                close = next((k for k in range(i + 1, min(i + 8, len(tokens))) if tokens[k] == ")"), 0)
-                if close and any(d.isdigit() for t in tokens[i + 1 : close] for d in t):
-                    return tuple(tokens[i + 1 : close]), close + 1
-            return (), i
-
-        if len(ch.words[-1]) < 2 or not recited_alone(ch):
+        element of its own ("…; a lower step pivoted to …; a lower step connected to …"), or when a claim it depends
+        on did, as an element of its own there ("1. A stool comprising a frame … 3. The stool of claim 1, further
+        comprising a frame"): rule ``multiple-introduction``.
+        Not a part recited for each of two owners ("a bumper having a fore side …, a landing gear having a fore
+        side"), alternatives ("an anode or a cathode, … the other of an anode or a cathode", a Markush group) or what
+        a reference numeral or modifier tells apart ("a second frame", "an additional frame", "another frame" and "a
+        plurality of frames" are no such introduction: the phrase reader gives them other words or no article)."""
+        if len(ch.words[-1]) < 2 or ch.same is not None:
             return
+        alone = self.recited_alone(ch)
         for c in earlier:
-            if (
-                c.claim == ch.claim
-                and c.article
-                and c.start >= self.body
-                and recited_alone(c)
-                and not c.implied
-                and c.same is None
-                and ch.same is None
+            if not c.article or c.implied or c.same is not None:
+                continue
+            if c.claim == ch.claim:
+                if alone and self.recited_alone(c):
+                    if not (self.in_markush(c) or self.told_apart(c, ch)):
+                        self.again.append((ch, c))
+                    return
+            elif (
+                # c is in a claim ch's claim depends on (matches() reads only the scope), in every claim it cites,
+                # and each is recited as an element of its own claim; a dependent claim adds an element with a longer
+                # restrictive phrase than a list item has ("further comprising a mechanism configured and operable
+                # for positioning the door" under "a mechanism configured and operable for moving the cob …"): the
+                # words after each are compared further
+                alone
+                and not ch.implied
+                and c.recited
+                and self.in_every_parent(c.claim, ch.claim)
+                and self.recited_alone(c)
+                and not self.told_apart(c, ch, _DEPENDENT_WORDS)
+                and not self.in_markush(c)
+                and not self.in_markush(ch)
             ):
-                text = self.claims[ch.claim].text.lower()
-                # a Markush group before the first one lists alternatives: in its clause ("selected from the group
-                # consisting of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein
-                # R1 is chosen from: a hydrogen atom; a phenyl radical; …")
-                first = self.span(c)[0]
-                if not (
-                    _MARKUSH_RE.search(text, text.rfind(";", 0, first) + 1, first)
-                    or _MARKUSH_LIST_RE.search(text, max(text.rfind("wherein", 0, first), 0), first)
-                    or told_apart(c, ch)
-                ):
-                    self.again.append((ch, c))
+                self.again.append((ch, c))
                 return
+
+    def in_every_parent(self, earlier: int, claim: int) -> bool:
+        """Whether claim index ``earlier`` is in the scope of every claim ``claim`` cites: a claim citing "any of
+        claims 1 to 11" is read with each alone, and introduces what only some of them introduced."""
+        anc = self.ancestry
+        return all(p == earlier or anc.is_ancestor(earlier, p) for p in anc.parents[claim])
+
+    def owned_by_claim(self, claim: int, i: int) -> bool:
+        """ "the step stool having a lower step" in a step stool's claim: what the claimed thing itself has is an
+        element of the claim, as after its transition, not a part of some other element."""
+        tokens, _, subject = self.context[claim]
+        n = len(subject)
+        return 0 < n < i and tokens[i - n - 1].lower() in ("the", "said") and all(
+            t.lower().startswith(w) for t, w in zip(tokens[i - n : i], subject)
+        )
+
+    def recited_alone(self, c: _Chunk) -> bool:
+        """Whether ``c`` is recited as an element of its claim's own, read in its own claim's words."""
+        tokens, body, _ = self.context[c.claim]
+        if c.start < body:
+            return False
+        before = tokens[c.start - 1].lower() if c.start > 0 else ""
+        after = tokens[c.end].lower() if c.end < len(tokens) else ""
+        if after in ("or", "of", "'", "'s", "’", "’s"):
+            return False  # "an address of the client" names what something else has
+        if before not in _ELEMENT_OPENERS and not (before in _PART_OPENERS and self.owned_by_claim(c.claim, c.start - 1)):
+            return False
+        if before == ",":
+            # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
+            for t in tokens[c.end : c.end + 40]:
+                if t in (";", "."):
+                    break
+                if t.lower() == "or":
+                    return False
+        if before in (",", "and"):
+            # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts; an item
+            # as long as a clause ("…, the probe being rotatable relative to the first member, and a grip") ends
+            # no list of parts: what follows it is the claim's next element
+            # "of" opens such a list with an element of its own or a "said" list ("each of said displaying a
+            # list, a preview, and …"), not "the commencement of tracking, and a controller"
+            # the list walked back stops at the transition: a list the body opens is the claim's elements
+            item, nxt = 0, ""
+            for m in range(c.start - 2, max(c.start - 41, body - 1), -1):
+                t = tokens[m].lower()
+                if t in _PART_OPENERS and (nxt in _LISTED_AFTER_OF if t == "of" else nxt not in ("the", "said")):
+                    return self.owned_by_claim(c.claim, m)
+                nxt = t
+                if t in _LIST_OPENERS or item > _LONGEST_PART:
+                    break
+                item = 0 if t == "," else item + 1
+        return True
+
+    def told_apart(self, a: _Chunk, b: _Chunk, words: int = 3) -> bool:
+        """Whether what follows two introductions of the same words names two elements. "a means for executing …;
+        a means for determining …", "a pointer to a file, a pointer to an engine": a restrictive phrase after each
+        names two elements ("a lower step is pivoted …; a lower step is fixed …" says two things of what reads as
+        one, and "…; and a lower step." adds one the reader cannot tell apart). A reference numeral is no such
+        phrase: two numerals tell two elements apart ("a gear (12) …; a gear (14)"), a numeral on one of them alone
+        tells nothing ("a gear on the shaft; and a gear (12)"). ``words``: how many words after each are compared."""
+        (numeral_a, at_a), (numeral_b, at_b) = self.numeral(a), self.numeral(b)
+        if numeral_a and numeral_b:
+            return numeral_a != numeral_b
+        after = [tuple(t.lower() for t in self.context[x.claim][0][i : i + words]) for x, i in ((a, at_a), (b, at_b))]
+        return after[0] != after[1] and not any(x[:1] in _PREDICATES or x[:2] in _RELATIVE_PREDICATES for x in after)
+
+    def numeral(self, x: _Chunk) -> tuple[tuple[str, ...], int]:
+        """(the reference numeral right after a chunk, "(12)", or nothing; the token after both)."""
+        tokens = self.context[x.claim][0]
+        i = x.end
+        if i < len(tokens) and tokens[i] == "(":
+            close = next((k for k in range(i + 1, min(i + 8, len(tokens))) if tokens[k] == ")"), 0)
+            if close and any(d.isdigit() for t in tokens[i + 1 : close] for d in t):
+                return tuple(tokens[i + 1 : close]), close + 1
+        return (), i
+
+    def in_markush(self, c: _Chunk) -> bool:
+        """Whether a Markush group lists ``c`` as an alternative: in its clause ("selected from the group consisting
+        of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein R1 is chosen from: a
+        hydrogen atom; a phenyl radical; …")."""
+        text = self.claims[c.claim].text.lower()
+        first = self.span(c)[0]
+        return bool(
+            _MARKUSH_RE.search(text, text.rfind(";", 0, first) + 1, first)
+            or _MARKUSH_LIST_RE.search(text, max(text.rfind("wherein", 0, first), 0), first)
+        )
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
@@ -835,7 +864,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
         chunks, actions = _chunks(tokens, ci, dependent)
         reader.body = 0 if dependent else _body_start(tokens)
         reader.tokens = tokens
-        reader.subject = chunks[0].words if chunks and chunks[0].start <= 1 else ()
+        reader.context[ci] = (tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else ())
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
         flagged: set[int] = set()  # chunks reported in this claim, by id
