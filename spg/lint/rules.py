@@ -45,8 +45,9 @@ _RULES = (
     Rule("antecedent-ambiguous", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference that two or more earlier introductions could be meant by."),
     Rule("multiple-introduction", "warning", "35 USC 112(b); MPEP 2173.05(e)",
-         "One element introduced twice in a claim ('a lower step … a lower step'): a later 'the lower step' could "
-         "mean either; refer to it as 'the …', or tell the two apart ('a first …', 'a second …')."),
+         "One element introduced twice in a claim ('a lower step … a lower step'), or again by a dependent claim "
+         "('further comprising a frame' under its parent's 'a frame'): a later 'the lower step' could mean either; "
+         "refer to it as 'the …', or tell the two apart ('a first …', 'a second …')."),
     Rule("multiple-dependency-cumulative", "error", "37 CFR 1.75(c); 35 USC 112(e); MPEP 608.01(n)",
          "A claim citing several claims must cite them in the alternative only ('claim 1 or 2', 'any one of "
          "claims 1-3'), with one set of alternatives; 'claims 1 and 2' is cumulative."),

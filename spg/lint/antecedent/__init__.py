@@ -154,7 +154,11 @@ reading of claim practice:
   ending in "or", a Markush group); two introductions each followed by a restrictive phrase of its own ("a means
   for executing …; a means for determining …", "a pointer to a file, a pointer to an engine"); "a first X" and "a
   second X". A phrase cut at a participle ("an electric" of "an electric powered brake system") is compared by the
-  words after it. Every other finding of this module is untouched by it.
+  words after it. A dependent claim reciting, as an element of its own, what a claim it depends on (in the scope of
+  every claim it cites) introduced so is reported the same way ("3. The stool of claim 1, further comprising a
+  frame"), the next 8 words compared, not 3 (a dependent claim's element has a longer phrase of its own); a
+  dependent claim restating its parent's words around an element is not read (granted claims do it too often).
+  Every other finding of this module is untouched by it.
 
 Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
 pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
