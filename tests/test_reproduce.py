@@ -68,6 +68,7 @@ def finished(tmp_path_factory) -> Path:
     """The recipe of a whole run, once for the module (the run takes most of a minute): a test that changes the
     run works on its own copy (:func:`copy_of`)."""
     recipe = write_recipe(tmp_path_factory.mktemp("finished"))
+    # its jobs inherit OMP_NUM_THREADS=1 (tests/conftest.py): the fixture starts before the slow test's cores are set
     assert main(["reproduce", "--config", str(recipe)]) == 0
     return recipe
 
@@ -124,7 +125,8 @@ def test_needed_jobs_skip_finished_ones_and_dependencies_of_finished_ones(tmp_pa
 
 
 @pytest.mark.slow
-def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(recipe, tmp_path, capsys):
+def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(recipe, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # tiny models, two jobs at a time: one thread each (tests/conftest.py)
     config = yaml.safe_load(recipe.read_text())
     broken = tmp_path / "broken-model"  # a folder that passes the checks before any job but does not load
     broken.mkdir()
