@@ -22,6 +22,12 @@ _THREADS_GIVEN = "OMP_NUM_THREADS" in os.environ
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+def real_model_threads() -> str:
+    """``OMP_NUM_THREADS`` for what runs the real model (a test, or a process one starts): every core, unless
+    whoever ran pytest set it."""
+    return os.environ["OMP_NUM_THREADS"] if _THREADS_GIVEN else str(os.cpu_count() or 1)
+
+
 @pytest.fixture(autouse=True)
 def _every_core_for_real_models(request):
     if _THREADS_GIVEN or request.node.get_closest_marker("slow") is None:
@@ -29,9 +35,9 @@ def _every_core_for_real_models(request):
         return
     import torch
 
-    cores = os.cpu_count() or 1
-    os.environ["OMP_NUM_THREADS"] = str(cores)
-    torch.set_num_threads(cores)
+    cores = real_model_threads()
+    os.environ["OMP_NUM_THREADS"] = cores
+    torch.set_num_threads(int(cores))
     try:
         yield
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from conftest import REPO
@@ -19,10 +20,24 @@ def test_no_benchmark_writes_the_shared_data_path_into_itself():
         assert "../shared" not in script.read_text(encoding="utf-8"), f"{script}: use common.shared_file"
 
 
+@pytest.fixture(scope="module")
+def help_runs(tmp_path_factory) -> dict:
+    """Every script's ``--help``, each in its own process and empty folder, a few at a time: each process spends most
+    of its ~2-8 s importing torch and transformers, and one after another they cost CI over a minute."""
+
+    def answer(script_and_folder):
+        script, folder = script_and_folder
+        env = {**os.environ, "SPG_DATA_DIR": str(folder)}  # --help must not need the data
+        return subprocess.run([sys.executable, str(script), "--help"], cwd=folder, env=env, capture_output=True,
+                              text=True, timeout=300)
+
+    with ThreadPoolExecutor(max_workers=(os.cpu_count() or 1) + 1) as pool:
+        folders = [tmp_path_factory.mktemp("help") for _ in SCRIPTS]
+        return dict(zip(SCRIPTS, pool.map(answer, zip(SCRIPTS, folders, strict=True)), strict=True))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: str(p.relative_to(REPO / "benchmarks")))
-def test_every_benchmark_answers_help(script, tmp_path):
-    env = {**os.environ, "SPG_DATA_DIR": str(tmp_path)}  # --help must not need the data
-    done = subprocess.run([sys.executable, str(script), "--help"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
+def test_every_benchmark_answers_help(script, help_runs):
+    done = help_runs[script]
     assert done.returncode == 0 and done.stdout.startswith("usage:"), done.stderr[-2000:]

@@ -1,6 +1,8 @@
 """spg reproduce end to end on tiny random models: jobs, parallel subprocesses, resume, report."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -19,6 +21,11 @@ CLAIMS = [
 
 @pytest.fixture
 def recipe(tmp_path):
+    return write_recipe(tmp_path)
+
+
+def write_recipe(tmp_path: Path) -> Path:
+    """The whole pipeline's recipe on tiny random models and six documents, in ``tmp_path``."""
     base = tmp_path / "base"
     tiny_llama().save_pretrained(base)
     tiny_tokenizer().save_pretrained(base)
@@ -56,10 +63,30 @@ def recipe(tmp_path):
     return path
 
 
-@pytest.mark.slow
-def test_reproduce_runs_every_job_writes_the_report_and_redoes_nothing(recipe, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    """The recipe of a whole run, once for the module (the run takes most of a minute): a test that changes the
+    run works on its own copy (:func:`copy_of`)."""
+    recipe = write_recipe(tmp_path_factory.mktemp("finished"))
+    # its jobs inherit OMP_NUM_THREADS=1 (tests/conftest.py): the fixture starts before the slow test's cores are set
     assert main(["reproduce", "--config", str(recipe)]) == 0
-    out = tmp_path / "out"
+    return recipe
+
+
+def copy_of(recipe: Path, folder: Path) -> Path:
+    """The run of ``recipe`` copied under ``folder`` (its output folder only: the inputs are read, never written),
+    and the recipe that names the copy; the run's records say it can move (spg.reproduce)."""
+    config = yaml.safe_load(recipe.read_text())
+    shutil.copytree(config["output_dir"], folder / "out")
+    config["output_dir"] = str(folder / "out")
+    path = folder / "repro.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.slow
+def test_reproduce_runs_every_job_writes_the_report_and_redoes_nothing(finished, capsys):
+    out = finished.parent / "out"
     report = (out / "report.md").read_text()
     for name in ("Zero-shot", "Baseline", "Stage I", "SPG", "always the root (reference)", "Acceptance checks"):
         assert name in report
@@ -70,20 +97,21 @@ def test_reproduce_runs_every_job_writes_the_report_and_redoes_nothing(recipe, t
     assert len(constrained) == 2 and all(r["valid"] or (not r["forest"] and r["cut_by_budget"]) for r in constrained)
     capsys.readouterr()
 
-    assert main(["reproduce", "--config", str(recipe)]) == 0
+    assert main(["reproduce", "--config", str(finished)]) == 0
     assert "every job has finished" in capsys.readouterr().out
 
 
 @pytest.mark.slow
-def test_a_model_whose_results_exist_is_not_retrained(recipe, tmp_path, capsys):
-    assert main(["reproduce", "--config", str(recipe), "only=[Baseline]"]) == 0
+def test_a_model_whose_results_exist_is_not_retrained(finished, tmp_path, capsys):
+    recipe = copy_of(finished, tmp_path)
     out = tmp_path / "out"
-    for path in (out / "baseline").rglob("*"):  # the trained model is gone (e.g. it stayed on a GPU machine)
-        if path.is_file():
-            path.unlink()
+    for system in ("baseline", "stage-i", "spg"):  # the trained models are gone (e.g. they stayed on a GPU machine)
+        for path in (out / system).rglob("*"):
+            if path.is_file():
+                path.unlink()
     (out / "done" / "report.json").unlink()
     capsys.readouterr()
-    assert main(["reproduce", "--config", str(recipe), "only=[Baseline]"]) == 0
+    assert main(["reproduce", "--config", str(recipe)]) == 0
     printed = capsys.readouterr().out
     assert "run report" in printed and "start" not in printed
 
@@ -97,7 +125,8 @@ def test_needed_jobs_skip_finished_ones_and_dependencies_of_finished_ones(tmp_pa
 
 
 @pytest.mark.slow
-def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(recipe, tmp_path, capsys):
+def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(recipe, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # tiny models, two jobs at a time: one thread each (tests/conftest.py)
     config = yaml.safe_load(recipe.read_text())
     broken = tmp_path / "broken-model"  # a folder that passes the checks before any job but does not load
     broken.mkdir()

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import requirement_missing
+from conftest import real_model_threads, requirement_missing
 
 try:
     from selenium import webdriver
@@ -53,7 +53,11 @@ def browser():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve-browser")
-    proc, url = start_server(folder, "--max-new-tokens", "256")
+    # Every core for the server, as a user's gets: it drafts with the real model, but starts with the module's first
+    # test (a fast one), so it would inherit the one thread conftest gives the tiny-model tests.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OMP_NUM_THREADS", real_model_threads())
+        proc, url = start_server(folder, "--max-new-tokens", "256")
     yield url, folder
     stop(proc)
 
