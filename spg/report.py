@@ -122,7 +122,10 @@ def _text_table(pipeline, decoding: str, evaluation: Evaluation) -> list[str]:
     budget = int(values.get("max_new_tokens", 1024))
     rows = []
     for row in evaluation.rows:
-        stops = stop_statistics(pipeline.generations(decoding, pipeline.by_name(row.system)), budget) or {}
+        system = pipeline.by_name(row.system)
+        # an evaluation made before `only` narrowed the run still lists the systems it dropped: their row is
+        # reported as evaluated, without stop figures from generations this run no longer names
+        stops = (stop_statistics(pipeline.generations(decoding, system), budget) if system else None) or {}
         rows.append([row.system, *row.cells((*TEXT_COLUMNS, "DEA", "valid")), fmt(stops.get("stopped"), 2),
                      fmt(stops.get("new_tokens"), 0)])
     described = ", ".join(f"{k}={v}" for k, v in values.items() if k not in ("model",))
