@@ -83,7 +83,8 @@ def whole_process(repeats: int, max_new_tokens: int) -> None:
                 start = time.perf_counter()
                 done = subprocess.run(argv, capture_output=True, text=True, check=True)
                 times[side].append(time.perf_counter() - start)
-                print(f"checker {side}: {times[side][-1]:.2f} s, {done.stdout.strip().splitlines()[-1]}", flush=True)
+                summary = next(line for line in reversed(done.stdout.splitlines()) if " claims (" in line)
+                print(f"checker {side}: {times[side][-1]:.2f} s, {summary}", flush=True)
     report(times["off"], times["on"])
 
 
