@@ -24,7 +24,7 @@ and the shipped SPG model:
   generating the same 256 tokens (benchmarks/startup.py ``plain``), and the ratio the issue asks about;
 * the main job's start-up budget item by item (benchmarks/startup.py ``budget``) and ``spg --help`` / ``spg lint``.
 
-    python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens (~7 min idle, estimated)
+    python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens (over 9.5 min idle)
     python benchmarks/cpu_decoding.py --docs 3 --new-tokens 64         # a quicker look
     python benchmarks/cpu_decoding.py --reference torch --batch-sizes 1 4 --no-drafts   # issue 23's full comparison
 """
