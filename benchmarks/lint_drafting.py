@@ -186,6 +186,17 @@ def reword(text: str, rng: random.Random, subject: tuple[str, ...] = ()) -> str:
     return text
 
 
+def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: str,
+                   missed: list[tuple[str, int, str]] | None) -> bool:
+    """Whether ``rule`` reports claim ``num`` once ``words`` are recited again at its end ("…; and <words>."); a miss
+    is appended to ``missed`` where given."""
+    changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {words}.") if r["num"] == num else r for r in records]
+    found = _hit(changed, rule, num)
+    if missed is not None and not found:
+        missed.append((kind, num, next(r["text"] for r in changed if r["num"] == num)))
+    return found
+
+
 def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
            missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None) -> dict[str, bool]:
     """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in (each miss,
@@ -235,11 +246,8 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
     options = [(c, clause) for c in forest.claims for clause in _clauses(c.text, c.num)]
     if options:
         c, clause = rng.choice(options)
-        changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {clause}.") if r["num"] == c.num else r
-                   for r in records]
-        out["limitation repeated"] = _hit(changed, "repeated-limitation", c.num)
-        if missed is not None and not out["limitation repeated"]:
-            missed.append(("limitation repeated", c.num, next(r["text"] for r in changed if r["num"] == c.num)))
+        out["limitation repeated"] = _recited_again(records, c.num, clause, "repeated-limitation",
+                                                    "limitation repeated", missed)
 
     if dependents:
         c = rng.choice(dependents)
@@ -261,12 +269,8 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
     independents = [(c, e) for c in forest.claims if not c.parents and (e := _element(c.text))]
     if independents:
         c, element = rng.choice(independents)
-        changed = [dict(r, text=r["text"].rstrip(" .") + f"; and {element}.") if r["num"] == c.num else r
-                   for r in records]
-        out["element introduced twice"] = _hit(changed, "multiple-introduction", c.num)
-        if missed is not None and not out["element introduced twice"]:
-            missed.append(("element introduced twice", c.num,
-                           next(r["text"] for r in changed if r["num"] == c.num)))
+        out["element introduced twice"] = _recited_again(records, c.num, element, "multiple-introduction",
+                                                         "element introduced twice", missed)
     return out
 
 
