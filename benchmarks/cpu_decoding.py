@@ -9,22 +9,23 @@ and the shipped SPG model:
 * load time of each contender: ``runtime: torch`` (the float32 PyTorch path), ``--runtime`` with
   ``onnx_weights: float32`` (today's default) and with ``--weights`` (the candidate; spg.generation.gguf_blocks);
 * decoding tokens/s at batch 1 on the main job's document and on ``--batch-sizes`` USPTO documents: ``plain fp32``
-  is transformers' ``generate`` on the float32 PyTorch model (greedy, no processors, no drafts: the reference);
+  is transformers' ``generate`` on the float32 PyTorch model (greedy, no processors, no drafts: the reference;
+  ``--plain-tokens`` of them);
   ``today`` and ``candidate`` are spg's own path with default settings (grammar, loop control, pointer states,
   sampling at T = 0.1, prompt lookup where a batch holds one document); ``--no-drafts`` adds both without prompt
   lookup. Prefill is timed apart (a 1-token run of the same prompts) and subtracted, so the rates are decoding rates.
   The contenders alternate ``--repeats`` times; min–max is printed (the machine may be shared);
 * greedy agreement: for each of ``--docs`` documents, the first ``--new-tokens`` greedy tokens of the candidate with
   drafts against today's path (``--reference today``: ONNX float32 with drafts) or float32 PyTorch without drafts
-  (``--reference torch``, slower), unconstrained and on spg's constrained path: positions identical, first
-  difference; and the candidate's default (sampled) outputs with drafts against the same without, on
+  (``--reference torch``, slower), on spg's constrained path (and unconstrained with ``--unconstrained``):
+  positions identical, first difference; and the candidate's default (sampled) outputs with drafts against the same without, on
   ``--sampled-docs`` documents;
 * the whole process, each a fresh process, alternating ``--repeats`` times: the main job (``spg generate
   --max-new-tokens 256``, today's defaults and the candidate's weights) and a plain float32 transformers process
   generating the same 256 tokens (benchmarks/startup.py ``plain``), and the ratio the issue asks about;
 * the main job's start-up budget item by item (benchmarks/startup.py ``budget``) and ``spg --help`` / ``spg lint``.
 
-    python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens (over 9.5 min idle)
+    python benchmarks/cpu_decoding.py                                  # 10 documents, 256 tokens
     python benchmarks/cpu_decoding.py --docs 3 --new-tokens 64         # a quicker look
     python benchmarks/cpu_decoding.py --reference torch --batch-sizes 1 4 --no-drafts   # issue 23's full comparison
 """
@@ -180,8 +181,14 @@ def main() -> None:
     parser.add_argument("--max-prompt-tokens", type=int, default=1024, help="descriptions truncated to fit (prefill time)")
     parser.add_argument("--repeats", type=int, default=2, help="timed runs per contender, alternating")
     parser.add_argument("--no-drafts", action="store_true", help="also time today's path and the candidate undrafted")
+    parser.add_argument("--plain-tokens", type=int, default=64,
+                        help="new tokens of the plain float32 reference's rate (its 14 tokens/s made 256 a fifth of "
+                             "the run; its rate barely changes with the count)")
+    parser.add_argument("--unconstrained", action="store_true",
+                        help="also compare greedy tokens without spg's grammar (another ~2 minutes at the defaults)")
     args = parser.parse_args()
     torch.manual_seed(0)
+    began = time.perf_counter()
 
     config = GenerateConfig.load(flags=[("--model", "model", args.model), ("--new-tokens", "max_new_tokens", args.new_tokens)])
     loads, generators = {}, {}
@@ -211,7 +218,9 @@ def main() -> None:
                                          "candidate, no drafts": []}
         kept = []
         for _ in range(args.repeats):  # alternating, so that a load change on the shared machine hits all of them
-            rates["plain"].append(decode_rate(reference, rows, dataclasses.replace(greedy, prompt_lookup_tokens=0), False)[0])
+            plain = dataclasses.replace(greedy, max_new_tokens=args.plain_tokens, min_new_tokens=args.plain_tokens,
+                                        prompt_lookup_tokens=0)
+            rates["plain"].append(decode_rate(reference, rows, plain, False)[0])
             for name, generator in [("today", today), ("candidate", fast)]:
                 rate, per_forward = decode_rate(generator, rows, generator.settings, spg_path=True)
                 rates[name].append(rate)
@@ -226,7 +235,8 @@ def main() -> None:
 
     constrained = dataclasses.replace(fast.settings, do_sample=False)
     against = today if args.reference == "today" else reference
-    for name, settings, spg_path in [("unconstrained", greedy, False), ("spg constrained", constrained, True)]:
+    modes = [("unconstrained", greedy, False)] if args.unconstrained else []
+    for name, settings, spg_path in [*modes, ("spg constrained", constrained, True)]:
         reference_settings = settings if args.reference == "today" else dataclasses.replace(settings, prompt_lookup_tokens=0)
         rows = agreement(fast, settings, against, reference_settings, prompts[: args.docs], spg_path)
         report(f"greedy agreement of the candidate ({args.weights}) with {args.reference}'s path ({name})", rows,
@@ -243,6 +253,7 @@ def main() -> None:
         whole_process(args.repeats, candidate_config)
         startup_budget(candidate_config)
     cli_seconds()
+    print(f"this run: {(time.perf_counter() - began) / 60:.1f} min")
 
 
 if __name__ == "__main__":
