@@ -68,3 +68,17 @@ def test_a_partial_claim_set_gets_its_prefix_of_the_findings():
 def test_a_generic_name_of_matter_under_a_machine_is_a_mismatch():
     assert found("1. A device comprising a lens. 2. The composition of claim 1, wherein the lens is glass.") == [2]
     assert found("1. A composition comprising a resin. 2. The device of claim 1, wherein the resin is red.") == [2]
+
+
+def test_hyphenation_of_the_subject_is_no_mismatch():
+    assert found("1. A step stool comprising a frame. 2. The step-stool of claim 1, wherein the frame is red.") == []
+    assert found("1. A step-stool comprising a frame. 2. The stool of claim 1, wherein the frame is red.") == []
+    assert found("1. A light-emitting diode comprising a die. 2. The LED of claim 1, wherein the die is blue.") == []
+
+
+def test_the_chain_stops_at_a_claim_of_another_category_citing_one():
+    text = METHOD + (" 2. A non-transitory computer-readable medium storing instructions that cause a processor to"
+                     " perform the method of claim 1."
+                     " 3. The method of claim 2, wherein the processor is fast."
+                     " 4. The medium of claim 2, wherein the processor is slow.")
+    assert found(text) == [3]

@@ -70,8 +70,29 @@ def _abbreviates(word: str, subject: tuple[str, ...]) -> bool:
 
 
 def _names(head: str, parent: tuple[str, ...]) -> bool:
-    head = _singular(head)
+    # hyphenation varies within one claim set ("The step-stool of claim 1" under "A step stool", and back)
+    head = _singular(head.split("-")[-1])
+    parent = tuple(part for w in parent for part in w.split("-") if part)
     return any(_singular(w) == head for w in parent) or _abbreviates(head, parent)
+
+
+def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...]) -> list[tuple[str, ...]]:
+    """The subjects a dependent claim may name: its parents' and theirs, up the chain, up to and including a claim of
+    another category that cites one ("A medium storing instructions to perform the method of claim 6"): what that
+    claim cites is part of it, not what a claim under it claims, so "The method of claim 11" under that medium is
+    no method claim of claim 6."""
+    allowed, seen, out = set(above), set(), []
+    todo = list(c.parents)
+    while todo:
+        p = todo.pop(0)
+        if p in seen or p not in allowed:
+            continue
+        seen.add(p)
+        if readings[p].subject:
+            out.append(readings[p].subject)
+        if not readings[p].restates:
+            todo.extend(forest.by_num[p].parents)
+    return out
 
 
 def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
@@ -88,7 +109,7 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
         if not cited:
             continue
         head = r.subject[-1]
-        chain = [readings[a].subject for a in above[c.num] if readings[a].subject]
+        chain = _chain(c, forest, readings, above[c.num])
         if any(s[-1] in _NO_SUBJECT for s in chain):
             continue
         if any(_names(head, s) for s in chain):
