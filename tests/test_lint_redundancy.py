@@ -79,6 +79,14 @@ def test_adapted_to_for_configured_to_is_a_reworded_duplicate():
     assert found(text, "duplicate-claim") == [3]
 
 
+def test_formed_of_or_made_from_for_made_of_is_a_reworded_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                    " 3. The step stool of claim 1, wherein the hinge is formed of steel."
+                    " 4. The step stool of claim 1, wherein the hinge is made from steel."
+                    " 5. The step stool of claim 1, wherein the hinge is formed by bending steel.")
+    assert found(text, "duplicate-claim") == [3, 4]
+
+
 def test_at_least_one_or_one_or_more_for_an_article_is_no_duplicate():
     # a pair an applicant writes on purpose (US20190276881, an application on the train or dev side, claims 10 and 11)
     text = METHOD + (" 2. The method of claim 1, wherein a unique anchor probe is used for each mixture."

@@ -106,6 +106,9 @@ _NO_SENSE = frozenset({"this", "these", "those", "is", "are", "be", "being", "be
                        "whereby", "where", "which", "that"})
 # prepositions whose two objects may come in either order
 _PAIRED = frozenset({"of", "between", "to", "with", "from", "for", "in", "on", "by", "at", "into", "onto"})
+# what a thing is made of, as drafters vary it: "made of wood", "formed of wood", "made from wood" (the material, not
+# how it was worked, is the limitation; "formed by" and "formed in" are left alone)
+_MADE = frozenset({"made", "formed", "composed", "constructed", "fabricated", "manufactured"})
 # "the step of heating" is "heating" ("at least one X" and "one or more X" are not read as "an X": sibling claims
 # reciting "a unique probe" and "one or more unique probes" are written as two claims on purpose)
 _EMPTY_PHRASES = {"step": ("step", "of"), "steps": ("steps", "of")}
@@ -149,6 +152,10 @@ def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, .
             continue
         if w in _FIT_FOR and clause[i : i + 1] == ("to",):
             w = "configured"
+        if w in _MADE and clause[i : i + 1] in (("of",), ("from",)):
+            got += ["made", "of"]
+            i += 1
+            continue
         got += _forms(w)
     # "wherein the method further comprises X" adds X as "further comprising X" does; without "further", "wherein
     # the composition comprises X" may choose X from the parent's list (a compound of a Markush group), so it stays.
