@@ -38,6 +38,17 @@ def test_scope_is_own_earlier_text_and_every_ancestor_not_a_sibling():
     assert "'a spring' (claim 2) introduces it, but claim 4 does not depend on that claim" in findings[0].message
 
 
+def test_an_introduction_out_of_scope_is_named_by_its_words_not_by_its_head_alone():
+    texts = [
+        "A stool comprising a front frame and a rear frame.",
+        "The stool of claim 1, further comprising a front leg and a rear leg.",
+        "The stool of claim 1, wherein the front leg is steel.",
+    ]
+    findings = check_antecedents(Forest.from_parents(texts, [[], [1], [1]]))
+    assert [(f.claim, f.term) for f in findings] == [(3, "the front leg")]
+    assert "'a front leg' (claim 2) introduces it" in findings[0].message
+
+
 def test_a_later_introduction_is_no_basis():
     assert _terms("A door, wherein the spring is steel and has a spring rate.") == ["the spring"]
 

@@ -848,7 +848,10 @@ class _Reader:
             and all(m in base or m not in _POSITIONAL for m in mods)
         ):
             return None
-        return "antecedent", in_scope[:1] or [c for c in same_head if not c.definite][:1]
+        # out of scope, the message names the introduction the claim would need: the same words if written, not
+        # merely the latest of that head ("a front frame" for "the front frame", not the "a rear frame" after it)
+        elsewhere = [c for c in same_head if not c.definite]
+        return "antecedent", in_scope[:1] or ([c for c in elsewhere if c.words == words] or elsewhere)[:1]
 
 
 def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, int]:
