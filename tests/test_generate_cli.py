@@ -14,7 +14,7 @@ import pytest
 from tiny import tiny_llama, tiny_tokenizer
 
 from spg.cli import main
-from spg.cli.generate import print_forest
+from spg.cli.generate import CLAIM_WIDTH, claim_lines, print_forest
 from spg.errors import InputError
 from spg.forest import Claim, Forest
 from spg.generation.runner import finished_ids
@@ -80,7 +80,7 @@ def test_descriptions_without_claims_are_generation_input(models, tmp_path):
     assert ids_in(out) == ["stool"]
 
 
-def test_each_output_is_printed_with_the_lint_diagnostics_and_antecedent_warnings(capsys):
+def test_each_output_is_printed_in_full_with_the_lint_diagnostics_and_antecedent_warnings(capsys):
     claims = [(1, "A chair comprising a seat.", []), (2, "The chair of claim 1, wherein the lever is red.", [1]),
               (3, "The chair of claim 9.", [9])]
     result = {"id": "d", "mode": "spg", "new_tokens": 9, "raw": "", "valid": False, "reasons": ["dangling parent"],
@@ -88,7 +88,9 @@ def test_each_output_is_printed_with_the_lint_diagnostics_and_antecedent_warning
     print_forest(result)
     out = capsys.readouterr().out.splitlines()
     forest = Forest.from_claims(Claim(n, t, tuple(p)) for n, t, p in claims)
-    assert out == ["== d (spg, 9 new tokens)", *lint_lines(forest), "invalid tagged output: dangling parent"]
+    assert out == ["== d (spg, 9 new tokens)", "1. A chair comprising a seat.",
+                   "2. The chair of claim 1, wherein the lever is red.", "3. The chair of claim 9.", "",
+                   *lint_lines(forest), "invalid tagged output: dangling parent"]
     assert any("[missing-parent]" in line for line in out) and any("[antecedent]" in line for line in out)
 
 
@@ -276,3 +278,12 @@ def test_documents_are_decoded_longest_first_unless_switched_off():
 
     assert _settings(build_parser().parse_args(["generate"])).sort_by_length is True
     assert _settings(build_parser().parse_args(["generate", "--no-sort-by-length"])).sort_by_length is False
+
+
+def test_a_long_claim_is_printed_whole_wrapped_under_its_number():
+    text = "A chair comprising " + ", ".join(f"a leg-{i} fixed to the seat-frame" for i in range(20)) + "."
+    lines = claim_lines(Forest.from_claims([Claim(1, text, ())]))
+    assert len(lines) == 1 and "\n" in lines[0]
+    rows = lines[0].split("\n")
+    assert all(len(r) <= CLAIM_WIDTH for r in rows) and all(r.startswith("   ") for r in rows[1:])
+    assert " ".join(r.strip() for r in rows) == "1. " + text

@@ -1,7 +1,8 @@
 """``spg generate``: descriptions in, claim forests out (docs/generation.md).
 
-With no arguments it drafts claims for the example description shipped with spg, using the embedded
-SmolLM2-135M-Instruct zero-shot, and prints the linted forest.
+With no arguments it drafts claims for the example description shipped with spg, using the shipped SPG model
+(spg-smollm2: the embedded SmolLM2-135M-Instruct with its Stage I and LPO adapters), and prints the claims in full
+and the linted forest.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +24,8 @@ if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
     from spg.generation.config import GenerateConfig
 
 EXAMPLE = "examples/folding_step_stool.txt"
-SHOW_AT_MOST = 3  # documents whose linted forest is printed at the end
+SHOW_AT_MOST = 3  # documents whose claims and linted forest are printed at the end
+CLAIM_WIDTH = 100
 CLAIMS_DOCX = "claims"  # the kind of the Word document --docx writes (spg.files)
 
 
@@ -178,13 +181,19 @@ def budget_note(cut: int) -> str:
     return f"; the token budget ended {claims}, left out (a larger --max-new-tokens gives more)"
 
 
+def claim_lines(forest) -> list[str]:
+    """Each claim in full, numbered and wrapped as a claim set is read (the tree below shows each only begun)."""
+    return [textwrap.fill(f"{c.num}. {' '.join(c.text.split())}", width=CLAIM_WIDTH, subsequent_indent="   ",
+                          break_long_words=False, break_on_hyphens=False) for c in forest.claims]
+
+
 def print_forest(result: dict) -> None:
     from spg.lint import lint_lines
 
     forest = _claims_of(result)
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
     if forest.claims:
-        print("\n".join(lint_lines(forest)))
+        print("\n".join([*claim_lines(forest), "", *lint_lines(forest)]))
     else:
         print("no claims found in the output:")
         print(result["raw"][:500])
