@@ -77,24 +77,31 @@ for _row, _groups in enumerate(EXCLUSIVE):
         for _w in _words:
             _PLACES[_w] = _PLACES.get(_w, ()) + ((_row, _group),)
 # predicates that place a thing against an object, which follows them ("above the base", "upstream of the pump")
-_PLACING = frozenset({"above", "below", "beneath", "underneath", "inside", "outside", "upstream", "downstream"})
+PLACING = frozenset({"above", "below", "beneath", "underneath", "inside", "outside", "upstream", "downstream"})
 _MOTION = EXCLUSIVE[0][0] | EXCLUSIVE[0][1]
 # properties, said with a copula ("the tube is hollow"); before a preposition without one they are names ("an
 # insulation liquid in the tank")
-_PROPERTIES = frozenset({"rigid", "inflexible", "flexible", "pliable", "hollow", "solid", "liquid", "gaseous",
+PROPERTIES = frozenset({"rigid", "inflexible", "flexible", "pliable", "hollow", "solid", "liquid", "gaseous",
                          "horizontal", "vertical", "open", "closed"})
+# adjectives that follow the noun they speak of ("an axis parallel to the rail", "a source external to the system")
+_ADJECTIVES = frozenset(w for row in EXCLUSIVE for g in row for w in g
+                        if not w.endswith(("ed", "ly", "able", "ible")) and w not in PROPERTIES) - PLACING
 # participles an adverb of the table qualifies ("pivotally connected"), or that place a thing ("disposed above")
 _JOINING = frozenset({
     "mounted", "connected", "coupled", "attached", "secured", "supported", "joined", "fastened", "held", "linked",
     "arranged", "disposed", "received", "carried", "fitted", "retained", "positioned", "located", "situated",
     "formed", "provided", "placed", "inserted", "oriented", "orientated", "extending", "engaged", "affixed",
-    "bonded", "guided", "suspended", "hung", "installed", "assembled",
+    "bonded", "guided", "suspended", "hung", "installed", "assembled", "extended",
 })
 # prepositions that relate a predicate to its object, read as one ("fixed to the frame", "rotatable in the frame",
 # "movable relative to the frame"); "with" and "from" are read as one other (:func:`_relation`)
 _ATTACHING = frozenset({"to", "on", "onto", "upon", "at", "in", "into"})
 # hedges that leave a predicate what it is ("substantially parallel" still excludes "perpendicular")
-_HEDGES = frozenset({"substantially", "generally", "essentially", "approximately", "also", "each", "both", "been"})
+_HEDGES = frozenset({"substantially", "generally", "essentially", "approximately", "also", "each", "both", "been",
+                     "respectively"})
+# words ending as adverbs do that are nouns ("a mounting frame assembly pivotably attached")
+_LY_NOUNS = frozenset({"assembly", "subassembly", "supply", "family", "anomaly", "ply", "fly", "belly", "jelly",
+                       "reply", "poly", "monopoly", "trolly", "dolly", "tally", "rally"})
 # where a subject may start: the segment's start or a word that opens an element or a statement
 _OPENERS = frozenset({"and", "comprising", "comprises", "comprise", "including", "includes", "include", "having",
                       "has", "have", "with", "wherein", "whereby", "where", "further", "characterized",
@@ -118,7 +125,9 @@ _UNREAD = frozenset({
 # nor is a segment naming a state the element may leave ("the lid is closed in the stowed position")
 _STATES = frozenset({"position", "positions", "state", "states", "configuration", "configurations", "mode", "modes"})
 _SEGMENT = re.compile(r",")
-LONGEST_SUBJECT = 6  # words
+LONGEST_SUBJECT = 8  # words ("the alignment of the liquid crystal of the first pixel region")
+# a count before an element says nothing of it, and the "or" of "one or more" names no alternatives
+_COUNT = re.compile(r"\b(?:at least (?:one|two)|one or more|two or more|at least)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -132,11 +141,15 @@ class Statement:
     said: str
 
 
+def _adverb(word: str) -> bool:
+    return word.endswith("ly") and word not in _LY_NOUNS
+
+
 def _relation(got: tuple[str, ...], i: int, end: int) -> tuple[str, int] | None:
     """(the preposition that relates ``got[i]`` to its object, read as one form, where the object starts) for the
     words from ``end`` on; ("", end) where no preposition follows, none where a name follows ("a fixed frame")."""
     word, nxt = got[i], got[end] if end < len(got) else ""
-    if word in _PLACING:
+    if word in PLACING:
         # "above the base", "upstream of the pump", "outside of the housing"
         end += nxt in ("of", "from", "to")
         return ("", end) if end < len(got) and got[end] not in _STOPS else None
@@ -144,7 +157,8 @@ def _relation(got: tuple[str, ...], i: int, end: int) -> tuple[str, int] | None:
         return ("to", end + 1 + (got[end + 1 : end + 2] == ("to",)))
     if nxt == "with":
         # "movable with the rod", "rotatable with the shaft": together with it, which "fixed" does not exclude
-        return None if word in _MOTION else ("with", end + 1)
+        # ("pivotally connected with the rod" is attached to it)
+        return None if word in _MOTION and end == i + 1 else ("with", end + 1)
     if nxt == "from":
         return ("with", end + 1)  # "detachable from the base" against "integral with the base"
     if nxt in _ATTACHING:
@@ -153,12 +167,30 @@ def _relation(got: tuple[str, ...], i: int, end: int) -> tuple[str, int] | None:
     return ("", end) if not nxt or nxt in _STOPS else None
 
 
+def _object(got: tuple[str, ...], start: int) -> tuple[str, ...]:
+    """The words of an object from ``start`` to the next joining word; after "and", the object a second preposition
+    shares ("attached to and extending from the flange", "parallel to and opposite from the surface")."""
+    if got[start : start + 1] == ("and",):
+        start = next((n + 1 for n in range(start + 1, min(start + 5, len(got)))
+                      if got[n] in _ATTACHING or got[n] in ("from", "with")), len(got))
+    end = start
+    while end < len(got) and got[end] not in _STOPS and end - start < LONGEST_SUBJECT:
+        end += 1
+    return got[start:end]
+
+
 def _statement(got: tuple[str, ...], i: int) -> Statement | None:
     """The statement whose predicate is ``got[i]``, a word of :data:`EXCLUSIVE`, read as the module docstring says;
     none where the words do not tell what it is said of."""
     word = got[i]
+    j = i - 1
+    while j >= 0 and got[j] in _HEDGES:
+        j -= 1
+    # an adverb after a participle ("disposed internally to", "affixed generally horizontally to"), a place after
+    # one ("disposed above")
+    placed = (word in PLACING or _adverb(word)) and j >= 0 and got[j] in _JOINING
     end = i + 1
-    if word.endswith("ly"):
+    if _adverb(word) and not placed:
         # "pivotally connected": the adverb qualifies a participle; "rotatably fixed" (fixed against rotation) says
         # nothing this table reads, nor does an adverb alone
         if end >= len(got) or got[end] not in _JOINING:
@@ -167,48 +199,61 @@ def _statement(got: tuple[str, ...], i: int) -> Statement | None:
     related = _relation(got, i, end)
     if related is None:
         return None
-    how, end = related
-    start = end
-    while end < len(got) and got[end] not in _STOPS and end - start < LONGEST_SUBJECT:
-        end += 1
-    thing = got[start:end]
-    if how and not thing:
+    how, start = related
+    thing = _object(got, start) if how or word in PLACING else ()
+    if (how or word in PLACING) and not thing:
         return None
-    j = i - 1
-    placed = word in _PLACING and j >= 0 and got[j] in _JOINING  # "disposed above"
     j -= placed
     copula = False
     while j >= 0 and (got[j] in COPULA or got[j] in _HEDGES):
         copula |= got[j] in COPULA
         j -= 1
-    if j >= 0 and got[j].endswith("ly"):
+    if j < 0 or _adverb(got[j]) or got[j][-1].isdigit():
         return None  # "axially fixed", "selectively fixed": fixed in one way only
     k = j
     while k >= 0 and got[k] not in _STOPS and j - k < LONGEST_SUBJECT:
         k -= 1
-    if k == j or (k >= 0 and got[k] not in _OPENERS) or got[j][-1].isdigit():
+    # after a preposition, only an adjective that follows its noun says something of it ("on a plane parallel to
+    # the rail"); a participle there may be said of the noun or of what the preposition follows ("a lever extending
+    # from the frame fixed to the base")
+    postpositive = not copula and not placed and bool(thing) and word in _ADJECTIVES
+    if k == j or (k >= 0 and got[k] not in _OPENERS and not postpositive):
         return None
-    if not copula and not (placed if word in _PLACING else thing and word not in _PROPERTIES):
+    if not copula and not (placed if word in PLACING else thing and word not in PROPERTIES):
         return None  # "an insulation liquid in the conservator", "the pressure upstream of the filter": names
-    said = " ".join(got[k + 1 : end])
+    said = " ".join(got[k + 1 : i + 1] + got[i + 1 : start] + thing)
     return Statement(gist(got[k + 1 : j + 1]), (how, *gist(thing)) if thing else (), word, said)
+
+
+def _lead(got: tuple[str, ...]) -> tuple[str, ...]:
+    """The element a segment opens with, where what follows it is no other element ("a glass layer for limiting ion
+    transport" → "glass layer"; not "a housing having a lid", whose next segment may speak of the lid)."""
+    end = 0
+    while end < len(got) and got[end] not in _STOPS:
+        end += 1
+    if end > LONGEST_SUBJECT or (end < len(got) and got[end] in _OPENERS):
+        return ()
+    return got[:end]
 
 
 def statements(r: Reading) -> list[Statement]:
     """Every statement of :data:`EXCLUSIVE` a claim makes, from each segment (between commas) of each limitation
-    that holds no word of :data:`_UNREAD`."""
+    that holds no word of :data:`_UNREAD`; a segment that opens with a participle or a predicate ("…, positioned
+    above the first layer") speaks of the element the segment before it opens with (:func:`_lead`)."""
     out = []
     for part in r.parts:
+        part = _COUNT.sub(" ", part)
         every = words(part)
         if _PLACES.keys().isdisjoint(every) or not _UNREAD.isdisjoint(every):
             continue
+        before: tuple[str, ...] = ()
         for segment in _SEGMENT.split(part):
             got = words(segment)
-            if _PLACES.keys().isdisjoint(got) or not _STATES.isdisjoint(got):
-                continue
-            for i, w in enumerate(got):
-                if w in _PLACES and (s := _statement(got, i)) is not None:
-                    out.append(s)
+            if not _PLACES.keys().isdisjoint(got) and _STATES.isdisjoint(got):
+                if got and (got[0] in _JOINING or got[0] in _PLACES) and (lead := _lead(before)):
+                    got = lead + got
+                out += [s for i, w in enumerate(got) if w in _PLACES and (s := _statement(got, i)) is not None]
+            before = got
     return out
 
 
