@@ -219,7 +219,10 @@ def contradict(clause: str, rng: random.Random) -> str | None:
     options = []
     for m in _TABLE_WORD.finditer(clause):
         before = _BEFORE.search(clause[: m.start()])
-        if (before and before.group(1).lower() not in _NOT_SUBJECT and _AFTER.search(clause[m.end() :])
+        # next to another word of the table ("pivotally movable", "rotatably fixed") a swap says nothing plain
+        beside = _TABLE_WORD.search(before.group(0)) if before else None
+        if (before and not beside and before.group(1).lower() not in _NOT_SUBJECT
+                and _AFTER.search(clause[m.end() :]) and not _TABLE_WORD.match(clause[m.end() :].lstrip())
                 and (before.group("copula") or m.group(1).lower() not in PROPERTIES)):
             options.append(m)
     if not options:

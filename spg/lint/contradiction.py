@@ -105,7 +105,9 @@ _LY_NOUNS = frozenset({"assembly", "subassembly", "supply", "family", "anomaly",
 # where a subject may start: the segment's start or a word that opens an element or a statement
 _OPENERS = frozenset({"and", "comprising", "comprises", "comprise", "including", "includes", "include", "having",
                       "has", "have", "with", "wherein", "whereby", "where", "further", "characterized",
-                      "characterised"})
+                      "characterised", "such", "so"})
+# a copula, or a verb that says as much ("the pad remains stationary on the workpiece")
+_BE = COPULA | {"remains", "remain", "remaining", "stays", "stay"}
 # words a subject or an object does not run over (a subject or object of its own, or a clause of its own)
 _STOPS = frozenset({
     "to", "on", "onto", "upon", "at", "in", "into", "within", "with", "from", "by", "for", "via", "through",
@@ -186,6 +188,12 @@ def _statement(got: tuple[str, ...], i: int) -> Statement | None:
     j = i - 1
     while j >= 0 and got[j] in _HEDGES:
         j -= 1
+    if _adverb(word) and got[i + 1 : i + 2] in ((), *((w,) for w in _STOPS)) and not (j >= 0 and got[j] in _JOINING):
+        # "located in the frame body detachably": read as "detachably located in the frame body"
+        p = next((p for p in range(i - 2, max(-1, i - 2 - LONGEST_SUBJECT), -1) if got[p] in _JOINING), None)
+        if p is None or _STOPS.intersection(got[p + 2 : i]) or got[p + 1] not in _ATTACHING | {"with", "from"}:
+            return None
+        return _statement(got[:p] + (word,) + got[p:i] + got[i + 1 :], p)
     # an adverb after a participle ("disposed internally to", "affixed generally horizontally to"), a place after
     # one ("disposed above")
     placed = (word in PLACING or _adverb(word)) and j >= 0 and got[j] in _JOINING
@@ -205,8 +213,8 @@ def _statement(got: tuple[str, ...], i: int) -> Statement | None:
         return None
     j -= placed
     copula = False
-    while j >= 0 and (got[j] in COPULA or got[j] in _HEDGES):
-        copula |= got[j] in COPULA
+    while j >= 0 and (got[j] in _BE or got[j] in _HEDGES):
+        copula |= got[j] in _BE
         j -= 1
     if j < 0 or _adverb(got[j]) or got[j][-1].isdigit():
         return None  # "axially fixed", "selectively fixed": fixed in one way only
