@@ -106,3 +106,28 @@ def test_independent_claims_and_sibling_dependents_are_not_compared():
             "pivoted to the frame. 3. The stool of claim 1, wherein the step is welded to the frame. 4. The stool "
             "of claim 1, wherein the frame is hollow. 5. The stool of claim 1, wherein the frame is solid.")
     assert found(text) == []
+
+
+def test_the_ways_claims_word_a_predicate_are_read():
+    # an adjective after the noun it speaks of, past a preposition
+    assert found("1. A saw comprising a rail and a guide on a plane parallel to the rail. 2. The saw of claim 1, "
+                 "wherein the guide is arranged on a plane perpendicular to the rail.") == [2]
+    # a participle after a comma speaks of the element the segment before opens with
+    assert found("1. A diode comprising: a substrate; a glass layer for limiting ion transport, positioned above "
+                 "the substrate. 2. The diode of claim 1, wherein the glass layer is positioned below the "
+                 "substrate.") == [2]
+    # an object two prepositions share; an adverb after its participle's object; "assembly" is no adverb
+    assert found("1. A truck comprising a flange and stops fixedly attached to and extending from the flange. 2. The "
+                 "truck of claim 1, wherein the stops are pivotally attached to the flange.") == [2]
+    assert found("1. A filter comprising a frame and a layer located in the frame detachably. 2. The filter of claim "
+                 "1, wherein the layer is permanently located in the frame.") == [2]
+    assert found("1. A tractor comprising a front frame and a mounting frame assembly pivotably attached to the front "
+                 "frame. 2. The tractor of claim 1, wherein the mounting frame assembly is rigidly attached to the "
+                 "front frame.") == [2]
+
+
+def test_a_participle_after_a_preposition_is_not_read_as_said_of_its_object():
+    # which is fixed to the base, the lever or the frame, the words do not tell
+    text = ("1. A press comprising a base, a frame and a lever extending from the frame fixed to the base. 2. The "
+            "press of claim 1, wherein the frame is pivoted to the base.")
+    assert found(text) == []
