@@ -196,7 +196,7 @@ _TABLE_WORD = re.compile(r"\b(" + "|".join(sorted({w for row in EXCLUSIVE for g 
 _BEFORE = re.compile(r"([A-Za-z][\w-]*)\s+(?P<copula>(?:is|are|being|be)\s+)?(?:(?:substantially|generally)\s+)?$")
 _AFTER = re.compile(r"^(?:\s+[a-z]+(?:ed|ing))?\s+(?:to|on|onto|upon|at|in|into|with|from|of|relative to|with "
                     r"respect to)\b|^\s*(?:[,;.]|$)")
-_NOT_SUBJECT = {"a", "an", "the", "said", "to", "of", "on", "in", "at", "with", "from", "by", "for", "and", "or",
+_NOT_SUBJECT = {"a", "an", "the", "said", "to", "of", "on", "in", "at", "with", "from", "by", "for", "and", "but", "or",
                 "not", "comprising", "including", "having", "into", "onto", "is", "are", "being", "be"}
 # a swap contradicts nothing among alternatives, under a negation, a condition ("when the flow is internal to the
 # range") or a possibility ("can be removably formed")
