@@ -1,8 +1,8 @@
 """``spg lint``'s drafting rules (issue 30: the errors LLM drafters make) on real claims: recall on injected defects,
 findings on unmodified granted claims, the real LLM outputs at hand, and speed.
 
-The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch
-(docs/lint.md). Printed:
+The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch,
+contradicts-parent (docs/lint.md). Printed:
 
 * **recall on injected defects** in the granted US and EP claim sets of the shared USPTO set, one defect of each kind
   per document where the document allows it, read by ``spg.lint.find_all`` at the claim it was put in:
@@ -22,6 +22,12 @@ The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-
     name of the category ("device", "system", "composition" … claim anything of it: spg.lint.preamble);
   - *element introduced twice*: an element an independent claim's body recites as its own ("…; a lower step …")
     recited again at its end ("…; and a lower step.").
+  - *parent limitation contradicted*: a new dependent claim at the end, citing a claim P with P's opening, whose
+    only limitation is a clause of P or of a claim P depends on with one word of spg.lint.contradiction's table of
+    exclusive predicates, said of something (``contradict``: not a name such as "a fixed frame"), swapped for a word
+    of another group of its row ("fixed to the front frame" → "pivoted to the front frame"); clauses naming
+    alternatives, a negation, a condition or a possibility are left out, since a swap there contradicts nothing.
+    Drawn from a random generator of its own, so the other injections draw what they drew before.
 
 * **findings per claim on the unmodified claims** by kind (US grants, EP, US applications) and rule, on the test
   side of ``spg.data.checker_split`` (never looked at while the rules were written) and, labelled as development

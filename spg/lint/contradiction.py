@@ -11,13 +11,16 @@ element in relation to one object ("fixed" or "fixedly" against "pivoted", "rota
 "integral" against "removable", "detachable"; "rigid" against "flexible"; "above" against "below" …). A predicate is
 read in a limitation's comma-free segment (:func:`statements`) with
 
-* its **subject**: the words just before it (and before a copula, or a placing participle before "above"), back to
-  the start of the segment, "and", "comprising", "having", "with" or "wherein"; where anything else comes first (a
-  preposition: "a lever extending from the frame fixed to …"), whose the predicate is the words do not tell, and
-  nothing is read;
-* its **object**: the words after an attaching preposition ("to", "on", "in", "with", "relative to" …, one form
-  for all: "fixed to the frame" and "rotatable in the frame" speak of one frame) up to the next joining word;
-* an adverb of the table reads with the participle it qualifies ("pivotally connected to the frame").
+* its **subject**: the words just before it (and before a copula, or a placing participle: "disposed above"),
+  back to the start of the segment, "and", "comprising", "having", "with", "wherein" or "such that"; where anything
+  else comes first (a preposition: "a lever extending from the frame fixed to …"), whose predicate it is the words
+  do not tell, and nothing is read, but for an adjective right after its noun ("on a plane parallel to the rail");
+  a segment that opens with a participle speaks of the element the segment before opens with (:func:`_lead`);
+* its **object**: the words after an attaching preposition ("to", "on", "in", "relative to" …, one form for all:
+  "fixed to the frame" and "rotatable in the frame" speak of one frame; "with" and "from" another) up to the next
+  joining word (:func:`_relation`, :func:`_object`);
+* an adverb of the table reads with the participle it qualifies ("pivotally connected to the frame", "located in
+  the frame detachably").
 
 A dependent claim gets the finding when one of its statements has the subject and object (each compared as
 :func:`~spg.lint.clauses.gist` reads it) of a statement of a claim up its chain and a predicate of another group of
@@ -126,7 +129,6 @@ _UNREAD = frozenset({
 })
 # nor is a segment naming a state the element may leave ("the lid is closed in the stowed position")
 _STATES = frozenset({"position", "positions", "state", "states", "configuration", "configurations", "mode", "modes"})
-_SEGMENT = re.compile(r",")
 LONGEST_SUBJECT = 8  # words ("the alignment of the liquid crystal of the first pixel region")
 # a count before an element says nothing of it, and the "or" of "one or more" names no alternatives
 _COUNT = re.compile(r"\b(?:at least (?:one|two)|one or more|two or more|at least)\b", re.IGNORECASE)
@@ -255,7 +257,7 @@ def statements(r: Reading) -> list[Statement]:
         if _PLACES.keys().isdisjoint(every) or not _UNREAD.isdisjoint(every):
             continue
         before: tuple[str, ...] = ()
-        for segment in _SEGMENT.split(part):
+        for segment in part.split(","):
             got = words(segment)
             if not _PLACES.keys().isdisjoint(got) and _STATES.isdisjoint(got):
                 if got and (got[0] in _JOINING or got[0] in _PLACES) and (lead := _lead(before)):
