@@ -1,8 +1,8 @@
 """``spg lint``'s drafting rules (issue 30: the errors LLM drafters make) on real claims: recall on injected defects,
 findings on unmodified granted claims, the real LLM outputs at hand, and speed.
 
-The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch
-(docs/lint.md). Printed:
+The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch,
+contradicts-parent (docs/lint.md). Printed:
 
 * **recall on injected defects** in the granted US and EP claim sets of the shared USPTO set, one defect of each kind
   per document where the document allows it, read by ``spg.lint.find_all`` at the claim it was put in:
@@ -22,6 +22,12 @@ The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-
     name of the category ("device", "system", "composition" … claim anything of it: spg.lint.preamble);
   - *element introduced twice*: an element an independent claim's body recites as its own ("…; a lower step …")
     recited again at its end ("…; and a lower step.").
+  - *parent limitation contradicted*: a new dependent claim at the end, citing a claim P with P's opening, whose
+    only limitation is a clause of P or of a claim P depends on with one word of spg.lint.contradiction's table of
+    exclusive predicates, said of something (``contradict``: not a name such as "a fixed frame"), swapped for a word
+    of another group of its row ("fixed to the front frame" → "pivoted to the front frame"); clauses naming
+    alternatives, a negation, a condition or a possibility are left out, since a swap there contradicts nothing.
+    Drawn from a random generator of its own, so the other injections draw what they drew before.
 
 * **findings per claim on the unmodified claims** by kind (US grants, EP, US applications) and rule, on the test
   side of ``spg.data.checker_split`` (never looked at while the rules were written) and, labelled as development
@@ -52,14 +58,15 @@ from spg.data import checker_split
 from spg.forest import Forest
 from spg.lint import find_all
 from spg.lint.clauses import ancestry, read_claims, subject
+from spg.lint.contradiction import EXCLUSIVE, PLACING, PROPERTIES
 from spg.lint.preamble import GENERIC, category, check_preambles
 from spg.lint.redundancy import check_redundancy
 from spg.parse import extract_references, parse_claims
 
 RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "multiple-introduction",
-         "preamble-mismatch")
+         "preamble-mismatch", "contradicts-parent")
 SHORT = {"duplicate-claim": "dup", "not-further-limiting": "nfl", "repeated-limitation": "rep",
-         "multiple-introduction": "mi", "preamble-mismatch": "pre"}
+         "multiple-introduction": "mi", "preamble-mismatch": "pre", "contradicts-parent": "con"}
 KINDS = {"grant": "US grants", "ep": "EP", "application": "US applications"}
 STRUCTURE_ERRORS = {"empty", "no-independent", "duplicate-number", "self-reference", "missing-parent",
                     "forward-reference", "broken-parent", "multiple-dependency-cumulative", "multiple-dependent-basis"}
@@ -186,6 +193,53 @@ def reword(text: str, rng: random.Random, subject: tuple[str, ...] = ()) -> str:
     return text
 
 
+# where a word of spg.lint.contradiction's table is said of something (not a name: "a fixed frame"): after a word
+# that is no article or preposition (a copula or "substantially" between; a copula for a property: "an insulation
+# liquid in the tank" names a liquid), before a preposition, a participle and one (adverbs: "pivotally connected
+# to"), a comma or the clause's end
+_TABLE_WORD = re.compile(r"\b(" + "|".join(sorted({w for row in EXCLUSIVE for g in row for w in g}, key=len,
+                                                   reverse=True)) + r")\b", re.IGNORECASE)
+_BEFORE = re.compile(r"([A-Za-z][\w-]*)\s+(?P<copula>(?:is|are|being|be)\s+)?(?:(?:substantially|generally)\s+)?$")
+_AFTER = re.compile(r"^(?:\s+[a-z]+(?:ed|ing))?\s+(?:to|on|onto|upon|at|in|into|with|from|of|relative to|with "
+                    r"respect to)\b|^\s*(?:[,;.]|$)")
+_NOT_SUBJECT = {"a", "an", "the", "said", "to", "of", "on", "in", "at", "with", "from", "by", "for", "and", "but", "or",
+                "not", "comprising", "including", "having", "into", "onto", "is", "are", "being", "be"}
+# a swap contradicts nothing among alternatives, under a negation, a condition ("when the flow is internal to the
+# range") or a possibility ("can be removably formed")
+_NO_CONTRADICTION = re.compile(r"\b(?:or|not|either|optionally|can|may|if|when|whenever|while|until)\b",
+                               re.IGNORECASE)
+
+
+def _form(word: str) -> str:
+    if word in PLACING:
+        return "place"  # "above the base", never "integral the base"
+    return next((end for end in ("ly", "able", "ible", "ed") if word.endswith(end)), "")
+
+
+def contradict(clause: str, rng: random.Random) -> str | None:
+    """``clause`` with one word of the exclusive-predicate table said of something swapped for a word of another
+    group of its row (of the same form where there is one: "fixed" → "pivoted", "pivotally" → "fixedly"); none where
+    the clause has no such word, or a word of :data:`_NO_CONTRADICTION`)."""
+    if _NO_CONTRADICTION.search(clause):
+        return None
+    options = []
+    for m in _TABLE_WORD.finditer(clause):
+        before = _BEFORE.search(clause[: m.start()])
+        # next to another word of the table ("pivotally movable", "rotatably fixed") a swap says nothing plain
+        beside = _TABLE_WORD.search(before.group(0)) if before else None
+        if (before and not beside and before.group(1).lower() not in _NOT_SUBJECT
+                and _AFTER.search(clause[m.end() :]) and not _TABLE_WORD.match(clause[m.end() :].lstrip())
+                and (before.group("copula") or m.group(1).lower() not in PROPERTIES)):
+            options.append(m)
+    if not options:
+        return None
+    m = rng.choice(options)
+    word = m.group(1).lower()
+    others = sorted({w for row in EXCLUSIVE if any(word in g for g in row) for g in row if word not in g for w in g})
+    alike = [w for w in others if _form(w) == _form(word)] or others
+    return clause[: m.start()] + rng.choice(alike) + clause[m.end() :]
+
+
 def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: str,
                    missed: list[tuple[str, int, str]] | None) -> bool:
     """Whether ``rule`` reports claim ``num`` once ``words`` are recited again at its end ("…; and <words>."); a miss
@@ -198,10 +252,12 @@ def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: s
 
 
 def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
-           missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None) -> dict[str, bool]:
+           missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None,
+           contradictor: random.Random | None = None) -> dict[str, bool]:
     """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in (each miss,
     as (kind, claim, the claim's changed text), appended to ``missed`` where given). The reworded injections draw
-    from ``reworder`` (none without it), so that the other injections draw what they drew before them."""
+    from ``reworder``, the contradicted parent limitation from ``contradictor`` (none without them), so that the
+    other injections draw what they drew before them."""
     records = _records_of(forest)
     nums = [c.num for c in forest.claims]
     if len(set(nums)) != len(nums) or not nums:
@@ -271,6 +327,22 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         c, element = rng.choice(independents)
         out["element introduced twice"] = _recited_again(records, c.num, element, "multiple-introduction",
                                                          "element introduced twice", missed)
+
+    if contradictor is not None:
+        # a new dependent claim citing a claim P (with P's opening) whose only limitation is a clause of P or of a
+        # claim P depends on, a predicate of that clause swapped for one it excludes
+        options = [(c, clause) for c in dependents for a in (c.parents[0], *above[c.num]) if a in forest.by_num
+                   for clause in _clauses(forest.by_num[a].text, a) if _TABLE_WORD.search(clause)]
+        contradicted = [(c, parent, swapped) for c, parent in options if (swapped := contradict(parent, contradictor))]
+        if contradicted:
+            c, parent, clause = contradictor.choice(contradicted)
+            ref = _single_citation(c.text, c.num)
+            clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
+            text = f"{c.text[: ref.end]}, wherein {clause}."
+            out["parent limitation contradicted"] = _hit(records + [{"num": last + 1, "text": text}],
+                                                         "contradicts-parent", last + 1)
+            if missed is not None and not out["parent limitation contradicted"]:
+                missed.append(("parent limitation contradicted", last + 1, f"{parent} → {text}"))
     return out
 
 
@@ -369,6 +441,7 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
     """Recall on train and dev (seeded apart from the test side's draws) and every defect missed there, to be read
     while tuning; the test side is not read at all."""
     rng, reworder = random.Random(seed), random.Random(f"reword {seed}")
+    contradictor = random.Random(f"contradict {seed}")
     pool = subject_pool(sides["train"])
     for side in ("train", "dev"):
         hits: dict[str, list[bool]] = defaultdict(list)
@@ -376,7 +449,7 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
                 before = len(missed)
-                for kind, ok in inject(r.claims, rng, pool, missed, reworder).items():
+                for kind, ok in inject(r.claims, rng, pool, missed, reworder, contradictor).items():
                     hits[kind].append(ok)
                 missed[before:] = [(kind, f"{r.id} claim {num}", text) for kind, num, text in missed[before:]]
         print(f"\nrecall on injected defects, {side} side (development data):")
@@ -407,12 +480,13 @@ def main() -> None:
         return
 
     rng, reworder = random.Random(args.seed), random.Random(f"reword {args.seed}")
+    contradictor = random.Random(f"contradict {args.seed}")
     for side in ("test", "dev"):
         pool = subject_pool(sides["train"])  # other documents' subjects, never the side's own
         hits: dict[str, list[bool]] = defaultdict(list)
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
-                for kind, ok in inject(r.claims, rng, pool, reworder=reworder).items():
+                for kind, ok in inject(r.claims, rng, pool, reworder=reworder, contradictor=contradictor).items():
                     hits[kind].append(ok)
         label = "test side" if side == "test" else "dev side (development data)"
         print(f"\nrecall on injected defects, granted US and EP claim sets, {label}:")

@@ -151,6 +151,11 @@ def test_structure_errors_and_the_drafting_rules_block_a_claim():
     assert "duplicate-claim" in {f.rule for f in check.blocking(copied)}
     good = Forest.from_claims(copied.claims[:2])
     assert check.blocking(good) == []
+    contradicts = Forest.from_claims([
+        Claim(1, "A stool comprising a frame and a step that is fixed to the frame.", ()),
+        Claim(2, "The stool of claim 1, wherein the step is pivoted to the frame.", (1,)),
+    ])
+    assert {f.rule for f in check.blocking(contradicts)} == {"contradicts-parent"}
     assert set(RULES) >= REDRAW_RULES  # each id the checker blocks is a rule spg lint reports
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from spg.forest import Forest
 from spg.lint.antecedent import check_antecedents
 from spg.lint.clauses import read_claims
+from spg.lint.contradiction import check_contradictions
 from spg.lint.dependency import check_multiple_dependency
 from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
 from spg.lint.means import check_means_plus_function
@@ -70,6 +71,7 @@ def find_all(forest: Forest, description: str | None = None, antecedent: str = "
     readings = read_claims(forest)
     found += check_redundancy(forest, readings)
     found += check_preambles(forest, readings)
+    found += check_contradictions(forest, readings)
     if description is not None:
         found += check_description_support(forest, description)
     position = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}

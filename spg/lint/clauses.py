@@ -218,6 +218,8 @@ class Reading:
     text after the citation (a dependent claim) or after the transition (an independent one), empty ones left out.
     ``body``: the words of that text, the citation replaced by nothing, for comparing whole claims.
     ``gists``: each limitation as its restatements read (:func:`gist`), for the rules that look for one.
+    ``parts``: the text of each limitation as written (list labels removed), for a rule that needs its commas
+    (spg/lint/contradiction.py).
     """
 
     subject: tuple[str, ...]
@@ -226,21 +228,23 @@ class Reading:
     limitations: tuple[tuple[str, ...], ...]
     body: tuple[str, ...]
     gists: tuple[tuple[str, ...], ...] = ()
+    parts: tuple[str, ...] = ()
 
 
 def _reading(said: tuple[str, ...], opening: tuple[str, ...], restates: bool,
-             read: tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int]],
+             read: tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int], tuple[str, ...]],
              before: tuple[str, ...] = ()) -> Reading:
-    limitations, body, alternatives = read
+    limitations, body, alternatives, parts = read
     # an item before "; or" is one of alternatives, as a clause holding "or" is: its gist says so
     gists = tuple(g + ("or",) * (i in alternatives) for i, x in enumerate(limitations) if (g := gist(x, said)))
-    return Reading(said, opening, restates, limitations, before + body, gists)
+    return Reading(said, opening, restates, limitations, before + body, gists, parts)
 
 
-def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int]]:
-    """(the limitations of ``text``, all its words, those followed by a clause opening with "or"): one pass over
-    the text, as this runs after every claim."""
+def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int], tuple[str, ...]]:
+    """(the limitations of ``text``, all its words, those followed by a clause opening with "or", the text of each
+    limitation): one pass over the text, as this runs after every claim."""
     clauses = []
+    parts = []
     every: list[str] = []
     alternatives = set()
     articles = _ARTICLES
@@ -252,7 +256,8 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], f
         got = _limitation(got)
         if got:
             clauses.append(got)
-    return tuple(clauses), tuple(every), frozenset(alternatives)
+            parts.append(part)
+    return tuple(clauses), tuple(every), frozenset(alternatives), tuple(parts)
 
 
 def read_claim(text: str, num: int, dependent: bool) -> Reading:

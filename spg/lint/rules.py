@@ -66,6 +66,10 @@ _RULES = (
     Rule("not-further-limiting", "warning", "35 USC 112(d); MPEP 608.01(n) III",
          "A dependent claim must narrow the claim it refers to; this one only restates limitations its parent chain "
          "already recites, or adds none."),
+    Rule("contradicts-parent", "warning", "35 USC 112(b), (d); MPEP 608.01(n) III",
+         "A dependent claim says of an element the opposite of what a claim it depends on says of it ('pivoted to "
+         "the front frame' under 'fixed to the front frame'): it drops a limitation of its parent, and the two cannot "
+         "both hold."),
     Rule("repeated-limitation", "warning", "37 CFR 1.75(a), (b); MPEP 2173.05(o)",
          "The claim recites the same limitation (clause) twice; say it once."),
     Rule("preamble-mismatch", "warning", "35 USC 112(d); MPEP 608.01(n) II-III",
