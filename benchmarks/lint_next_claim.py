@@ -10,11 +10,21 @@ EP claims are drafted for the EPO (multiple dependency is normal there), so its 
 false alarm of a US checker; US grants are the proxy that counts.
 
     .venv/bin/python benchmarks/lint_next_claim.py [--sides test] [--top 8]
+
+``--devset`` reads instead a set of written next claims, each with the kind of error it was written to have
+(``benchmarks/lint_next_claim_devset.jsonl``; how it was made: docs/lint.md, "Next claims written with errors"):
+one JSON object per line, ``{"id", "k", "category", "candidate", "note"}``, the candidate drafted as claim k+1 after
+claims 1..k of the shared USPTO document ``id``. Printed per category and side of ``spg.data.checker_split`` (its
+documents are train and dev ones: train to read, dev to report): the share of candidates with a finding on
+themselves, and the rules behind them; ``--list SIDE`` prints every candidate of that side with its findings.
+
+    .venv/bin/python benchmarks/lint_next_claim.py --devset benchmarks/lint_next_claim_devset.jsonl [--list train]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,6 +37,7 @@ from spg.data import checker_split  # noqa: E402
 from spg.forest import Forest  # noqa: E402
 from spg.lint import lint  # noqa: E402
 from spg.lint.check import ANTECEDENT_MODES  # noqa: E402
+from spg.parse import parse_claims  # noqa: E402
 
 KINDS = {"grant": "US grants", "ep": "EP"}
 
@@ -39,12 +50,42 @@ def next_claim_findings(forest: Forest, mode: str):
         yield [f for f in result.findings if f.claim == claims[k].num]
 
 
+def devset(path: Path, top: int, listed: str | None) -> None:
+    """Each written candidate linted as claim k+1 after claims 1..k of its document; shares per category and side."""
+    documents = {r.id: r for r in shared_records()}
+    found: dict[tuple[str, str], list[list]] = {}
+    with path.open(encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for row in rows:
+        given = [c for c in documents[row["id"]].claims.claims if c.num <= row["k"]]
+        candidate = parse_claims(row["candidate"]).claims
+        if len(candidate) != 1 or candidate[0].num != row["k"] + 1:
+            sys.exit(f"error: {path}: {row['id']} k={row['k']}: the candidate does not read as claim {row['k'] + 1}")
+        on_it = [f for f in lint(Forest.from_claims([*given, candidate[0]])).findings if f.claim == row["k"] + 1]
+        side = checker_split(row["id"])
+        found.setdefault((row["category"], side), []).append(on_it)
+        if side == listed:
+            print(f"[{row['category']}] {row['id']} k={row['k']}: {row['candidate']}")
+            print("".join(f"    {f}\n" for f in on_it) or "    (no finding)\n")
+    for (category, side), lists in sorted(found.items()):
+        n = len(lists)
+        rules = Counter(rule for on_it in lists for rule in {f.rule for f in on_it})
+        warned = sum(any(f.severity != "info" for f in on_it) for on_it in lists)
+        print(f"{category}, {side} ({n}): any finding {sum(map(bool, lists)) / n:.0%}, an error or warning "
+              f"{warned / n:.0%}; " + ", ".join(f"{rule} {count}" for rule, count in rules.most_common(top)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--sides", default="test", help="comma-separated sides of the checker split (default: test)")
     parser.add_argument("--top", type=int, default=8, help="rules listed per line (default 8)")
+    parser.add_argument("--devset", type=Path, help="written next claims with their intended errors (see above)")
+    parser.add_argument("--list", choices=("train", "dev"), help="with --devset: every candidate of this side")
     args = parser.parse_args()
+    if args.devset is not None:
+        devset(args.devset, args.top, args.list)
+        return
     sides = args.sides.split(",")
     records = [r for r in shared_records() if r.fields.get("kind") in KINDS and checker_split(r.id) in sides]
     for kind, label in KINDS.items():
