@@ -71,8 +71,9 @@ def devset(path: Path, top: int, listed: str | None) -> None:
         n = len(lists)
         rules = Counter(rule for on_it in lists for rule in {f.rule for f in on_it})
         warned = sum(any(f.severity != "info" for f in on_it) for on_it in lists)
-        print(f"{category}, {side} ({n}): any finding {sum(map(bool, lists)) / n:.0%}, an error or warning "
-              f"{warned / n:.0%}; " + ", ".join(f"{rule} {count}" for rule, count in rules.most_common(top)))
+        hit = sum(map(bool, lists))
+        print(f"{category}, {side}: any finding {hit}/{n} ({hit / n:.0%}), an error or warning {warned}/{n}; "
+              + ", ".join(f"{rule} {count}" for rule, count in rules.most_common(top)))
 
 
 def main() -> None:

@@ -180,6 +180,48 @@ def test_a_restatement_that_changes_a_content_word_further_limits():
         assert found(text, "not-further-limiting") == [], again
 
 
+# the same words in other forms and order (LLM repetitions written blind: benchmarks/lint_next_claim_devset.jsonl) --
+
+def test_a_sibling_in_another_voice_or_word_form_is_a_reworded_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the lower step contains a rubber pad as a tread."
+                    " 3. The step stool of claim 1, wherein a rubber pad is contained in the lower step as a tread."
+                    " 4. The step stool of claim 1, wherein the pawl is applied non-uniformly."
+                    " 5. The step stool of claim 1, wherein the pawl is applied in a nonuniform manner.")
+    assert found(text, "duplicate-claim") == [3, 5]
+
+
+def test_siblings_giving_two_elements_each_others_role_are_no_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the front frame carries a hook and the rear frame carries"
+                    " a loop. 3. The step stool of claim 1, wherein the front frame carries a loop and the rear frame"
+                    " carries a hook.")
+    assert found(text, "duplicate-claim") == []
+
+
+def test_derivation_prefix_and_a_closed_transition_tell_siblings_apart():
+    text = METHOD + (" 2. The method of claim 1, wherein the malt is human grade. 3. The method of claim 1, wherein the"
+                     " malt is humanized grade. 4. The method of claim 1, wherein the malt is non-human grade."
+                     " 5. The method of claim 1, wherein the hops comprise the sequence of SEQ ID NO: 1."
+                     " 6. The method of claim 1, wherein the hops consist of the sequence of SEQ ID NO: 1.")
+    assert found(text, "duplicate-claim") == []
+
+
+def test_a_parent_clause_said_again_in_other_words_does_not_further_limit():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the lower step presents continuously rounded edges."
+                    " 3. The step stool of claim 2, wherein each of the lower steps has a continuously rounded edge.")
+    assert found(text, "not-further-limiting") == [3]
+
+
+def test_a_dependent_choosing_among_or_bounded_by_its_parents_words_narrows():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the lower step is fixed to one of the front and rear frames."
+                    " 3. The step stool of claim 2, wherein the lower step is fixed to the rear frame."
+                    " 4. The step stool of claim 1, wherein the lower step holds a pad of at least 80% rubber by weight."
+                    " 5. The step stool of claim 4, wherein the lower step holds a pad of rubber by weight."
+                    " 6. The step stool of claim 1, wherein the hinge moves the pawl from the front frame to the rear"
+                    " frame. 7. The step stool of claim 6, wherein the hinge moves the pawl from the rear frame to the"
+                    " front frame.")
+    assert found(text, "not-further-limiting") == []
+
+
 def test_a_dependent_adding_nothing_does_not_further_limit():
     assert found(STOOL + " 2. The step stool of claim 1.", "not-further-limiting") == [2]
 

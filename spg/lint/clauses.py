@@ -11,6 +11,7 @@ run after every claim while ``spg generate`` decodes, so a claim set costs well 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -199,6 +200,83 @@ def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
     while end > start and got[end - 1] == "and":
         end -= 1
     return got[start:end]
+
+
+# What a restatement in other words keeps (issue 30's "non-distinctive claim repetition" as language models write it:
+# "the material is contained in the layer" for "the layer contains the material", "applied in a non-uniform manner"
+# for "applied non-uniformly", "made of a resin material" for "formed from resin"): the words that say what is
+# claimed, each without its inflection (_base: "contained"/"contains", "detects"/"detecting"). Left out are the
+# words that only relate, point back or join (_RELATING) and those a restatement adds or drops without changing the
+# limitation (_IDLE); negations, numbers, ordinals and quantities ("one of") stay, and so does "consisting" (closed,
+# where "comprising" is open: MPEP 2111.03).
+_RELATING = frozenset({
+    "is", "are", "be", "being", "been", "was", "were", "has", "have", "having", "comprise", "comprises",
+    "comprising", "comprised", "include", "includes", "including", "contain", "contains", "containing", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "within",
+    "upon", "as", "and", "or", "nor", "but", "than", "then", "it", "its", "their", "they", "them", "there",
+    "thereof", "therein", "thereto", "thereon", "wherein", "whereby", "where", "when", "while", "further", "also",
+    "respectively", "such", "this", "these", "those", "who", "whose", "claim", "claims",
+}) | _ARTICLES
+_IDLE = frozenset({"substantially", "essentially", "approximately", "generally", "manner", "state", "shaped", "shape",
+                   "type", "material", "materials", "each", "both"})
+# words drafters use for one another where nothing else changes: where a thing is ("positioned in", "located in",
+# "disposed in"); what it is made of is read as in gist (_MADE before "of"/"from")
+_PLACED = frozenset({"located", "positioned", "disposed", "situated", "placed"})
+_INFLECTED = re.compile(r"(?:ies|ied|ing|ed|sses|xes|ches|shes|zes|s|ly)$")
+
+
+def _base(word: str) -> str:
+    """``word`` without its inflection (number, person, tense, participle) or an adverb's "-ly", and without a final
+    "e", so that the forms of one word meet ("compare", "compared", "comparing" → "compar"). Hand-written: Snowball's
+    stemmer also strips derivation ("humanized" → "human", "organic" → "organ"), which merges siblings a claim set
+    writes on purpose, and a dictionary lemmatizer (lemminflect) takes 0.4 s to load, beyond spg lint's start-up. A
+    word it cuts wrongly ("speed" → "spe") only misses a match: both sides of a comparison go through it."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    suffix = _INFLECTED.search(word) if len(word) > 4 else None
+    if suffix is not None:
+        cut = suffix.group()
+        if cut in ("ies", "ied"):
+            word = word[:-3] + "y"
+        elif cut in ("sses", "xes", "ches", "shes", "zes"):
+            word = word[:-2]
+        elif cut == "s":
+            word = word if word.endswith(("ss", "us", "is")) else word[:-1]
+        elif cut == "ly":
+            word = word if len(word) <= 6 or word[-3] in "pb" else word[:-2]  # not "supply", "assembly"
+        elif len(word) > len(cut) + 2:
+            word = word[: -len(cut)]
+            if word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # "stopped" → "stop"
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+_RELATING_STEMS = frozenset(map(_base, _RELATING)) | _RELATING
+# a prefix written hyphenated or joined is one word ("non-uniform", "nonuniform"; "co-extruded", "coextruded"): never
+# read apart, as "non-human" is no "human"
+_PREFIXES = frozenset({"non", "co", "multi", "semi", "pre", "anti", "sub", "inter", "un"})
+
+
+@functools.cache
+def _stems(word: str) -> tuple[str, ...]:
+    parts = [p for p in word.split("-") if p and p not in _IDLE]
+    if len(parts) > 1 and parts[0] in _PREFIXES:
+        parts = [parts[0] + parts[1], *parts[2:]]
+    stems = (_base(p) for p in parts)
+    return tuple(stem for stem in stems if stem not in _RELATING_STEMS)  # "contained" relates as "contains" does
+
+
+@functools.lru_cache(maxsize=4096)  # a claim is compared with each claim below it; the checker re-reads the set
+def content(said: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """(position in ``said``, stem) of each word of ``said`` (:func:`words`) that says what is claimed."""
+    out = []
+    for i, w in enumerate(said):
+        if w in _PLACED:
+            out.append((i, "locat"))
+        elif w in _MADE and said[i + 1 : i + 2] in (("of",), ("from",)):
+            out.append((i, "made"))
+        else:
+            out += [(i, stem) for stem in _stems(w)]
+    return tuple(out)
 
 
 def limitation(text: str) -> tuple[str, ...]:

@@ -24,9 +24,10 @@ generate`` has them while decoding) gets the findings the whole set would have f
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from spg.forest import Forest
-from spg.lint.clauses import COPULA, Reading, ancestry, gist, read_claims
+from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, read_claims
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
@@ -40,6 +41,11 @@ _LETTERED_ALTERNATIVES = re.compile(
     r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
 )
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
+_MARKUSH_WORDS = frozenset({"consisting", "selected"})
+# what else makes a recited limitation a range a dependent claim may narrow: "one of", "the other of", examples ("such
+# as poultry"), and bounds ("at least 80% identity to", "up to", "more than")
+_CHOICE_PAIRS = frozenset({("one", "of"), ("other", "of"), ("such", "as"), ("at", "least"), ("at", "most"),
+                           ("up", "to"), ("more", "than"), ("less", "than"), ("identity", "to")})
 # a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
 # frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
 # are no words already), "having" for "has" (see _restated)
@@ -47,6 +53,8 @@ _SAME_VERB = {"has": "has", "have": "has", "having": "has", "comprises": "compri
               "comprising": "comprises", "includes": "includes", "include": "includes", "including": "includes"}
 _RESTATED = COPULA | frozenset(_SAME_VERB)
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
+CLOSE = 1.25
+LEAD = 6  # words around such a stretch read for alternatives it is one of ("one of the inner and outer elements")  # how much longer than a restatement the stretch of its parent it restates may be (_said_closely)
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
 
 
@@ -101,11 +109,37 @@ def _said(r: Reading) -> tuple | None:
     return gist(r.opening), tuple(sorted(parts))
 
 
+def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether ``b`` is ``a`` with two stretches of words exchanged around an unchanged middle ("a loop material …
+    a hook material" and "a hook material … a loop material"; "provided at the door … at the body" and the other
+    way round): sibling claims that give the two elements each other's role, which claim two things. A restatement
+    in other words changes the middle too ("the layer contains the material", "the material is contained in the
+    layer")."""
+    if len(a) != len(b) or a == b:
+        return False
+    i = next(k for k in range(len(a)) if a[k] != b[k])
+    j = next(k for k in range(len(a), 0, -1) if a[k - 1] != b[k - 1])
+    x, y = a[i:j], b[i:j]
+    n = len(x)
+    return any(
+        x[:first] == y[n - first :] and x[n - last :] == y[:last] and x[first : n - last] == y[last : n - first]
+        for first in range(1, n)
+        for last in range(1, n - first + 1)
+    )
+
+
+def _bag(r: Reading) -> tuple[str, ...]:
+    """What a claim says in any order and with other forms of its words (:func:`~spg.lint.clauses.content`)."""
+    return tuple(sorted(stem for _, stem in content(r.body)))
+
+
 def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
-    """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word or with its
-    limitations in another order or other words (:func:`_said`)."""
+    """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word, with its
+    limitations in another order or other words (:func:`_said`), or with the same words that say what is claimed
+    in another order and form (:func:`_bag`; not two elements swapping roles, :func:`_swapped`)."""
     exact: dict[tuple, int] = {}
     reworded: dict[tuple, int] = {}
+    bags: dict[tuple, list[int]] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -114,11 +148,15 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
         key = (c.parents, r.body)
         said = _said(r)
         order = (c.parents, said) if said is not None else None
+        bag = (c.parents, _bag(r))
         earlier = exact.get(key)
         how = "the same text"
         if earlier is None and order is not None:
             earlier = reworded.get(order)
             how = "the same limitations, reordered or in other words"
+        if earlier is None:
+            earlier = next((e for e in bags.get(bag, ()) if not _swapped(readings[e].body, r.body)), None)
+            how = "the same limitations in other words"
         if earlier is not None:
             out.append(Finding(
                 "duplicate-claim", "warning", c.num,
@@ -129,6 +167,8 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
         exact.setdefault(key, c.num)
         if order is not None:
             reworded.setdefault(order, c.num)
+        if bag[1]:
+            bags.setdefault(bag, []).append(c.num)
     return out
 
 
@@ -147,9 +187,59 @@ def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
     return any(needle in (plain if chooses else every) for every, plain in texts)
 
 
+def _said_closely(said: tuple[str, ...], r: Reading) -> bool:
+    """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
+    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of claim ``r``'s words at most
+    :data:`CLOSE` times as long, in any order and form, and that stretch names no alternatives: the dependent
+    restates that part of its parent in other words ("wherein the ridges each have a continuously rounded surface"
+    under "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim
+    are a new combination, which narrows."""
+    stems = [stem for _, stem in content(said)]
+    return _close(Counter(stems), r, SHORTEST_NARROWING, tuple(stems))
+
+
+def _chooses(stretch: tuple[str, ...]) -> bool:
+    """Whether a stretch of words (with the few around it) names alternatives: "or", "one of", "the other of", a
+    Markush group ("selected from the group consisting of"); a dependent claim restating one of them chooses it,
+    which narrows."""
+    return not _ALTERNATIVE.isdisjoint(stretch) or not _MARKUSH_WORDS.isdisjoint(stretch) or any(
+        pair in _CHOICE_PAIRS for pair in zip(stretch, stretch[1:]))
+
+
+def _close(need: Counter[str], r: Reading, least: int, order: tuple[str, ...] = ()) -> bool:
+    """Whether the stems ``need`` (at least ``least`` of them, each as often as counted) all stand in one stretch of
+    ``r``'s words at most :data:`CLOSE` times as many as they are, a stretch that names no alternatives and, where the
+    restatement's own ``order`` is given, does not give two of its parts each other's place ("from the conservator to
+    the compartment" is not restated by "from the compartment to the conservator")."""
+    total = sum(need.values())
+    if total < least:
+        return False
+    where = content(r.body)
+    if not need <= Counter(stem for _, stem in where):
+        return False
+    have: Counter[str] = Counter()
+    missing, lo = total, 0
+    for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
+        if have[stem] < need[stem]:
+            missing -= 1
+        have[stem] += 1
+        while missing == 0:
+            first, last = where[lo][0], where[hi][0]
+            if (hi - lo + 1 <= CLOSE * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1])
+                    and not (order and _swapped(tuple(x for _, x in where[lo : hi + 1] if x in need), order))):
+                return True
+            gone = where[lo][1]
+            have[gone] -= 1
+            if have[gone] < need[gone]:
+                missing += 1
+            lo += 1
+    return False
+
+
 def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
     """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already, each
-    compared as restatements read it (:func:`~spg.lint.clauses.gist`)."""
+    compared as restatements read it (:func:`~spg.lint.clauses.gist`), or whose words that say what is claimed all
+    stand close together in one claim of the chain (:func:`_said_closely`)."""
     above = ancestry(forest)
     joined: dict[int, tuple[str, str]] = {}
     out = []
@@ -174,6 +264,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
+        elif any(_said_closely(r.body[len(r.opening) :], readings[a]) for a in above[c.num] if forest.by_num[a].parents):
+            why = "only restates, in other words, what is recited in"
         else:
             continue
         cited = ", ".join(map(str, c.parents))
