@@ -252,6 +252,15 @@ def test_short_clauses_and_distinct_clauses_are_no_repetition():
     assert found(text, "repeated-limitation") == []
 
 
+def test_a_three_word_statement_of_having_recited_twice_is_a_repeated_limitation():
+    # sixth round: "comprises", "includes", "has" state something, as a copula does ("the anolyte is a gel")
+    text = "1. The alloy of claim 3, wherein said metal comprises zirconium; and wherein the metal comprises zirconium."
+    assert found("1. An alloy comprising a metal.\n" + text.replace("1.", "2.", 1).replace("claim 3", "claim 1"),
+                 "repeated-limitation") == [2]
+    # naming a short thing twice in a list is still no statement
+    assert found("1. A stool comprising: a first frame; a seat; and a first frame.", "repeated-limitation") == []
+
+
 def test_numbers_abbreviations_and_sequence_names_do_not_cut_clauses():
     text = ("1. An antibody wherein the heavy chain comprises CDR1, CDR2, and CDR3 of SEQ ID NO: 2, and the light "
             "chain comprises CDR1, CDR2, and CDR3 of SEQ ID NO: 36; about 1 wt. % to about 2 wt. % water.")

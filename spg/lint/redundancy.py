@@ -11,7 +11,7 @@
   comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
   steel plate …"), also restated with a participle for a relative clause, "having" for "has", or as one half of a
-  clause an "and" joins to another (_restated, _joined). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
+  clause an "and" joins to another (_restated, _joined). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel", "the body comprises a sleeve") are left out: lists of elements name short things twice for
   good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
   …") that name compounds by their locants, alternatives whose names the text may not tell apart (stereo descriptors
   lost in publication), and claims listing lettered alternatives ("any one of the following proteins (a), (b) and
@@ -51,9 +51,10 @@ SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no f
 
 
 def _acts(clause: tuple[str, ...]) -> bool:
-    """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
-    a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
-    return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
+    """Whether a clause says something (a copula, a participle or gerund, a verb of having: "debugging the program",
+    "the anolyte is a gel", "the body comprises a sleeve") rather than naming a thing a list may name twice ("the
+    first, the second and the third treatment")."""
+    return any(w in COPULA or w in _SAME_VERB or w.endswith(("ing", "ed")) for w in clause)
 
 
 def _named(clause: tuple[str, ...]) -> bool:
