@@ -273,6 +273,13 @@ def test_markush_alternatives_are_no_repetition():
     assert found(text, "repeated-limitation") == []
 
 
+def test_a_variable_defined_twice_in_a_markush_claim_is_a_repeated_limitation():
+    # sixth round: "m is 0, 1, 2 or 3" defines a variable, it names no compound whose stereo descriptors were lost
+    text = ("1. A compound of formula (I) wherein R7 is selected from the group consisting of: hydrogen; alkyl; and "
+            "aryl; m is 0, 1, 2 or 3; p is 0 or 1; and m is 0, 1, 2 or 3.")
+    assert found(text, "repeated-limitation") == [1]
+
+
 def test_reference_numerals_do_not_split_or_join_clauses():
     text = ("1. A furnace comprising a melting zone (184; 236) lower than the fining zone (170; 270) and a barrier "
             "wider than the fining zone (170; 270).")

@@ -60,8 +60,9 @@ def _acts(clause: tuple[str, ...]) -> bool:
 def _named(clause: tuple[str, ...]) -> bool:
     """Whether a Markush item names a compound by its locants ("2-(pyrrolidin-2-yl)benzo[d]oxazole-7-carboxamide"):
     two such items read alike where the publication lost their stereo descriptors; items in words ("GPS locating
-    means, …") lose nothing, so one recited twice is repeated."""
-    return any(ch.isdigit() for w in clause for ch in w)
+    means, …") lose nothing, so one recited twice is repeated, and so does a clause with a copula, which defines a
+    variable ("m is 0, 1, 2 or 3", "R8 is selected from …") and names no compound (sixth round)."""
+    return COPULA.isdisjoint(clause) and any(ch.isdigit() for w in clause for ch in w)
 
 
 def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
@@ -208,7 +209,7 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
             again = clause if clause in seen or clause in joined else None
             if again is None and halves:
                 again = next((x for x in halves if x in seen), None)
-            if again is not None and again not in reported and not (items and again in markush and _named(again)):
+            if again is not None and again not in reported and not (items and again in markush and _named(said)):
                 reported.add(again)
                 shown = " ".join(said if again is clause else again)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"
