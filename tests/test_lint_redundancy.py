@@ -280,6 +280,18 @@ def test_a_variable_defined_twice_in_a_markush_claim_is_a_repeated_limitation():
     assert found(text, "repeated-limitation") == [1]
 
 
+def test_the_first_limitation_after_a_preamble_s_own_having_is_a_repeated_limitation():
+    # sixth round: the reader cuts the preamble at "having"; the claim's transition is in its first clause
+    text = ("1. A method for predicting the progression of fibrosis in a subject having fibrosis, the method "
+            "comprising determining the level of expression of TLR9 in a sample; comparing the level with a control; "
+            "and determining the level of expression of TLR9 in a sample.")
+    assert found(text, "repeated-limitation") == [1]
+    # a part of the first element recited for another element is no repetition of it
+    text = ("1. A device comprising a first unit including a processor configured to process data; and a second unit "
+            "including a processor configured to process data.")
+    assert found(text, "repeated-limitation") == []
+
+
 def test_reference_numerals_do_not_split_or_join_clauses():
     text = ("1. A furnace comprising a melting zone (184; 236) lower than the fining zone (170; 270) and a barrier "
             "wider than the fining zone (170; 270).")
