@@ -15,13 +15,16 @@ contradicts-parent (docs/lint.md). Printed:
   - *parent limitation copied*: a new dependent claim at the end, citing a claim P with P's opening, whose only
     limitation is a clause of P or of a claim P depends on ("The stool of claim 2, wherein the hinge is …"); *parent
     limitation reworded*: the same with the clause reworded;
-  - *limitation repeated*: a clause of a claim (four words or more) recited again at its end ("…; and <clause>.");
+  - *limitation repeated*: a clause of a claim (five words or more, without the connectives that open it; not a
+    lead-in before a colon, "further comprising the steps of:") recited again at its end ("…; and <clause>.");
   - *preamble: another category*: a dependent claim's subject replaced by "method" (its chain claims a product)
     or "apparatus" (a process); *preamble: another subject*: under a product or medium claim, by the subject of
     another document's independent claim of the same category that names nothing of this chain and is no generic
     name of the category ("device", "system", "composition" … claim anything of it: spg.lint.preamble);
   - *element introduced twice*: an element an independent claim's body recites as its own ("…; a lower step …")
-    recited again at its end ("…; and a lower step.").
+    recited again at its end ("…; and a lower step."), read whole (not "a head" of "a head covering or balaclava",
+    "a section adjacent" of "a section adjacent to", "a non-transitory" of "a non-transitory computer-readable
+    memory").
   - *parent limitation contradicted*: a new dependent claim at the end, citing a claim P with P's opening, whose
     only limitation is a clause of P or of a claim P depends on with one word of spg.lint.contradiction's table of
     exclusive predicates, said of something (``contradict``: not a name such as "a fixed frame"), swapped for a word
@@ -73,9 +76,15 @@ STRUCTURE_ERRORS = {"empty", "no-independent", "duplicate-number", "self-referen
 # what may open a clause without being part of it
 # a limitation as drafters set them apart: between semicolons (or after the transition's colon), to the final period
 _CLAUSE_END = re.compile(r";|:(?!\s*\d)|\.\s*$")
-_TRANSITION = re.compile(r"\b(?:comprising|comprises|including|consisting of|characteri[sz]ed in that)\b|:")
+# a colon opens a list: what stands before it ("wherein the controller is configured to:", "further comprising the
+# steps of:") is a lead-in, no limitation of its own
+_LEAD_IN = re.compile(r"(;|:(?!\s*\d)|\.\s*$)")
+# the transition that ends an independent claim's preamble, looked for before its first clause ends (a "comprising"
+# deep in a one-clause claim is inside a limitation: "… a hinge comprising a second collar …")
+_TRANSITION = re.compile(r"\b(?:comprising|comprises|including|includes|containing|contains|consisting of|"
+                         r"characteri[sz]ed in that|wherein)\b|:")
 _PRECEDING = re.compile(r"\b(?:preceding|previous|foregoing|above)\b", re.IGNORECASE)
-_OPENER = re.compile(r"^\s*(?:and|or|wherein|whereby|further|comprising|including)\b[\s,]*", re.IGNORECASE)
+_OPENER = re.compile(r"^(?:\s*(?:and|or|wherein|whereby|further|comprising|including)\b[\s,]*)+", re.IGNORECASE)
 # an element recited as its own: after a semicolon or the transition's colon, "a"/"an" and up to four words that
 # end before a function word, a participle, a number or punctuation
 _STOP = {"to", "of", "for", "with", "having", "being", "that", "which", "is", "are", "and", "or", "on", "in", "at",
@@ -84,13 +93,20 @@ _STOP = {"to", "of", "for", "with", "having", "being", "that", "which", "is", "a
          "including", "comprising", "behind", "over", "under", "within", "along", "across", "around", "against",
          "above", "below", "near", "onto", "upon", "via", "after", "before", "during", "without", "toward",
          "towards", "beneath", "beside", "inside", "outside", "one", "two", "three", "four", "first", "second",
-         "third", "fourth"}
+         "third", "fourth", "comprises", "includes", "contains", "containing", "since", "than", "other", "among"}
+# ordinals: inside a phrase ("a back second half shared pole", "a different second material") they do not end it
+_ORDINALS = {"first", "second", "third", "fourth"}
+# adjectives that follow their noun with a complement ("a section adjacent to the end", "a shaft parallel to the
+# axis", "an inner element rotatable within"), as "-able" words do; before a noun they modify it ("a removable lid",
+# "a computer readable medium", "an opposite end")
+_POSTPOSITIVE = {"adjacent", "proximate", "parallel", "perpendicular", "opposite", "transverse", "coaxial",
+                 "integral", "flush", "responsive", "remote", "next", "close", "distal", "proximal"}
 # nouns that end as adverbs, adjectives or participles do
 _NOUNS = {"assembly", "subassembly", "supply", "family", "anomaly", "trolley", "cable", "table", "variable",
           "ring", "spring", "string", "bearing", "housing", "opening", "fitting", "coating", "casing", "wiring",
           "building", "ceiling", "setting", "lining", "mounting", "coupling", "bushing", "packing", "padding",
           "railing", "seating", "drawing", "recording", "thing", "wing", "bed", "seed", "feed", "shed", "speed",
-          "reed", "sled", "head", "bead", "thread", "bread", "steed"}
+          "reed", "sled", "head", "bead", "thread", "bread", "steed", "covering"}
 _ELEMENT = re.compile(r"[;:]\s*(?:and\s+)?(an?\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,5}(?:[\s,;.:()]|$))")
 
 
@@ -113,16 +129,22 @@ def _balanced(text: str) -> bool:
 
 def _clauses(text: str, num: int) -> list[str]:
     """The limitations of a claim as written: the clauses (of five words or more, without their opening
-    connective) of its text after its citation, or after an independent claim's "comprising"/colon."""
+    connectives; not the lead-in before a colon) of its text after its citation, or after an independent claim's
+    transition ("comprising", a colon … before its first clause ends)."""
     refs = extract_references(text, num)
     if refs:
         text = text[refs[0].end :]
     else:
-        opening = _TRANSITION.search(text)
+        first = _CLAUSE_END.search(text)
+        opening = _TRANSITION.search(text, 0, first.end() if first else len(text))
         text = text[opening.end() :] if opening else ""
     out = []
-    for part in _CLAUSE_END.split(text):
-        part = _OPENER.sub("", part).strip(" ,.")
+    pieces = _LEAD_IN.split(text)
+    for part, end in zip(pieces[::2], pieces[1::2] + [""]):
+        # the connectives that open a clause (", further comprising", "and wherein") are no part of it
+        part = _OPENER.sub("", part.strip(" ,.")).strip(" ,.")
+        if end.startswith(":"):
+            continue  # a lead-in
         if len(part.split()) >= 5 and "claim" not in part.lower() and _balanced(part):
             out.append(part)
     return out
@@ -136,23 +158,35 @@ def _single_citation(text: str, num: int):
 def _element(text: str) -> str | None:
     """The first element a claim's body recites as its own (see the module docstring): "a"/"an" and up to five words
     before punctuation or a function word (a participle inside the phrase, "a light detecting element", belongs to
-    it; one at its end does not); none where "of" follows ("a plurality of …" counts what it names)."""
+    it; one at its end does not; a postpositive adjective ends it only before its complement: "a section adjacent
+    to", "a member rotatable within", not "a computer-readable medium"); none where "of" follows ("a plurality of …"
+    counts what it names), nor where the phrase goes on past where it was cut: an "or" after it ("a head covering or
+    balaclava", "an exogenous upstream or downstream activator"), an ordinal inside it ("a different second
+    material")."""
     for m in _ELEMENT.finditer(text):
         words = m.group(1).split()
         kept = [words[0]]
         rest = text[m.end(1) :]
         following = re.match(r"\s+([a-z][a-z-]*)", rest)
         nxt = following.group(1) if following else ""
-        for w in words[1:]:
-            if w in _STOP or (w.endswith(("ly", "able", "ible")) and w not in _NOUNS):
+        for i, w in enumerate(words[1:], 1):
+            after = words[i + 1] if i + 1 < len(words) else nxt
+            postpositive = w in _POSTPOSITIVE or (w.endswith(("able", "ible")) and "-" not in w)
+            if w in _STOP or (w.endswith("ly") and w not in _NOUNS) or (
+                postpositive and w not in _NOUNS and (after in _STOP or not after)
+            ):
                 nxt = w
                 break
             kept.append(w)
         else:
             continue  # no end in sight within six words: not a phrase read whole
+        phrase = " ".join(kept)
+        then = re.match(r"\s+(\w+)", text[m.start(1) + len(phrase) :])
+        cut_inside = nxt in _ORDINALS and len(kept) > 1
+        goes_on = then is not None and then.group(1) == "or"
         while len(kept) > 1 and kept[-1].endswith(("ed", "ing")) and kept[-1] not in _NOUNS:
             nxt = kept.pop()
-        if len(kept) >= 2 and nxt != "of":
+        if len(kept) >= 2 and nxt != "of" and not cut_inside and not goes_on:
             return " ".join(kept)
     return None
 

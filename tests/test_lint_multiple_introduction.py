@@ -229,3 +229,37 @@ def test_a_restated_parent_limitation_is_not_read_for_its_elements():
     # links") is not read as introducing it again: granted claims do so too often (docs/lint.md)
     text = STOOL + "2. The stool of claim 1, wherein the step is connected to the frame by a pair of links and is pivoted."
     assert introduced_again(text) == []
+
+
+# sixth round (branch recall36): readings found with the benchmark's injection on train and dev Pap2Pat and USPTO
+# applications
+
+
+def test_a_singular_noun_in_s_before_to_is_read_whole_not_as_a_verb():
+    text = "1. A probe comprising: a cylindrical lens to focus a laser beam into a line; and a cylindrical lens."
+    assert introduced_again(text) == [(1, "a cylindrical lens")]
+    text = "1. A helmet comprising: a fastening means to secure the strap; a shell; and a fastening means."
+    assert introduced_again(text) == [(1, "a fastening means")]
+
+
+def test_an_element_first_read_with_a_participle_and_its_object_is_introduced_again_without_them():
+    text = "1. A composition comprising: a vector encoding a CRISPR protein; a guide RNA; and a vector."
+    assert introduced_again(text) == [(1, "a vector")]
+    text = "1. A device comprising: an infusing liquid filling at least a majority of the grooves; and an infusing liquid."
+    assert introduced_again(text) == [(1, "an infusing liquid")]
+
+
+def test_mentions_without_an_article_do_not_hide_an_earlier_introduction():
+    # "another electrode" twice after "an electrode": the two most recent mentions are no introductions
+    text = ("1. A cell comprising: an electrode positioned in a chamber; another electrode comprising a metal; a wall "
+            "between the electrode and another electrode; and an electrode.")
+    assert introduced_again(text) == [(1, "an electrode")]
+
+
+def test_an_element_read_whole_across_a_participle_is_introduced_again_once():
+    text = ("1. An apparatus comprising: a vessel; a gas supplying means for supplying a hydrogen gas to the vessel; "
+            "and a gas supplying means.")
+    assert introduced_again(text) == [(1, "a gas supplying means")]
+    # another element whose name shares the words before the participle
+    text = "1. An apparatus comprising: a gas supplying means for a vessel; and a gas supplying valve for the vessel."
+    assert introduced_again(text) == []

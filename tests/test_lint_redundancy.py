@@ -302,6 +302,15 @@ def test_short_clauses_and_distinct_clauses_are_no_repetition():
     assert found(text, "repeated-limitation") == []
 
 
+def test_a_three_word_statement_of_having_recited_twice_is_a_repeated_limitation():
+    # sixth round: "comprises", "includes", "has" state something, as a copula does ("the anolyte is a gel")
+    text = "1. The alloy of claim 3, wherein said metal comprises zirconium; and wherein the metal comprises zirconium."
+    assert found("1. An alloy comprising a metal.\n" + text.replace("1.", "2.", 1).replace("claim 3", "claim 1"),
+                 "repeated-limitation") == [2]
+    # naming a short thing twice in a list is still no statement
+    assert found("1. A stool comprising: a first frame; a seat; and a first frame.", "repeated-limitation") == []
+
+
 def test_numbers_abbreviations_and_sequence_names_do_not_cut_clauses():
     text = ("1. An antibody wherein the heavy chain comprises CDR1, CDR2, and CDR3 of SEQ ID NO: 2, and the light "
             "chain comprises CDR1, CDR2, and CDR3 of SEQ ID NO: 36; about 1 wt. % to about 2 wt. % water.")
@@ -311,6 +320,25 @@ def test_numbers_abbreviations_and_sequence_names_do_not_cut_clauses():
 def test_markush_alternatives_are_no_repetition():
     text = ("1. A compound selected from the group consisting of: 2-(pyrrolidin-2-yl)benzo[d]oxazole-4-carboxamide; "
             "2-((R)-pyrrolidin-2-yl)benzo[d]oxazole-4-carboxamide; 2-((S)-pyrrolidin-2-yl)benzo[d]oxazole-4-carboxamide.")
+    assert found(text, "repeated-limitation") == []
+
+
+def test_a_variable_defined_twice_in_a_markush_claim_is_a_repeated_limitation():
+    # sixth round: "m is 0, 1, 2 or 3" defines a variable, it names no compound whose stereo descriptors were lost
+    text = ("1. A compound of formula (I) wherein R7 is selected from the group consisting of: hydrogen; alkyl; and "
+            "aryl; m is 0, 1, 2 or 3; p is 0 or 1; and m is 0, 1, 2 or 3.")
+    assert found(text, "repeated-limitation") == [1]
+
+
+def test_the_first_limitation_after_a_preamble_s_own_having_is_a_repeated_limitation():
+    # sixth round: the reader cuts the preamble at "having"; the claim's transition is in its first clause
+    text = ("1. A method for predicting the progression of fibrosis in a subject having fibrosis, the method "
+            "comprising determining the level of expression of TLR9 in a sample; comparing the level with a control; "
+            "and determining the level of expression of TLR9 in a sample.")
+    assert found(text, "repeated-limitation") == [1]
+    # a part of the first element recited for another element is no repetition of it
+    text = ("1. A device comprising a first unit including a processor configured to process data; and a second unit "
+            "including a processor configured to process data.")
     assert found(text, "repeated-limitation") == []
 
 

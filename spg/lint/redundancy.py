@@ -11,7 +11,9 @@
   comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
   steel plate …"), also restated with a participle for a relative clause, "having" for "has", or as one half of a
-  clause an "and" joins to another (_restated, _joined). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel") are left out: lists of elements name short things twice for
+  clause an "and" joins to another (_restated, _joined), or as the words after the last open transition of an
+  independent claim's first clause, where the preamble's own "having" ended what the reader took for the preamble
+  (_after_transition). Short clauses (under four words, articles not counted, unless three words that say something: "debugging the program", "the anolyte is a gel", "the body comprises a sleeve") are left out: lists of elements name short things twice for
   good reasons ("a first housing; …; a housing cover"); so are the items of a Markush group ("consisting of: …;
   …") that name compounds by their locants, alternatives whose names the text may not tell apart (stereo descriptors
   lost in publication), and claims listing lettered alternatives ("any one of the following proteins (a), (b) and
@@ -59,16 +61,18 @@ SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no f
 
 
 def _acts(clause: tuple[str, ...]) -> bool:
-    """Whether a clause says something (a copula, a participle or gerund: "debugging the program", "the anolyte is
-    a gel") rather than naming a thing a list may name twice ("the first, the second and the third treatment")."""
-    return any(w in COPULA or w.endswith(("ing", "ed")) for w in clause)
+    """Whether a clause says something (a copula, a participle or gerund, a verb of having: "debugging the program",
+    "the anolyte is a gel", "the body comprises a sleeve") rather than naming a thing a list may name twice ("the
+    first, the second and the third treatment")."""
+    return any(w in COPULA or w in _SAME_VERB or w.endswith(("ing", "ed")) for w in clause)
 
 
 def _named(clause: tuple[str, ...]) -> bool:
     """Whether a Markush item names a compound by its locants ("2-(pyrrolidin-2-yl)benzo[d]oxazole-7-carboxamide"):
     two such items read alike where the publication lost their stereo descriptors; items in words ("GPS locating
-    means, …") lose nothing, so one recited twice is repeated."""
-    return any(ch.isdigit() for w in clause for ch in w)
+    means, …") lose nothing, so one recited twice is repeated, and so does a clause with a copula, which defines a
+    variable ("m is 0, 1, 2 or 3", "R8 is selected from …") and names no compound (sixth round)."""
+    return COPULA.isdisjoint(clause) and any(ch.isdigit() for w in clause for ch in w)
 
 
 def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
@@ -94,6 +98,26 @@ def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
             if not _acts(then[:1]) and _acts(first) and _acts(then):
                 out += [_restated(first), _restated(then)]
     return out
+
+
+def _counts(clause: tuple[str, ...]) -> bool:
+    """Whether a clause is long enough to count as a repeated limitation (:data:`SHORTEST_REPEATED` words, or one
+    fewer where it says something)."""
+    return len(clause) >= SHORTEST_REPEATED or (len(clause) == SHORTEST_REPEATED - 1 and _acts(clause))
+
+
+# the open transitions, where a preamble the reader took for the first limitation ends ("A method for predicting
+# the progression of fibrosis in a subject having fibrosis, the method comprising determining …": the transition the
+# reader cut at is the "having" of the preamble's own words)
+_OPEN_TRANSITIONS = frozenset({"comprising", "comprises", "including", "includes"})
+
+
+def _after_transition(first: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The words of an independent claim's first clause after its last open transition, :func:`_restated`, where
+    they count (:func:`_counts`): the first limitation as a drafter recites it again on its own."""
+    at = max((i for i, w in enumerate(first) if w in _OPEN_TRANSITIONS), default=-1)
+    tail = first[at + 1 :]
+    return [_restated(tail)] if at > 0 and _counts(tail) else []
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -290,16 +314,18 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
-        for said in readings[c.num].limitations:
-            if len(said) < SHORTEST_REPEATED and not (len(said) == SHORTEST_REPEATED - 1 and _acts(said)):
+        for k, said in enumerate(readings[c.num].limitations):
+            if not _counts(said):
                 continue
             clause = _restated(said)
             halves = _joined(said)
+            if k == 0 and not c.parents:
+                halves += _after_transition(said)
             # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)
             again = clause if clause in seen or clause in joined else None
             if again is None and halves:
                 again = next((x for x in halves if x in seen), None)
-            if again is not None and again not in reported and not (items and again in markush and _named(again)):
+            if again is not None and again not in reported and not (items and again in markush and _named(said)):
                 reported.add(again)
                 shown = " ".join(said if again is clause else again)
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"

@@ -43,6 +43,7 @@ from spg.lint.antecedent.words import (
     _RECITING,
     _RELATIONAL,
     _RELATIONS,
+    _S_SINGULARS,
     _SET_PHRASES,
     _START_RE,
     _STOP,
@@ -69,7 +70,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective", "after", "before", "defines", "parts", "partner", "recited")  # fmt: skip
+                 "collective", "after", "before", "defines", "parts", "partner", "recited", "joined")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -93,6 +94,9 @@ class _Chunk:
         self.implied = False  # an ordinal a count implies ("two arms": "a first arm")
         self.collective = False  # "first receptacles" from "a first plurality of receptacles": plural references only
         self.reintroduces: _Chunk | None = None
+        # read whole across a participle inside a compound ("a gas supplying means"): the element's own reading,
+        # where the other readings ``same`` marks are alternatives of one phrase (a count's ordinals, an abbreviation)
+        self.joined = False
 
 
 def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
@@ -145,6 +149,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                     k + 1 < n
                     and flags[k + 1] & _F_OBJECT
                     and (flags[k] ^ flags[k - 1]) & _F_VERB_S
+                    # a singular in "-s" is the noun itself: "a cylindrical lens to focus …", "a fastening means to
+                    # secure …" (read whole, as a drafter's "…; and a cylindrical lens." is)
+                    and lows[k] not in _S_SINGULARS
                     and kinds[k - 1] != _ED
                     # an adverb and a participle after a plural noun are a reduced relative clause, not a verb's
                     # object: "a plurality of retention members integrally attached to said housing"
@@ -492,7 +499,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 # reference would name)
                 before = joint[1]
                 part = _Chunk(claim, before.start, k, before.words + (sings[i - 1],) + ch.words, before.raw + raw)
-                part.article, part.same = before.article, ch
+                part.article, part.same, part.joined = before.article, ch, True
                 out.append(part)
             joint = None
         if not ch.definite and k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k]:

@@ -206,21 +206,26 @@ def _stem(verb: str) -> str:
 # nouns ending as postpositive adjectives do ("a cable", "a turntable")
 _ABLE_NOUNS = frozenset({"table", "cable", "variable", "vegetable", "consumable", "disposable", "deliverable",
                          "receivable", "collectible", "syllable", "stable", "turntable", "timetable", "constable"})
+# what opens the object of a participle right after it ("a vector encoding a protein", "a liquid filling at least a
+# majority of the grooves", "a frame holding each wheel"): a noun is not followed so
+_OBJECT_OPENERS = frozenset({"the", "a", "an", "said", "each", "at", "one"})
 
 
 def _bare(ch: _Chunk, tokens: list[str]) -> tuple[str, ...]:
     """An element's words as a drafter recites the element again on its own: without a last postpositive adjective
     ("inner element rotatable" → "inner element"), or without a last "-ing" word that an adverb before it or an
-    object after it shows to be a participle, not a noun ("an articulating joint assembly rotatably coupling the
-    first member …" → "articulating joint assembly"; "a drive coupling" keeps its noun)."""
+    object after it (:data:`_OBJECT_OPENERS`) shows to be a participle, not a noun ("an articulating joint assembly
+    rotatably coupling the first member …" → "articulating joint assembly", "a vector encoding a protein" → "vector";
+    "a drive coupling" keeps its noun)."""
     words = ch.words
     if len(words) > 1 and words[-1].endswith(("able", "ible")) and words[-1] not in _ABLE_NOUNS:
         return words[:-1]
-    if len(words) > 2 and words[-1].endswith("ing") and (
-        ch.adverb_last or (ch.end < len(tokens) and tokens[ch.end].lower() in ("the", "a", "an", "said"))
+    if len(words) > 1 and words[-1].endswith("ing") and (
+        ch.adverb_last or (ch.end < len(tokens) and tokens[ch.end].lower() in _OBJECT_OPENERS)
     ):
         return words[:-1]
     return words
+
 
 
 class _Reader:
@@ -273,7 +278,7 @@ class _Reader:
             # the phrase reader keeps a postpositive "-able" word in the phrase ("an inner element rotatable within
             # …"): a drafter recites that element again without it ("…; and an inner element"), or the other way
             key = (ch.claim, _bare(ch, self.tokens))
-            earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True)
+            earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True, articled=True)
             earlier += [c for c in self.bare.get(key, ()) if c.words != ch.words]
             self.introduced_again(ch, earlier)
             self.bare.setdefault(key, []).append(ch)
@@ -301,11 +306,13 @@ class _Reader:
         side"), alternatives ("an anode or a cathode, … the other of an anode or a cathode", a Markush group) or what
         a reference numeral or modifier tells apart ("a second frame", "an additional frame", "another frame" and "a
         plurality of frames" are no such introduction: the phrase reader gives them other words or no article)."""
-        if len(ch.words[-1]) < 2 or ch.same is not None:
+        # a phrase read whole across a participle ("a gas supplying means") is compared whole as well as cut (the
+        # participle may take an object: "a memory storing instructions")
+        if len(ch.words[-1]) < 2 or (ch.same is not None and not ch.joined):
             return
         alone = self.recited_alone(ch)
         for c in earlier:
-            if not c.article or c.implied or c.same is not None:
+            if not c.article or c.implied or (c.same is not None and not c.joined):
                 continue
             if c.claim == ch.claim:
                 if alone and self.recited_alone(c):
@@ -430,10 +437,13 @@ class _Reader:
         headed: bool = False,
         explicit: bool = False,
         ending: bool = False,
+        articled: bool = False,
     ) -> list[_Chunk]:
         """Introductions in ``ref``'s scope that support (head, mods), most recent first (at most two); ``exact``:
         only those reading exactly so, ``headed``: only those whose head is ``head``, ``explicit``: not the
-        ordinals a count implies, ``ending``: only those whose last word is ``head``."""
+        ordinals a count implies, ``ending``: only those whose last word is ``head``, ``articled``: only those with
+        "a"/"an" (two mentions of "another electrode" after "an electrode" must not hide it from a third "an
+        electrode": only the two most recent are returned)."""
         out = []
         claim, start, anc, singular = ref.claim, ref.start, self.ancestry, ref.singular
         # the scope test of in_scope, unrolled: it runs for every candidate of every reference
@@ -453,7 +463,7 @@ class _Reader:
                 continue
             if (headed and not _ends_with(c.words, head)) or (explicit and c.implied) or (c.collective and singular):
                 continue
-            if ending and c.words[-1] != head:
+            if (ending and c.words[-1] != head) or (articled and not c.article):
                 continue
             if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
                 out.append(c)
@@ -927,9 +937,11 @@ def _introduced_again(reader: _Reader) -> list[AntecedentFinding]:
     """``multiple-introduction`` findings of the claim just read, one per element."""
     out, seen = [], set()
     for ch, earlier in reader.again:
-        if ch.words in seen:
+        # one element, once: its words, or its place where two readings of one phrase ("a gas" and "a gas supplying
+        # means") both repeat an earlier one
+        if ch.words in seen or ch.start in seen:
             continue
-        seen.add(ch.words)
+        seen.update((ch.words, ch.start))
         num = reader.claims[ch.claim].num
         start, end = reader.span(ch)
         term = reader.claims[ch.claim].text[start:end]
