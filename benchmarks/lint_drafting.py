@@ -60,13 +60,15 @@ from spg.lint import find_all
 from spg.lint.clauses import ancestry, read_claims, subject
 from spg.lint.contradiction import EXCLUSIVE, PLACING, PROPERTIES
 from spg.lint.preamble import GENERIC, category, check_preambles
+from spg.lint.ranges import chain as one_citation_chain
 from spg.lint.redundancy import check_redundancy
 from spg.parse import extract_references, parse_claims
 
 RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "multiple-introduction",
-         "preamble-mismatch", "contradicts-parent")
+         "preamble-mismatch", "contradicts-parent", "range-outside-parent")
 SHORT = {"duplicate-claim": "dup", "not-further-limiting": "nfl", "repeated-limitation": "rep",
-         "multiple-introduction": "mi", "preamble-mismatch": "pre", "contradicts-parent": "con"}
+         "multiple-introduction": "mi", "preamble-mismatch": "pre", "contradicts-parent": "con",
+         "range-outside-parent": "rng"}
 KINDS = {"grant": "US grants", "ep": "EP", "application": "US applications"}
 STRUCTURE_ERRORS = {"empty", "no-independent", "duplicate-number", "self-reference", "missing-parent",
                     "forward-reference", "broken-parent", "multiple-dependency-cumulative", "multiple-dependent-basis"}
@@ -240,6 +242,43 @@ def contradict(clause: str, rng: random.Random) -> str | None:
     return clause[: m.start()] + rng.choice(alike) + clause[m.end() :]
 
 
+# a range a clause gives a quantity, as drafters write one (the benchmark's own reading, not spg.lint.ranges'): a
+# number not in a name ("C1", "claim 2"), "about" before it read with it
+_NUM = r"(?<![\w.,/−+-])((?:about |approximately )?)(\d+(?:\.\d+)?)(?![\d.,]?\d|[a-z]\d|\s*[×x]\s*10)"
+_RANGES = (
+    re.compile(rf"\b(?:from|between|of|is|are)\s+{_NUM}\s*(?:%|[a-zμ°]+\.?)?\s*(?:to|and|-)\s+{_NUM}", re.IGNORECASE),
+    re.compile(rf"\b(?:at least|not less than|no less than|greater than|more than|above|in excess of)\s+{_NUM}",
+               re.IGNORECASE),
+    re.compile(rf"\b(?:less than|lower than|not more than|no more than|not greater than|at most|up to|below|not "
+               rf"exceeding)\s+{_NUM}", re.IGNORECASE),
+)
+# a widened range need not reach outside alternatives ("1 to 5 or 10 to 20 nm"), ranges paired "respectively", or a
+# condition ("when the temperature is above 100 °C")
+_NO_WIDENING = re.compile(r"\b(?:or|respectively|when|whenever|if|unless|until|selected)\b", re.IGNORECASE)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def widen(clause: str, rng: random.Random) -> str | None:
+    """``clause`` with one of its ranges (:data:`_RANGES`) reaching outside what it was: a lower bound halved or an
+    upper bound doubled ("from 5 to 50%" → "from 2.5 to 50%" or "from 5 to 100%", "at least 4" → "at least 2");
+    none where the clause has no range, or a word of :data:`_NO_WIDENING`."""
+    if _NO_WIDENING.search(clause):
+        return None
+    found = [(m, kind) for kind, pattern in enumerate(_RANGES) for m in pattern.finditer(clause)]
+    sides = [(m, group) for m, kind in found for group in ((2, 4) if kind == 0 else (2,))
+             if float(m.group(group)) > 0 and (kind != 0 or float(m.group(2)) < float(m.group(4)))]
+    if not sides:
+        return None
+    m, group = rng.choice(sides)
+    lower = group == 2 and m.re is not _RANGES[2]
+    value = float(m.group(group))
+    widened = _number(value / 2 if lower else value * 2)
+    return clause[: m.start(group)] + widened + clause[m.end(group) :]
+
+
 def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: str,
                    missed: list[tuple[str, int, str]] | None) -> bool:
     """Whether ``rule`` reports claim ``num`` once ``words`` are recited again at its end ("…; and <words>."); a miss
@@ -253,7 +292,7 @@ def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: s
 
 def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
            missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None,
-           contradictor: random.Random | None = None) -> dict[str, bool]:
+           contradictor: random.Random | None = None, widener: random.Random | None = None) -> dict[str, bool]:
     """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in (each miss,
     as (kind, claim, the claim's changed text), appended to ``missed`` where given). The reworded injections draw
     from ``reworder``, the contradicted parent limitation from ``contradictor`` (none without them), so that the
@@ -343,6 +382,22 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
                                                          "contradicts-parent", last + 1)
             if missed is not None and not out["parent limitation contradicted"]:
                 missed.append(("parent limitation contradicted", last + 1, f"{parent} → {text}"))
+
+    if widener is not None:
+        # a new dependent claim citing a claim P (with P's opening) whose only limitation is a clause with a range of
+        # P or of a claim P depends on through claims citing one claim each (spg.lint.ranges.chain), the range widened
+        options = [(c, clause) for c in dependents for a in (c.parents[0], *one_citation_chain(forest, c.parents[0]))
+                   if a in forest.by_num for clause in _clauses(forest.by_num[a].text, a)]
+        widened = [(c, parent, wide) for c, parent in options if (wide := widen(parent, widener))]
+        if widened:
+            c, parent, clause = widener.choice(widened)
+            ref = _single_citation(c.text, c.num)
+            clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
+            text = f"{c.text[: ref.end]}, wherein {clause}."
+            out["parent range widened"] = _hit(records + [{"num": last + 1, "text": text}], "range-outside-parent",
+                                               last + 1)
+            if missed is not None and not out["parent range widened"]:
+                missed.append(("parent range widened", last + 1, f"{parent} → {text}"))
     return out
 
 
@@ -442,6 +497,7 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
     while tuning; the test side is not read at all."""
     rng, reworder = random.Random(seed), random.Random(f"reword {seed}")
     contradictor = random.Random(f"contradict {seed}")
+    widener = random.Random(f"widen {seed}")
     pool = subject_pool(sides["train"])
     for side in ("train", "dev"):
         hits: dict[str, list[bool]] = defaultdict(list)
@@ -449,7 +505,8 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
                 before = len(missed)
-                for kind, ok in inject(r.claims, rng, pool, missed, reworder, contradictor).items():
+                for kind, ok in inject(r.claims, rng, pool, missed, reworder, contradictor,
+                                           widener).items():
                     hits[kind].append(ok)
                 missed[before:] = [(kind, f"{r.id} claim {num}", text) for kind, num, text in missed[before:]]
         print(f"\nrecall on injected defects, {side} side (development data):")
@@ -481,12 +538,14 @@ def main() -> None:
 
     rng, reworder = random.Random(args.seed), random.Random(f"reword {args.seed}")
     contradictor = random.Random(f"contradict {args.seed}")
+    widener = random.Random(f"widen {args.seed}")
     for side in ("test", "dev"):
         pool = subject_pool(sides["train"])  # other documents' subjects, never the side's own
         hits: dict[str, list[bool]] = defaultdict(list)
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
-                for kind, ok in inject(r.claims, rng, pool, reworder=reworder, contradictor=contradictor).items():
+                for kind, ok in inject(r.claims, rng, pool, reworder=reworder, contradictor=contradictor,
+                                          widener=widener).items():
                     hits[kind].append(ok)
         label = "test side" if side == "test" else "dev side (development data)"
         print(f"\nrecall on injected defects, granted US and EP claim sets, {label}:")

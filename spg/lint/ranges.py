@@ -70,6 +70,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "mg": ("mg", "milligrams", "milligram"),
     "g": ("g", "grams", "gram"),
     "kg": ("kg", "kilograms", "kilogram"),
+    "lb": ("lb", "lbs", "pounds", "pound"), "oz": ("oz", "ounces", "ounce"), "N": ("newtons", "newton"),
     "Pa": ("pa", "pascals"), "kPa": ("kpa",), "MPa": ("mpa",), "GPa": ("gpa",), "psi": ("psi",), "bar": ("bar",),
     "Hz": ("hz",), "kHz": ("khz",), "MHz": ("mhz",), "GHz": ("ghz",),
     "V": ("v", "volts", "volt"), "mV": ("mv",), "kV": ("kv",), "mA": ("ma",), "W": ("w", "watts", "watt"),
@@ -159,8 +160,8 @@ def _counted(after: str) -> str:
     """The stems of the words a bound counts, where no unit follows its number ("4 carbon atoms in …" → "carbon
     atom"): up to three words, to the next clause boundary or preposition."""
     got = []
-    for w in words(after)[:3]:
-        if not w.isalpha() or w in _NOT_COUNTED:
+    for w in words(re.split(r"[,;:()]", after)[0])[:3]:
+        if not w.replace("-", "").isalpha() or w in _NOT_COUNTED:
             break
         got.append(w)
     return " ".join(s for _, s in content(tuple(got)))
@@ -208,9 +209,9 @@ def bounds(part: str) -> list[Bound]:
         if not unit:
             unit = _counted(after)
         quantity = _quantity(before)
-        if not quantity and unit.split(" ")[0] in _SHARES:
-            quantity = tuple(sorted(s for _, s in content(words(re.split(r"[,;]", after)[0])[:3])
-                                    if s not in ("balanc",)))
+        if unit.split(" ")[0] in _SHARES:
+            # a share may name what it is a share of after it ("5 to 30 atomic percent platinum", "35 wt% cis-pinane")
+            quantity = tuple(sorted({*quantity, *_counted(re.sub(r"^\s*of\b", "", after)).split()}))
         if _GENERIC.issuperset(quantity):
             continue
         numbers = sorted(_value(m.group(f"n{k}")) for k in (1, 2) if m.groupdict().get(f"n{k}"))
