@@ -245,13 +245,14 @@ def contradict(clause: str, rng: random.Random) -> str | None:
 # a range a clause gives a quantity, as drafters write one (the benchmark's own reading, not spg.lint.ranges'): a
 # number not in a name ("C1", "claim 2"), "about" before it read with it
 _NUM = r"(?<![\w.,/−+-])((?:about |approximately )?)(\d+(?:\.\d+)?)(?![\d.,]?\d|[a-z]\d|\s*[×x]\s*10)"
-_RANGES = (
-    re.compile(rf"\b(?:from|between|of|is|are)\s+{_NUM}\s*(?:%|[a-zμ°]+\.?)?\s*(?:to|and|-)\s+{_NUM}", re.IGNORECASE),
-    re.compile(rf"\b(?:at least|not less than|no less than|greater than|more than|above|in excess of)\s+{_NUM}",
-               re.IGNORECASE),
-    re.compile(rf"\b(?:less than|lower than|not more than|no more than|not greater than|at most|up to|below|not "
-               rf"exceeding)\s+{_NUM}", re.IGNORECASE),
-)
+_RANGES = tuple((re.compile(p, re.IGNORECASE), sides) for p, sides in (
+    (rf"\bbetween\s+{_NUM}\s*(?:%|[a-zμ°]+\.?)?\s*(?:to|and|-)\s+{_NUM}", "both"),
+    (rf"\b(?:from|of|is|are)\s+{_NUM}\s*(?:%|[a-zμ°]+\.?)?\s*(?:to|-)\s+{_NUM}", "both"),
+    # "not more than 5" is no "more than 5"
+    (rf"(?<!not )(?<!no )\b(?:at least|not less than|no less than|greater than|more than|above|in excess of)\s+{_NUM}", "lower"),
+    (rf"(?<!not )(?<!no )\b(?:less than|lower than|not more than|no more than|not greater than|at most|up to|below|not exceeding)"
+     rf"\s+{_NUM}", "upper"),
+))
 # a widened range need not reach outside alternatives ("1 to 5 or 10 to 20 nm"), ranges paired "respectively", or a
 # condition ("when the temperature is above 100 °C")
 _NO_WIDENING = re.compile(r"\b(?:or|respectively|when|whenever|if|unless|until|selected)\b", re.IGNORECASE)
@@ -267,13 +268,13 @@ def widen(clause: str, rng: random.Random) -> str | None:
     none where the clause has no range, or a word of :data:`_NO_WIDENING`."""
     if _NO_WIDENING.search(clause):
         return None
-    found = [(m, kind) for kind, pattern in enumerate(_RANGES) for m in pattern.finditer(clause)]
-    sides = [(m, group) for m, kind in found for group in ((2, 4) if kind == 0 else (2,))
-             if float(m.group(group)) > 0 and (kind != 0 or float(m.group(2)) < float(m.group(4)))]
-    if not sides:
+    # (the match, the group of the number to move, whether it is a lower bound)
+    found = [(m, group, group == 2 and sides != "upper") for pattern, sides in _RANGES for m in pattern.finditer(clause)
+             for group in ((2, 4) if sides == "both" else (2,))
+             if float(m.group(group)) > 0 and (sides != "both" or float(m.group(2)) < float(m.group(4)))]
+    if not found:
         return None
-    m, group = rng.choice(sides)
-    lower = group == 2 and m.re is not _RANGES[2]
+    m, group, lower = rng.choice(found)
     value = float(m.group(group))
     widened = _number(value / 2 if lower else value * 2)
     return clause[: m.start(group)] + widened + clause[m.end(group) :]

@@ -92,3 +92,13 @@ def test_what_the_words_do_not_tell_is_left_alone():
     ]:
         text = f"1. A device comprising a layer, wherein {parent}. 2. The device of claim 1, wherein {child}."
         assert found(text) == [], parent
+
+
+def test_a_share_names_what_it_is_of_after_it_and_alternative_parents_are_not_compared():
+    text = ("1. An alloy comprising from about 5 atomic percent to about 30 atomic percent platinum and from 1 to 10 "
+            "atomic percent ruthenium. 2. The alloy of claim 1, comprising from about 5 atomic percent to about 45 "
+            "atomic percent platinum. 3. The alloy of claim 1, comprising from 2 to 8 atomic percent ruthenium. "
+            "4. The alloy of claim 1 or 3, comprising from 0 to 20 atomic percent ruthenium. 5. The alloy of claim 4, "
+            "comprising from 0 to 30 atomic percent ruthenium.")
+    # claim 4 cites alternatives and is compared with neither; claim 5 with claim 4 alone (30 > 20): the chain stops
+    assert found(text) == [2, 5]
