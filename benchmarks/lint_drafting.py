@@ -2,7 +2,7 @@
 findings on unmodified granted claims, the real LLM outputs at hand, and speed.
 
 The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch,
-contradicts-parent (docs/lint.md). Printed:
+contradicts-parent, range-outside-parent (docs/lint.md). Printed:
 
 * **recall on injected defects** in the granted US and EP claim sets of the shared USPTO set, one defect of each kind
   per document where the document allows it, read by ``spg.lint.find_all`` at the claim it was put in:
@@ -28,6 +28,11 @@ contradicts-parent (docs/lint.md). Printed:
     of another group of its row ("fixed to the front frame" → "pivoted to the front frame"); clauses naming
     alternatives, a negation, a condition or a possibility are left out, since a swap there contradicts nothing.
     Drawn from a random generator of its own, so the other injections draw what they drew before.
+  - *parent range widened*: a new dependent claim at the end, citing a claim P with P's opening, whose only
+    limitation is a clause of P or of a claim P depends on through claims citing one claim each, one of its ranges
+    (``widen``: "between a and b", "from a to b", "at least a", "not more than a" …) reaching outside what it was, a
+    lower bound halved or an upper bound doubled; clauses naming alternatives, ranges paired "respectively" or a
+    condition are left out. Drawn from a random generator of its own too.
 
 * **findings per claim on the unmodified claims** by kind (US grants, EP, US applications) and rule, on the test
   side of ``spg.data.checker_split`` (never looked at while the rules were written) and, labelled as development
