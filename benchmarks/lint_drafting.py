@@ -296,6 +296,21 @@ def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: s
     return found
 
 
+def _added_dependent(records: list[dict], c, parent: str, clause: str, rule: str, kind: str,
+                     missed: list[tuple[str, int, str]] | None) -> bool:
+    """Whether ``rule`` reports a new dependent claim added at the end, citing what claim ``c`` cites (with ``c``'s
+    opening), whose only limitation is ``clause`` (``parent``'s clause changed); a miss is appended to ``missed``
+    where given."""
+    num = max(r["num"] for r in records) + 1
+    ref = _single_citation(c.text, c.num)
+    clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
+    text = f"{c.text[: ref.end]}, wherein {clause}."
+    found = _hit(records + [{"num": num, "text": text}], rule, num)
+    if missed is not None and not found:
+        missed.append((kind, num, f"{parent} → {text}"))
+    return found
+
+
 def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
            missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None,
            contradictor: random.Random | None = None, widener: random.Random | None = None) -> dict[str, bool]:
@@ -381,13 +396,8 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         contradicted = [(c, parent, swapped) for c, parent in options if (swapped := contradict(parent, contradictor))]
         if contradicted:
             c, parent, clause = contradictor.choice(contradicted)
-            ref = _single_citation(c.text, c.num)
-            clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
-            text = f"{c.text[: ref.end]}, wherein {clause}."
-            out["parent limitation contradicted"] = _hit(records + [{"num": last + 1, "text": text}],
-                                                         "contradicts-parent", last + 1)
-            if missed is not None and not out["parent limitation contradicted"]:
-                missed.append(("parent limitation contradicted", last + 1, f"{parent} → {text}"))
+            out["parent limitation contradicted"] = _added_dependent(
+                records, c, parent, clause, "contradicts-parent", "parent limitation contradicted", missed)
 
     if widener is not None:
         # a new dependent claim citing a claim P (with P's opening) whose only limitation is a clause with a range of
@@ -397,13 +407,8 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         widened = [(c, parent, wide) for c, parent in options if (wide := widen(parent, widener))]
         if widened:
             c, parent, clause = widener.choice(widened)
-            ref = _single_citation(c.text, c.num)
-            clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
-            text = f"{c.text[: ref.end]}, wherein {clause}."
-            out["parent range widened"] = _hit(records + [{"num": last + 1, "text": text}], "range-outside-parent",
-                                               last + 1)
-            if missed is not None and not out["parent range widened"]:
-                missed.append(("parent range widened", last + 1, f"{parent} → {text}"))
+            out["parent range widened"] = _added_dependent(records, c, parent, clause, "range-outside-parent",
+                                                           "parent range widened", missed)
     return out
 
 

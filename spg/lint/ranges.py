@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
-from spg.lint.clauses import ANCESTORS, Reading, content, read_claims, words
+from spg.lint.clauses import ANCESTORS, Reading, against_chain, content, read_claims, words
 from spg.lint.finding import Finding
 
 # unit → its spellings after a number (each unit written one way: "microns" and "μm" are one unit)
@@ -259,27 +259,15 @@ def check_ranges(forest: Forest, readings: dict[int, Reading] | None = None) -> 
     up its chain gives the same quantity (the first one, at the dependent claim)."""
     readings = readings if readings is not None else read_claims(forest)
     above = {c.num: chain(forest, c.num) for c in forest.claims if c.parents and forest.by_num[c.num] is c}
-    given: dict[int, dict[tuple[tuple[str, ...], str], Bound]] = {}
-    out = []
-    for c in forest.claims:
-        if not c.parents or forest.by_num[c.num] is not c or not above.get(c.num):
-            continue
-        mine = claim_bounds(readings[c.num])
-        if not mine:
-            continue
-        for a in above[c.num]:
-            if a not in given:
-                given[a] = claim_bounds(readings[a])
-        hit = next(((b, a, given[a][key]) for key, b in mine.items() for a in above[c.num]
-                    if key in given[a] and outside(b, given[a][key])), None)
-        if hit is None:
-            continue
-        b, a, t = hit
-        out.append(Finding(
-            "range-outside-parent", "warning", c.num,
+    return [
+        Finding(
+            "range-outside-parent", "warning", num,
             f"gives {' '.join(b.quantity)} '{b.said}' where claim {a} gives '{t.said}': a dependent claim's range "
             "must lie within the range the claims it depends on give that quantity, or it does not include every "
             "limitation of the claim it refers to (35 USC 112(d))",
             None, None, b.said,
-        ))
-    return out
+        )
+        for num, b, a, t in against_chain(
+            forest, above, lambda n: list(claim_bounds(readings[n]).values()),
+            lambda b, t: (b.quantity, b.unit) == (t.quantity, t.unit) and outside(b, t))
+    ]
