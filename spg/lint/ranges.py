@@ -27,7 +27,7 @@ are compared: "at least 2 nm" under "1 to 10 nm" narrows (the upper bound still 
   claim names twice with two ranges (which of them is meant the words do not tell);
 * a bound next to "or" (alternative ranges: "1 to 5 or 10 to 20 nm"), in a limitation with "respectively" or a
   condition ("when the temperature is above 100 °C"), or a number in a name or formula ("claim 2", "C1-C6", "SEQ ID
-  NO: 2", "2×10−5").
+  NO: 2", "2×10−5") or a stretch of a sequence ("amino acids 1 to 323").
 
 Each claim is read against earlier claims only, so a partial claim set (the claims ``spg generate`` has so far) gets
 the findings the whole set would have for those claims.
@@ -122,7 +122,9 @@ _UNREAD = re.compile(r"\b(?:respectively|when(?! (?:compared|measured|tested|det
 # alternatives left once the bounds are taken out ("alkyl of 1 to 8 carbon atoms, or alkoxy of 1 to 4 carbon atoms")
 _OR = re.compile(r"\bor\b")
 # a number in a citation, a name or a formula
-_NAMED = re.compile(r"(?:\bclaims?|\bformula|\bfig(?:ure)?s?\.?|\bno\.?|\bnumber|\bseq id no:?|\bstep|\bitem)\s*$")
+# or a stretch of a sequence ("amino acids 1 to 323 of SEQ ID NO: 1", "a start-end position from 4713000 to …")
+_NAMED = re.compile(r"(?:\bclaims?|\bformula|\bfig(?:ure)?s?\.?|\bno\.?|\bnumber|\bseq id no:?|\bstep|\bitem|"
+                    r"\bamino acids?|\bresidues?|\bpositions?|\bnucleotides?|\bbases?|\bexons?|\bchromosomes?)\s*$")
 # words before a bound that say nothing of what is bounded ("in the range of", "a value of")
 _FILLER = frozenset({"range", "ranging", "value", "within", "selected", "integer", "independent", "independently"})
 # words that end what a bound counts ("at least 4 carbon atoms in its alcohol fraction")
@@ -170,7 +172,7 @@ def _counted(after: str) -> str:
 def _quantity(before: str) -> tuple[str, ...]:
     cut = list(_BOUNDARY.finditer(before))
     said = words(before[cut[-1].end() :] if cut else before)
-    stems = [s for _, s in content(said) if s not in _FILLER and not s[0].isdigit()]
+    stems = [s for _, s in content(said) if s not in _FILLER]  # numbers too: "SEQ ID No. 2" is no "SEQ ID No. 1"
     return tuple(sorted(set(stems[-LONGEST:])))
 
 
