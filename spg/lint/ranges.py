@@ -122,9 +122,9 @@ _UNREAD = re.compile(r"\b(?:respectively|when(?! (?:compared|measured|tested|det
 # alternatives left once the bounds are taken out ("alkyl of 1 to 8 carbon atoms, or alkoxy of 1 to 4 carbon atoms")
 _OR = re.compile(r"\bor\b")
 # a number in a citation, a name or a formula
-# or a stretch of a sequence ("amino acids 1 to 323 of SEQ ID NO: 1", "a start-end position from 4713000 to …")
-_NAMED = re.compile(r"(?:\bclaims?|\bformula|\bfig(?:ure)?s?\.?|\bno\.?|\bnumber|\bseq id no:?|\bstep|\bitem|"
-                    r"\bamino acids?|\bresidues?|\bpositions?|\bnucleotides?|\bbases?|\bexons?|\bchromosomes?)\s*$")
+_NAMED = re.compile(r"(?:\bclaims?|\bformula|\bfig(?:ure)?s?\.?|\bno\.?|\bnumber|\bseq id no:?|\bstep|\bitem)\s*$")
+# a stretch of a sequence ("amino acids 1 to 323 of SEQ ID NO: 1", "a start-end position from 4713000 to …")
+_STRETCH = re.compile(r"\b(?:amino acids?|residues?|positions?|nucleotides?|bases?|exons?|chromosomes?)\s*$")
 # words before a bound that say nothing of what is bounded ("in the range of", "a value of")
 _FILLER = frozenset({"range", "ranging", "value", "within", "selected", "integer", "independent", "independently"})
 # words that end what a bound counts ("at least 4 carbon atoms in its alcohol fraction")
@@ -198,7 +198,7 @@ def bounds(part: str) -> list[Bound]:
     for start, end, m, kind in taken:
         before, after = text[previous:start], text[end:]
         previous = end
-        if _NAMED.search(text[:start]) or re.match(r"\s*(?:or\b|[×x]\s*10|\^|[a-z]?\d)", after) \
+        if _NAMED.search(text[: m.start("n1")]) or _STRETCH.search(text[:start]) or re.match(r"\s*(?:or\b|[×x]\s*10|\^|[a-z]?\d)", after) \
                 or re.search(r"\bor\s*$", before):
             continue
         spelled = {_UNIT_OF[m.group(f"unit{k}")] + " ".join(("",) + words(m.group(f"per{k}") or ""))
