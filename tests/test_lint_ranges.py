@@ -16,8 +16,8 @@ def test_a_dependent_range_reaching_outside_its_parents_range_is_a_finding():
     text = BODY + " 2. The method of claim 1, wherein the permeable body has a void volume from about 1% to about 70%."
     findings = check_ranges(parse_claims(text))
     assert [(f.claim, f.rule, f.severity) for f in findings] == [(2, "range-outside-parent", "warning")]
-    assert "claim 1 gives 'from about 5% to about 50%'" in findings[0].message
-    assert findings[0].term == "from about 1% to about 70%"
+    assert "claim 1 says 'the permeable body has a void volume from about 5% to about 50%'" in findings[0].message
+    assert findings[0].term == "the permeable body has a void volume from about 1% to about 70%"
     assert RULES["range-outside-parent"].severity == "warning"
     assert [f.claim for f in find_all(parse_claims(text)) if f.rule == "range-outside-parent"] == [2]
 

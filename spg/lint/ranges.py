@@ -145,7 +145,7 @@ LONGEST = 6  # content words of a quantity (the last ones before its bound)
 class Bound:
     """A range a limitation gives a quantity: ``quantity`` (the stems of the words naming it, sorted), ``unit`` (a
     unit of :data:`UNITS`, the stems of the words counted, or ""), ``low``/``high`` (none where not stated) and the
-    words that say it, as written (for the message)."""
+    words that say it, from the quantity's first word, in lower case (for the message)."""
 
     quantity: tuple[str, ...]
     unit: str
@@ -169,11 +169,12 @@ def _counted(after: str) -> str:
     return " ".join(s for _, s in content(tuple(got)))
 
 
-def _quantity(before: str) -> tuple[str, ...]:
+def _quantity(before: str) -> tuple[tuple[str, ...], str]:
+    """(the stems naming the quantity a bound follows, its words as written) from the text before the bound."""
     cut = list(_BOUNDARY.finditer(before))
-    said = words(before[cut[-1].end() :] if cut else before)
-    stems = [s for _, s in content(said) if s not in _FILLER]  # numbers too: "SEQ ID No. 2" is no "SEQ ID No. 1"
-    return tuple(sorted(set(stems[-LONGEST:])))
+    written = before[cut[-1].end() :] if cut else before
+    stems = [s for _, s in content(words(written)) if s not in _FILLER]  # numbers too: "SEQ ID No. 2" is no "No. 1"
+    return tuple(sorted(set(stems[-LONGEST:]))), " ".join(written.split()[-2 * LONGEST :])
 
 
 def bounds(part: str) -> list[Bound]:
@@ -210,7 +211,7 @@ def bounds(part: str) -> list[Bound]:
             continue  # a number run into a word this table does not know ("5x", "10k")
         if not unit:
             unit = _counted(after)
-        quantity = _quantity(before)
+        quantity, named = _quantity(before)
         if unit.split(" ")[0] in _SHARES:
             # a share may name what it is a share of after it ("5 to 30 atomic percent platinum", "35 wt% cis-pinane")
             quantity = tuple(sorted({*quantity, *_counted(re.sub(r"^\s*of\b", "", after)).split()}))
@@ -221,7 +222,7 @@ def bounds(part: str) -> list[Bound]:
             numbers = sorted(map(_value, re.findall(r"(?<![\d.])\d+(?:\.\d+)?", m.group(0)[: m.end("n2") - start])))
         low = numbers[0] if kind != "upper" else None
         high = numbers[-1] if kind != "lower" else None
-        out.append(Bound(quantity, unit, low, high, m.group(0).strip()))
+        out.append(Bound(quantity, unit, low, high, f"{named} {m.group(0).strip()}".strip()))
     return out
 
 
@@ -264,7 +265,7 @@ def check_ranges(forest: Forest, readings: dict[int, Reading] | None = None) -> 
     return [
         Finding(
             "range-outside-parent", "warning", num,
-            f"gives {' '.join(b.quantity)} '{b.said}' where claim {a} gives '{t.said}': a dependent claim's range "
+            f"says '{b.said}' where claim {a} says '{t.said}': a dependent claim's range "
             "must lie within the range the claims it depends on give that quantity, or it does not include every "
             "limitation of the claim it refers to (35 USC 112(d))",
             None, None, b.said,
