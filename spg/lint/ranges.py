@@ -123,6 +123,8 @@ _UNREAD = re.compile(r"\b(?:respectively|when(?! (?:compared|measured|tested|det
 _OR = re.compile(r"\bor\b")
 # a number in a citation, a name or a formula
 _NAMED = re.compile(r"(?:\bclaims?|\bformula|\bfig(?:ure)?s?\.?|\bno\.?|\bnumber|\bseq id no:?|\bstep|\bitem)\s*$")
+# a number run on into a formula ("2×10−5", "10^3", "5a1")
+_FORMULA = re.compile(r"\s*(?:[×x]\s*10|\^|[a-z]?\d)")
 # a stretch of a sequence ("amino acids 1 to 323 of SEQ ID NO: 1", "a start-end position from 4713000 to …")
 _STRETCH = re.compile(r"\b(?:amino acids?|residues?|positions?|nucleotides?|bases?|exons?|chromosomes?)\s*$")
 # words before a bound that say nothing of what is bounded ("in the range of", "a value of")
@@ -199,8 +201,7 @@ def bounds(part: str) -> list[Bound]:
     for start, end, m, kind in taken:
         before, after = text[previous:start], text[end:]
         previous = end
-        if _NAMED.search(text[: m.start("n1")]) or _STRETCH.search(text[:start]) or re.match(r"\s*(?:or\b|[×x]\s*10|\^|[a-z]?\d)", after) \
-                or re.search(r"\bor\s*$", before):
+        if _NAMED.search(text[: m.start("n1")]) or _STRETCH.search(text[:start]) or _FORMULA.match(after):
             continue
         spelled = {_UNIT_OF[m.group(f"unit{k}")] + " ".join(("",) + words(m.group(f"per{k}") or ""))
                    for k in (1, 2) if m.groupdict().get(f"unit{k}")}
@@ -216,7 +217,7 @@ def bounds(part: str) -> list[Bound]:
             # a share may name what it is a share of after it ("5 to 30 atomic percent platinum", "35 wt% cis-pinane")
             quantity = tuple(sorted({*quantity, *_counted(re.sub(r"^\s*of\b", "", after)).split()}))
         if _GENERIC.issuperset(quantity):
-            continue
+            continue  # no words, or none that say of what ("present, on a dry solids basis, in an amount of")
         numbers = sorted(_value(m.group(f"n{k}")) for k in (1, 2) if m.groupdict().get(f"n{k}"))
         if kind == "set":  # "is 1, 2 or 3": each alternative
             numbers = sorted(map(_value, re.findall(r"(?<![\d.])\d+(?:\.\d+)?", m.group(0)[: m.end("n2") - start])))
