@@ -2,7 +2,7 @@
 findings on unmodified granted claims, the real LLM outputs at hand, and speed.
 
 The rules: duplicate-claim, not-further-limiting, repeated-limitation, multiple-introduction, preamble-mismatch,
-contradicts-parent (docs/lint.md). Printed:
+contradicts-parent, range-outside-parent (docs/lint.md). Printed:
 
 * **recall on injected defects** in the granted US and EP claim sets of the shared USPTO set, one defect of each kind
   per document where the document allows it, read by ``spg.lint.find_all`` at the claim it was put in:
@@ -31,6 +31,11 @@ contradicts-parent (docs/lint.md). Printed:
     of another group of its row ("fixed to the front frame" → "pivoted to the front frame"); clauses naming
     alternatives, a negation, a condition or a possibility are left out, since a swap there contradicts nothing.
     Drawn from a random generator of its own, so the other injections draw what they drew before.
+  - *parent range widened*: a new dependent claim at the end, citing a claim P with P's opening, whose only
+    limitation is a clause of P or of a claim P depends on through claims citing one claim each, one of its ranges
+    (``widen``: "between a and b", "from a to b", "at least a", "not more than a" …) reaching outside what it was, a
+    lower bound halved or an upper bound doubled; clauses naming alternatives, ranges paired "respectively" or a
+    condition are left out. Drawn from a random generator of its own too.
 
 * **findings per claim on the unmodified claims** by kind (US grants, EP, US applications) and rule, on the test
   side of ``spg.data.checker_split`` (never looked at while the rules were written) and, labelled as development
@@ -63,13 +68,15 @@ from spg.lint import find_all
 from spg.lint.clauses import ancestry, read_claims, subject
 from spg.lint.contradiction import EXCLUSIVE, PLACING, PROPERTIES
 from spg.lint.preamble import GENERIC, category, check_preambles
+from spg.lint.ranges import chain as one_citation_chain
 from spg.lint.redundancy import check_redundancy
 from spg.parse import extract_references, parse_claims
 
 RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "multiple-introduction",
-         "preamble-mismatch", "contradicts-parent")
+         "preamble-mismatch", "contradicts-parent", "range-outside-parent")
 SHORT = {"duplicate-claim": "dup", "not-further-limiting": "nfl", "repeated-limitation": "rep",
-         "multiple-introduction": "mi", "preamble-mismatch": "pre", "contradicts-parent": "con"}
+         "multiple-introduction": "mi", "preamble-mismatch": "pre", "contradicts-parent": "con",
+         "range-outside-parent": "rng"}
 KINDS = {"grant": "US grants", "ep": "EP", "application": "US applications"}
 STRUCTURE_ERRORS = {"empty", "no-independent", "duplicate-number", "self-reference", "missing-parent",
                     "forward-reference", "broken-parent", "multiple-dependency-cumulative", "multiple-dependent-basis"}
@@ -274,6 +281,44 @@ def contradict(clause: str, rng: random.Random) -> str | None:
     return clause[: m.start()] + rng.choice(alike) + clause[m.end() :]
 
 
+# a range a clause gives a quantity, as drafters write one (the benchmark's own reading, not spg.lint.ranges'): a
+# number not in a name ("C1", "claim 2"), "about" before it read with it
+_NUM = r"(?<![\w.,/−+-])((?:about |approximately )?)(\d+(?:\.\d+)?)(?![\d.,]?\d|[a-z]\d|\s*[×x]\s*10)"
+_RANGES = tuple((re.compile(p, re.IGNORECASE), sides) for p, sides in (
+    (rf"\bbetween\s+{_NUM}\s*(?:%|[a-zμ°]+\.?)?\s*(?:to|and|-)\s+{_NUM}", "both"),
+    (rf"\b(?:from|of|is|are)\s+{_NUM}\s*(?:%|[a-zμ°]+\.?)?\s*(?:to|-)\s+{_NUM}", "both"),
+    # "not more than 5" is no "more than 5"
+    (rf"(?<!not )(?<!no )\b(?:at least|not less than|no less than|greater than|more than|above|in excess of)\s+{_NUM}", "lower"),
+    (rf"(?<!not )(?<!no )\b(?:less than|lower than|not more than|no more than|not greater than|at most|up to|below|not exceeding)"
+     rf"\s+{_NUM}", "upper"),
+))
+# a widened range need not reach outside alternatives ("1 to 5 or 10 to 20 nm"), ranges paired "respectively", or a
+# condition ("when the temperature is above 100 °C")
+_NO_WIDENING = re.compile(r"\b(?:or|respectively|when|whenever|if|unless|until|selected)\b", re.IGNORECASE)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def widen(clause: str, rng: random.Random) -> str | None:
+    """``clause`` with one of its ranges (:data:`_RANGES`) reaching outside what it was: a lower bound halved or an
+    upper bound doubled ("from 5 to 50%" → "from 2.5 to 50%" or "from 5 to 100%", "at least 4" → "at least 2");
+    none where the clause has no range, or a word of :data:`_NO_WIDENING`."""
+    if _NO_WIDENING.search(clause):
+        return None
+    # (the match, the group of the number to move, whether it is a lower bound)
+    found = [(m, group, group == 2 and sides != "upper") for pattern, sides in _RANGES for m in pattern.finditer(clause)
+             for group in ((2, 4) if sides == "both" else (2,))
+             if float(m.group(group)) > 0 and (sides != "both" or float(m.group(2)) < float(m.group(4)))]
+    if not found:
+        return None
+    m, group, lower = rng.choice(found)
+    value = float(m.group(group))
+    widened = _number(value / 2 if lower else value * 2)
+    return clause[: m.start(group)] + widened + clause[m.end(group) :]
+
+
 def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: str,
                    missed: list[tuple[str, int, str]] | None) -> bool:
     """Whether ``rule`` reports claim ``num`` once ``words`` are recited again at its end ("…; and <words>."); a miss
@@ -285,9 +330,24 @@ def _recited_again(records: list[dict], num: int, words: str, rule: str, kind: s
     return found
 
 
+def _added_dependent(records: list[dict], c, parent: str, clause: str, rule: str, kind: str,
+                     missed: list[tuple[str, int, str]] | None) -> bool:
+    """Whether ``rule`` reports a new dependent claim added at the end, citing what claim ``c`` cites (with ``c``'s
+    opening), whose only limitation is ``clause`` (``parent``'s clause changed); a miss is appended to ``missed``
+    where given."""
+    num = max(r["num"] for r in records) + 1
+    ref = _single_citation(c.text, c.num)
+    clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
+    text = f"{c.text[: ref.end]}, wherein {clause}."
+    found = _hit(records + [{"num": num, "text": text}], rule, num)
+    if missed is not None and not found:
+        missed.append((kind, num, f"{parent} → {text}"))
+    return found
+
+
 def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[str, ...]]],
            missed: list[tuple[str, int, str]] | None = None, reworder: random.Random | None = None,
-           contradictor: random.Random | None = None) -> dict[str, bool]:
+           contradictor: random.Random | None = None, widener: random.Random | None = None) -> dict[str, bool]:
     """Each injection this claim set allows → whether ``find_all`` reported it at the claim it was put in (each miss,
     as (kind, claim, the claim's changed text), appended to ``missed`` where given). The reworded injections draw
     from ``reworder``, the contradicted parent limitation from ``contradictor`` (none without them), so that the
@@ -370,13 +430,19 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
         contradicted = [(c, parent, swapped) for c, parent in options if (swapped := contradict(parent, contradictor))]
         if contradicted:
             c, parent, clause = contradictor.choice(contradicted)
-            ref = _single_citation(c.text, c.num)
-            clause = re.sub(r"^(?:an?|the|said)\s", "the ", clause, flags=re.IGNORECASE)
-            text = f"{c.text[: ref.end]}, wherein {clause}."
-            out["parent limitation contradicted"] = _hit(records + [{"num": last + 1, "text": text}],
-                                                         "contradicts-parent", last + 1)
-            if missed is not None and not out["parent limitation contradicted"]:
-                missed.append(("parent limitation contradicted", last + 1, f"{parent} → {text}"))
+            out["parent limitation contradicted"] = _added_dependent(
+                records, c, parent, clause, "contradicts-parent", "parent limitation contradicted", missed)
+
+    if widener is not None:
+        # a new dependent claim citing a claim P (with P's opening) whose only limitation is a clause with a range of
+        # P or of a claim P depends on through claims citing one claim each (spg.lint.ranges.chain), the range widened
+        options = [(c, clause) for c in dependents for a in (c.parents[0], *one_citation_chain(forest, c.parents[0]))
+                   if a in forest.by_num for clause in _clauses(forest.by_num[a].text, a)]
+        widened = [(c, parent, wide) for c, parent in options if (wide := widen(parent, widener))]
+        if widened:
+            c, parent, clause = widener.choice(widened)
+            out["parent range widened"] = _added_dependent(records, c, parent, clause, "range-outside-parent",
+                                                           "parent range widened", missed)
     return out
 
 
@@ -476,6 +542,7 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
     while tuning; the test side is not read at all."""
     rng, reworder = random.Random(seed), random.Random(f"reword {seed}")
     contradictor = random.Random(f"contradict {seed}")
+    widener = random.Random(f"widen {seed}")
     pool = subject_pool(sides["train"])
     for side in ("train", "dev"):
         hits: dict[str, list[bool]] = defaultdict(list)
@@ -483,7 +550,8 @@ def list_misses(sides: dict[str, list], seed: int) -> None:
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
                 before = len(missed)
-                for kind, ok in inject(r.claims, rng, pool, missed, reworder, contradictor).items():
+                for kind, ok in inject(r.claims, rng, pool, missed, reworder, contradictor,
+                                           widener).items():
                     hits[kind].append(ok)
                 missed[before:] = [(kind, f"{r.id} claim {num}", text) for kind, num, text in missed[before:]]
         print(f"\nrecall on injected defects, {side} side (development data):")
@@ -515,12 +583,14 @@ def main() -> None:
 
     rng, reworder = random.Random(args.seed), random.Random(f"reword {args.seed}")
     contradictor = random.Random(f"contradict {args.seed}")
+    widener = random.Random(f"widen {args.seed}")
     for side in ("test", "dev"):
         pool = subject_pool(sides["train"])  # other documents' subjects, never the side's own
         hits: dict[str, list[bool]] = defaultdict(list)
         for r in sides[side]:
             if r.fields.get("kind") in ("grant", "ep"):
-                for kind, ok in inject(r.claims, rng, pool, reworder=reworder, contradictor=contradictor).items():
+                for kind, ok in inject(r.claims, rng, pool, reworder=reworder, contradictor=contradictor,
+                                          widener=widener).items():
                     hits[kind].append(ok)
         label = "test side" if side == "test" else "dev side (development data)"
         print(f"\nrecall on injected defects, granted US and EP claim sets, {label}:")

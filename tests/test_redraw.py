@@ -156,6 +156,11 @@ def test_structure_errors_and_the_drafting_rules_block_a_claim():
         Claim(2, "The stool of claim 1, wherein the step is pivoted to the frame.", (1,)),
     ])
     assert {f.rule for f in check.blocking(contradicts)} == {"contradicts-parent"}
+    widened = Forest.from_claims([
+        Claim(1, "A stool comprising a seat having a height of from 40 to 60 cm.", ()),
+        Claim(2, "The stool of claim 1, wherein the seat has a height of from 30 to 60 cm.", (1,)),
+    ])
+    assert {f.rule for f in check.blocking(widened)} == {"range-outside-parent"}
     assert set(RULES) >= REDRAW_RULES  # each id the checker blocks is a rule spg lint reports
 
 

@@ -12,6 +12,7 @@ from spg.lint.dependency import check_multiple_dependency
 from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
 from spg.lint.means import check_means_plus_function
 from spg.lint.preamble import check_preambles
+from spg.lint.ranges import check_ranges
 from spg.lint.redundancy import check_redundancy
 from spg.lint.rules import RULES
 from spg.lint.support import check_description_support
@@ -72,6 +73,7 @@ def find_all(forest: Forest, description: str | None = None, antecedent: str = "
     found += check_redundancy(forest, readings)
     found += check_preambles(forest, readings)
     found += check_contradictions(forest, readings)
+    found += check_ranges(forest, readings)
     if description is not None:
         found += check_description_support(forest, description)
     position = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from spg.forest import Forest
 from spg.parse import extract_references
@@ -393,3 +395,27 @@ def ancestry(forest: Forest) -> dict[int, tuple[int, ...]]:
                     seen.add(a)
         out[c.num] = tuple(got[:ANCESTORS])
     return out
+
+
+T = TypeVar("T")
+
+
+def against_chain(forest: Forest, above: dict[int, Sequence[int]], said: Callable[[int], Sequence[T]],
+                  clash: Callable[[T, T], bool]) -> Iterator[tuple[int, T, int, T]]:
+    """(claim, what it says, claim up its chain, what that one says) for each dependent claim (the first of its
+    number) where something ``said`` by it ``clash``es with something said by a claim of ``above[claim]``: the first
+    such pair, in claim order, each claim read once (the rules that read a dependent against its parent chain:
+    spg/lint/contradiction.py, spg/lint/ranges.py)."""
+    read: dict[int, Sequence[T]] = {}
+    for c in forest.claims:
+        if not c.parents or forest.by_num[c.num] is not c or not above.get(c.num):
+            continue
+        mine = said(c.num)
+        if not mine:
+            continue
+        for a in above[c.num]:
+            if a not in read:
+                read[a] = said(a)
+        hit = next(((s, a, t) for s in mine for a in above[c.num] for t in read[a] if clash(s, t)), None)
+        if hit is not None:
+            yield c.num, *hit

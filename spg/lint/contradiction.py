@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
-from spg.lint.clauses import COPULA, Reading, ancestry, gist, read_claims, words
+from spg.lint.clauses import COPULA, Reading, against_chain, ancestry, gist, read_claims, words
 from spg.lint.finding import Finding
 
 # Each row: groups of predicates that exclude one another when said of one element in relation to one object. Only
@@ -276,27 +276,14 @@ def check_contradictions(forest: Forest, readings: dict[int, Reading] | None = N
     """``contradicts-parent`` findings, in claim order: each dependent claim with a statement that a statement of a
     claim up its chain excludes (the first one, at the dependent claim)."""
     readings = readings if readings is not None else read_claims(forest)
-    above = ancestry(forest)
-    said: dict[int, list[Statement]] = {}
-    out = []
-    for c in forest.claims:
-        if not c.parents or forest.by_num[c.num] is not c or not above.get(c.num):
-            continue
-        mine = statements(readings[c.num])
-        if not mine:
-            continue
-        for a in above[c.num]:
-            if a not in said:
-                said[a] = statements(readings[a])
-        hit = next(((s, a, t) for s in mine for a in above[c.num] for t in said[a]
-                    if s.subject == t.subject and s.object == t.object and _excludes(s.predicate, t.predicate)), None)
-        if hit is None:
-            continue
-        s, a, t = hit
-        out.append(Finding(
-            "contradicts-parent", "warning", c.num,
+    return [
+        Finding(
+            "contradicts-parent", "warning", num,
             f"says '{s.said}' where claim {a} says '{t.said}': the two cannot both hold, so this claim does not "
             "include every limitation of the claim it refers to (35 USC 112(d)) and is indefinite (35 USC 112(b))",
             None, None, s.said,
-        ))
-    return out
+        )
+        for num, s, a, t in against_chain(
+            forest, ancestry(forest), lambda n: statements(readings[n]),
+            lambda s, t: s.subject == t.subject and s.object == t.object and _excludes(s.predicate, t.predicate))
+    ]

@@ -70,6 +70,9 @@ _RULES = (
          "A dependent claim says of an element the opposite of what a claim it depends on says of it ('pivoted to "
          "the front frame' under 'fixed to the front frame'): it drops a limitation of its parent, and the two cannot "
          "both hold."),
+    Rule("range-outside-parent", "warning", "35 USC 112(d); MPEP 608.01(n) III",
+         "A dependent claim's range for a quantity must lie within the range the claims it depends on give that "
+         "quantity ('lower than 0.5' under 'lower than 0.3'): otherwise it drops a limitation of its parent."),
     Rule("repeated-limitation", "warning", "37 CFR 1.75(a), (b); MPEP 2173.05(o)",
          "The claim recites the same limitation (clause) twice; say it once."),
     Rule("preamble-mismatch", "warning", "35 USC 112(d); MPEP 608.01(n) II-III",
