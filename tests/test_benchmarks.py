@@ -41,3 +41,25 @@ def help_runs(tmp_path_factory) -> dict:
 def test_every_benchmark_answers_help(script, help_runs):
     done = help_runs[script]
     assert done.returncode == 0 and done.stdout.startswith("usage:"), done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["lint_next_claim_devset.jsonl", "lint_next_claim_devset2.jsonl"])
+def test_each_written_next_claim_reads_as_claim_k_plus_1_of_a_train_or_dev_document(name, uspto_path):
+    # the blind sets are scored against the shared claim sets; a row that no longer fits its document would be
+    # scored as something else (docs/lint.md, "Next claims written with errors")
+    import json
+
+    from spg.data import checker_split, load_records
+    from spg.parse import parse_claims
+
+    documents = {r.id: r for r in load_records(uspto_path)}
+    rows = [json.loads(line) for line in (REPO / "benchmarks" / name).read_text(encoding="utf-8").splitlines()]
+    kinds = {"error-free", "non-distinctive repetition", "preamble inconsistency", "verbose redundancy",
+             "broadening or contradicting"}
+    assert len(rows) >= 240 and {r["category"] for r in rows} == kinds
+    for r in rows:
+        assert checker_split(r["id"]) in ("train", "dev"), r["id"]
+        nums = {c.num for c in documents[r["id"]].claims.claims}
+        (claim,) = parse_claims(r["candidate"]).claims
+        assert claim.num == r["k"] + 1 and r["k"] in nums, (r["id"], r["k"])
+        assert all(p in nums and p <= r["k"] for p in claim.parents), (r["id"], r["k"], claim.parents)
