@@ -82,3 +82,16 @@ def test_the_chain_stops_at_a_claim_of_another_category_citing_one():
                      " 3. The method of claim 2, wherein the processor is fast."
                      " 4. The medium of claim 2, wherein the processor is slow.")
     assert found(text) == [3]
+
+
+def test_a_generic_head_after_words_the_chain_does_not_claim_is_a_mismatch():
+    assert found("1. A steering wheel having an airbag apparatus, comprising a ring. 2. The airbag apparatus of claim"
+                 " 1, wherein the ring is round.") == [2]
+    assert found(APPARATUS + " 2. A camera including the sensor device of claim 1. 3. The imaging device of claim 2,"
+                 " further comprising a lens.") == [3]
+
+
+def test_a_generic_head_after_words_of_the_parents_opening_is_no_mismatch():
+    assert found("1. An electronic module to substrate interconnecting structure, comprising a layer. 2. The"
+                 " interconnecting structure of claim 1, wherein the layer is thin.") == []
+    assert found(APPARATUS + " 2. The sensor device of claim 1, wherein the probe is long.") == []

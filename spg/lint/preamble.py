@@ -22,6 +22,8 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
 
 from __future__ import annotations
 
+import itertools
+
 from spg.forest import Forest
 from spg.lint.clauses import Reading, ancestry, read_claims
 from spg.lint.finding import Finding
@@ -76,6 +78,23 @@ def _names(head: str, parent: tuple[str, ...]) -> bool:
     return any(_singular(w) == head for w in parent) or _abbreviates(head, parent)
 
 
+# where the words naming a claimed thing end in a preamble, for _names_another: its parts and contents follow
+_PARTS_FOLLOW = frozenset({"comprising", "comprises", "including", "includes", "having", "has", "containing",
+                           "contains", "consisting", "wherein", "which", "that", "with", "characterized",
+                           "characterised"})
+
+
+def _names_another(modifiers: tuple[str, ...], openings: list[tuple[str, ...]]) -> bool:
+    """Whether the words before a generic head name something the chain does not claim: "The solid-state imaging
+    device of claim 8" under "A camera including the imaging device of claim 1", "The airbag apparatus of claim 1"
+    under "A steering wheel having an airbag apparatus" (a part of the claimed thing, or another thing). Compared
+    with each chain claim's opening up to where its parts follow, so that "The interconnecting structure" under "An
+    electronic module to substrate interconnecting structure, comprising" passes, as do "The device of claim 1" and
+    "The sensor device" under "A sensor"."""
+    named = [tuple(itertools.takewhile(lambda w: w not in _PARTS_FOLLOW, o)) for o in openings]
+    return bool(modifiers) and not any(_names(w, n) for w in modifiers for n in named if n)
+
+
 def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...]) -> list[tuple[str, ...]]:
     """The subjects a dependent claim may name: its parents' and theirs, up the chain, up to and including a claim of
     another category that cites one ("A medium storing instructions to perform the method of claim 6"): what that
@@ -122,7 +141,7 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
         if mine == theirs and generic in GENERIC[mine] and not (
             (generic in _MATTER and _singular(parent[-1]) in _MACHINES)
             or (generic in _MACHINES and _singular(parent[-1]) in _MATTER)
-        ):
+        ) and not _names_another(r.subject[:-1], [readings[a].opening for a in above[c.num]]):
             continue
         named = " ".join(r.subject)
         what = " ".join(parent)
