@@ -95,3 +95,10 @@ def test_a_generic_head_after_words_of_the_parents_opening_is_no_mismatch():
     assert found("1. An electronic module to substrate interconnecting structure, comprising a layer. 2. The"
                  " interconnecting structure of claim 1, wherein the layer is thin.") == []
     assert found(APPARATUS + " 2. The sensor device of claim 1, wherein the probe is long.") == []
+
+
+def test_plurals_in_zes_and_zzes_name_their_singular():
+    # one plural rule for every drafting rule (spg.lint.clauses.singular): "sizes" is "size", "buzzes" "buzz"
+    assert found("1. A prize comprising a ribbon. 2. The prizes of claim 1, wherein the ribbon is red.") == []
+    assert found("1. A buzz generator comprising a coil. 2. The buzz generators of claim 1, wherein the coil is"
+                 " copper.") == []

@@ -117,18 +117,22 @@ _MADE = frozenset({"made", "formed", "composed", "constructed", "fabricated", "m
 _EMPTY_PHRASES = {"step": ("step", "of"), "steps": ("steps", "of")}
 
 
-def _lemma(word: str) -> str:
-    """One form of a noun's number and a verb's person ("levers"/"lever", "heats"/"heat", "boxes"/"box"); a light
-    rule, not a dictionary: both sides of a comparison go through it, so a word it cuts wrongly ("gases" →
-    "gase") only misses a match."""
-    word = _SAME_SENSE.get(word, word)
+def singular(word: str) -> str:
+    """One form of a noun's number and a verb's person ("levers"/"lever", "heats"/"heat", "boxes"/"box",
+    "bodies"/"body"); a light rule, not a dictionary: both sides of a comparison go through it, so a word it cuts
+    wrongly ("gases" → "gase") only misses a match."""
     if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is", "'s")):
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses", "zes")):
+    if word.endswith(("ches", "shes", "xes", "sses", "zzes")):
         return word[:-2]
     return word[:-1]
+
+
+def _lemma(word: str) -> str:
+    """:func:`singular` of a word, the open transitions read as one (:data:`_SAME_SENSE`)."""
+    return singular(_SAME_SENSE.get(word, word))
 
 
 def _forms(word: str) -> tuple[str, ...]:
@@ -213,17 +217,18 @@ def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
 # where "comprising" is open: MPEP 2111.03).
 _RELATING = frozenset({
     "is", "are", "be", "being", "been", "was", "were", "has", "have", "having", "comprise", "comprises",
-    "comprising", "comprised", "include", "includes", "including", "contain", "contains", "containing", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "within",
-    "upon", "as", "and", "or", "nor", "but", "than", "then", "it", "its", "their", "they", "them", "there",
-    "thereof", "therein", "thereto", "thereon", "wherein", "whereby", "where", "when", "while", "further", "also",
-    "respectively", "such", "this", "these", "those", "who", "whose", "claim", "claims",
+    "comprising", "comprised", "include", "includes", "including", "contain", "contains", "containing", "of", "to",
+    "in", "on", "at", "by", "for", "with", "from", "into", "onto", "within", "upon", "as", "and", "or", "nor", "but",
+    "than", "then", "it", "its", "their", "they", "them", "there", "thereof", "therein", "thereto", "thereon",
+    "wherein", "whereby", "where", "when", "while", "further", "also", "respectively", "such", "this", "these",
+    "those", "who", "whose", "claim", "claims",
 }) | _ARTICLES
 _IDLE = frozenset({"substantially", "essentially", "approximately", "generally", "manner", "state", "shaped", "shape",
                    "type", "material", "materials", "each", "both"})
 # words drafters use for one another where nothing else changes: where a thing is ("positioned in", "located in",
 # "disposed in"); what it is made of is read as in gist (_MADE before "of"/"from")
 _PLACED = frozenset({"located", "positioned", "disposed", "situated", "placed"})
-_INFLECTED = re.compile(r"(?:ies|ied|ing|ed|sses|xes|ches|shes|zes|s|ly)$")
+_INFLECTED = re.compile(r"(?:ied|ing|ed|ly)$")
 
 
 def _base(word: str) -> str:
@@ -235,14 +240,12 @@ def _base(word: str) -> str:
     if len(word) <= 3 or not word.isalpha():
         return word
     suffix = _INFLECTED.search(word) if len(word) > 4 else None
-    if suffix is not None:
+    if word.endswith("s"):
+        word = singular(word)
+    elif suffix is not None:
         cut = suffix.group()
-        if cut in ("ies", "ied"):
+        if cut == "ied":
             word = word[:-3] + "y"
-        elif cut in ("sses", "xes", "ches", "shes", "zes"):
-            word = word[:-2]
-        elif cut == "s":
-            word = word if word.endswith(("ss", "us", "is")) else word[:-1]
         elif cut == "ly":
             word = word if len(word) <= 6 or word[-3] in "pb" else word[:-2]  # not "supply", "assembly"
         elif len(word) > len(cut) + 2:

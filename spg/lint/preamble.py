@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 
 from spg.forest import Forest
-from spg.lint.clauses import Reading, ancestry, read_claims
+from spg.lint.clauses import Reading, ancestry, read_claims, singular
 from spg.lint.finding import Finding
 
 _PROCESS = frozenset({"method", "process", "procedure", "use"})
@@ -47,16 +47,6 @@ _MATTER = frozenset({"composition", "formulation", "mixture", "material", "compo
 _NO_SUBJECT = frozenset({"improvement", "claim", "claims"})
 
 
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
-
-
 def category(subject: tuple[str, ...]) -> str:
     """The statutory category a subject names: "process", "medium" (a storage medium or program) or "product"."""
     if subject and subject[-1] in _PROCESS:
@@ -66,16 +56,16 @@ def category(subject: tuple[str, ...]) -> str:
 
 def _abbreviates(word: str, subject: tuple[str, ...]) -> bool:
     """Whether ``word`` spells the initials of consecutive words of ``subject`` ("led": light emitting diode)."""
-    word = _singular(word)
+    word = singular(word)
     initials = "".join(w[0] for w in subject)
     return 1 < len(word) <= 6 and word in initials
 
 
 def _names(head: str, parent: tuple[str, ...]) -> bool:
     # hyphenation varies within one claim set ("The step-stool of claim 1" under "A step stool", and back)
-    head = _singular(head.split("-")[-1])
+    head = singular(head.split("-")[-1])
     parent = tuple(part for w in parent for part in w.split("-") if part)
-    return any(_singular(w) == head for w in parent) or _abbreviates(head, parent)
+    return any(singular(w) == head for w in parent) or _abbreviates(head, parent)
 
 
 # where the words naming a claimed thing end in a preamble, for _names_another: its parts and contents follow
@@ -137,10 +127,10 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
             continue  # "Method for operating the apparatus according to claim 1": the apparatus is cited, not claimed
         parent = readings[cited[0]].subject
         mine, theirs = category(r.subject), category(parent)
-        generic = _singular(head)
+        generic = singular(head)
         if mine == theirs and generic in GENERIC[mine] and not (
-            (generic in _MATTER and _singular(parent[-1]) in _MACHINES)
-            or (generic in _MACHINES and _singular(parent[-1]) in _MATTER)
+            (generic in _MATTER and singular(parent[-1]) in _MACHINES)
+            or (generic in _MACHINES and singular(parent[-1]) in _MATTER)
         ) and not _names_another(r.subject[:-1], [readings[a].opening for a in above[c.num]]):
             continue
         named = " ".join(r.subject)

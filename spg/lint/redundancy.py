@@ -43,7 +43,7 @@ _LETTERED_ALTERNATIVES = re.compile(
     r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
 )
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
-_MARKUSH_WORDS = frozenset({"consisting", "selected"})
+_MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # what else makes a recited limitation a range a dependent claim may narrow: "one of", "the other of", examples ("such
 # as poultry"), and bounds ("at least 80% identity to", "up to", "more than")
 _CHOICE_PAIRS = frozenset({("one", "of"), ("other", "of"), ("such", "as"), ("at", "least"), ("at", "most"),
@@ -218,8 +218,8 @@ def _said_closely(said: tuple[str, ...], r: Reading) -> bool:
     restates that part of its parent in other words ("wherein the ridges each have a continuously rounded surface"
     under "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim
     are a new combination, which narrows."""
-    stems = [stem for _, stem in content(said)]
-    return _close(Counter(stems), r, SHORTEST_NARROWING, tuple(stems))
+    stems = tuple(stem for _, stem in content(said))
+    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems)
 
 
 def _chooses(stretch: tuple[str, ...]) -> bool:
@@ -230,14 +230,12 @@ def _chooses(stretch: tuple[str, ...]) -> bool:
         pair in _CHOICE_PAIRS for pair in zip(stretch, stretch[1:]))
 
 
-def _close(need: Counter[str], r: Reading, least: int, order: tuple[str, ...] = ()) -> bool:
-    """Whether the stems ``need`` (at least ``least`` of them, each as often as counted) all stand in one stretch of
-    ``r``'s words at most :data:`CLOSE` times as many as they are, a stretch that names no alternatives and, where the
-    restatement's own ``order`` is given, does not give two of its parts each other's place ("from the conservator to
-    the compartment" is not restated by "from the compartment to the conservator")."""
+def _close(need: Counter[str], r: Reading, order: tuple[str, ...]) -> bool:
+    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of ``r``'s words at most
+    :data:`CLOSE` times as many as they are, a stretch that names no alternatives and does not give two parts of the
+    restatement (its stems in ``order``) each other's place ("from the conservator to the compartment" is not
+    restated by "from the compartment to the conservator")."""
     total = sum(need.values())
-    if total < least:
-        return False
     where = content(r.body)
     if not need <= Counter(stem for _, stem in where):
         return False
@@ -250,7 +248,7 @@ def _close(need: Counter[str], r: Reading, least: int, order: tuple[str, ...] = 
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
             if (hi - lo + 1 <= CLOSE * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1])
-                    and not (order and _swapped(tuple(x for _, x in where[lo : hi + 1] if x in need), order))):
+                    and not _swapped(tuple(x for _, x in where[lo : hi + 1] if x in need), order)):
                 return True
             gone = where[lo][1]
             have[gone] -= 1
@@ -288,7 +286,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif any(_said_closely(r.body[len(r.opening) :], readings[a]) for a in above[c.num] if forest.by_num[a].parents):
+        elif any(_said_closely(r.body[len(r.opening) :], readings[a])
+                 for a in above[c.num] if forest.by_num[a].parents):
             why = "only restates, in other words, what is recited in"
         else:
             continue
