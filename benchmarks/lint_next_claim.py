@@ -28,6 +28,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import NoReturn
 
 from common import shared_records
 
@@ -50,17 +51,45 @@ def next_claim_findings(forest: Forest, mode: str):
         yield [f for f in result.findings if f.claim == claims[k].num]
 
 
+def _bad(message: str) -> NoReturn:
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(2)
+
+
+def _rows(path: Path) -> list[tuple[int, dict]]:
+    """(line number, JSON object) of each line of a JSON Lines file that is not blank; one line and exit 2 where a
+    line is not a JSON object."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        _bad(f"{path}: cannot be read as UTF-8 text ({error.__class__.__name__})")
+    rows = []
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            _bad(f"{path} line {line_no}: not valid JSON ({error.msg})")
+        if not isinstance(row, dict):
+            _bad(f"{path} line {line_no}: expected a JSON object")
+        rows.append((line_no, row))
+    return rows
+
+
 def devset(path: Path, top: int, listed: str | None) -> None:
     """Each written candidate linted as claim k+1 after claims 1..k of its document; shares per category and side."""
     documents = {r.id: r for r in shared_records()}
     found: dict[tuple[str, str], list[list]] = {}
-    with path.open(encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    for row in rows:
+    for line_no, row in _rows(path):
+        if row.get("id") not in documents or not isinstance(row.get("k"), int) or not isinstance(
+                row.get("candidate"), str) or not isinstance(row.get("category"), str):
+            _bad(f"{path} line {line_no}: expected \"id\" (a document of the shared USPTO set), \"k\" (an integer), "
+                 "\"category\" and \"candidate\" (strings)")
         given = [c for c in documents[row["id"]].claims.claims if c.num <= row["k"]]
         candidate = parse_claims(row["candidate"]).claims
         if len(candidate) != 1 or candidate[0].num != row["k"] + 1:
-            sys.exit(f"error: {path}: {row['id']} k={row['k']}: the candidate does not read as claim {row['k'] + 1}")
+            _bad(f"{path} line {line_no}: {row['id']} k={row['k']}: the candidate does not read as claim {row['k'] + 1}")
         on_it = [f for f in lint(Forest.from_claims([*given, candidate[0]])).findings if f.claim == row["k"] + 1]
         side = checker_split(row["id"])
         found.setdefault((row["category"], side), []).append(on_it)
