@@ -102,3 +102,35 @@ def test_plurals_in_zes_and_zzes_name_their_singular():
     assert found("1. A prize comprising a ribbon. 2. The prizes of claim 1, wherein the ribbon is red.") == []
     assert found("1. A buzz generator comprising a coil. 2. The buzz generators of claim 1, wherein the coil is"
                  " copper.") == []
+
+
+def test_an_indefinite_article_before_the_citation_is_still_a_dependent_claim():
+    # "A method according to claim 1" (European style) claims what claim 1 claims: here an apparatus
+    assert found(APPARATUS + " 2. A method according to claim 1, wherein the probe is heated.") == [2]
+    assert found(APPARATUS + " 2. A sensor device as claimed in claim 1, wherein the probe is red.") == []
+    # a subject of its own before the citation is another claim that cites one
+    assert found(APPARATUS + " 2. A method of calibrating the sensor device according to claim 1, comprising "
+                             "heating the probe.") == []
+    assert found(APPARATUS + " 2. An in vitro method comprising heating the probe of the sensor device according "
+                             "to claim 1.") == []
+
+
+def test_a_compound_or_a_salt_thereof_names_the_compound():
+    assert found("1. A compound of formula (I) or a salt thereof. 2. A compound or a salt thereof according to "
+                 "claim 1, wherein R1 is methyl.") == []
+
+
+def test_a_subject_cut_at_a_comma_is_read_whole():
+    assert found("1. A non-naturally occurring, pore-forming, 4-helix bundle protein comprising a helix. 2. The "
+                 "protein of claim 1, wherein the helix is short.") == []
+
+
+def test_a_purpose_in_the_parents_opening_is_not_what_it_claims():
+    # "A controller for an industrial robot" claims the controller, not the robot system
+    assert found("1. A controller for an industrial robot, comprising a processor. 2. The robot system of claim 1, "
+                 "wherein the processor is fast.") == [2]
+
+
+def test_a_hyphenated_transition_word_is_part_of_the_subject():
+    assert found("1. A flux-containing composition for brazing, comprising a fluoride flux. 2. The flux-containing "
+                 "composition of claim 1, further comprising a powder.") == []

@@ -45,15 +45,15 @@ _SPLIT = re.compile(
 )
 # the transitional phrase after an independent claim's preamble (MPEP 2111.03)
 _TRANSITION = re.compile(
-    r"\b(?:comprising|comprises|comprise|(?<!group )consisting|consists|including|includes|having|characteri[sz]ed|"
-    r"wherein|containing|contains)\b|:"
+    r"(?<![\w-])(?:comprising|comprises|comprise|(?<!group )consisting|consists|including|includes|having|"
+    r"characteri[sz]ed|wherein|containing|contains)(?![\w-])|:"
 )
 # an opening that claims something of its own and cites a claim for part of it: "An apparatus for carrying out the
 # process of claim 1", "At least one medium storing instructions to perform the method of claim 8", "Automatic machine
 # … characterised by the fact that it includes at least one unit as in claim 1"
 _OWN_CLAIM = re.compile(
-    r"^\s*(?:an?|at least one|one or more|use|kit)\b|\b(?:comprising|comprises|including|includes|containing|"
-    r"contains|having|characteri[sz]ed|which|that|storing|stores|perform|performing|executing|using|made)\b"
+    r"^\s*(?:an?|at least one|one or more|use|kit)\b|(?<![\w-])(?:comprising|comprises|including|includes|containing|"
+    r"contains|having|characteri[sz]ed|which|that|storing|stores|perform|performing|executing|using|made)(?![\w-])"
 )
 # the words between the subject and the citation: "of", "according to", "as claimed in", "as recited in" …
 _CITING_TAIL = re.compile(
@@ -64,12 +64,14 @@ _CITING_TAIL = re.compile(
 
 # where the words naming what is claimed end: its purpose, owner or place, a participle or the transition ("a
 # method for fabricating a transistor", "a controller of an industrial robot", "an element configured to")
-_SUBJECT_END = re.compile(
-    r",(?=\s)|;|:|(?<![\w-])(?:for|of|in|with|to|by|on|at|from|under|within|according|as|which|that|wherein|where|when|whose|"
-    r"configured|adapted|arranged|operable|capable|used|usable|suitable|comprising|comprises|comprised|including|"
-    r"includes|having|has|containing|contains|consisting|storing|stores|being|is|are|characteri[sz]ed|using|made|"
-    r"readable|executable|embodying|obtained|obtainable|produced|prepared)(?![\w-])"
-)
+SUBJECT_ENDS = frozenset({
+    "for", "of", "in", "with", "to", "by", "on", "at", "from", "under", "within", "according", "as", "which", "that",
+    "wherein", "where", "when", "whose", "configured", "adapted", "arranged", "operable", "capable", "used", "usable",
+    "suitable", "comprising", "comprises", "comprised", "including", "includes", "having", "has", "containing",
+    "contains", "consisting", "storing", "stores", "being", "is", "are", "characterized", "characterised", "using",
+    "made", "readable", "executable", "embodying", "obtained", "obtainable", "produced", "prepared",
+})
+_SUBJECT_END = re.compile(r",(?=\s)|;|:|(?<![\w-])(?:" + "|".join(sorted(SUBJECT_ENDS)) + r")(?![\w-])")
 _QUANTIFIER = re.compile(r"^\s*(?:(?:a|an|the|said|at least one|one or more|two or more)\b\s*)*")
 # "In an apparatus comprising an engine, a method of …" (a Jepson-style opening): the subject follows the place
 _PLACE_FIRST = re.compile(r"^\s*(?:in|for|with|at|on|within)\s+(?:an?|the)\s")

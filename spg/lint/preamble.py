@@ -17,7 +17,13 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
 * the opening names the parent after a subject of its own ("Method for operating the apparatus according to claim
   1", EP style; "An apparatus for carrying out the process of claim 1"): a claim of another category that cites
   one, which the statute allows;
-* a Jepson parent ("In a television receiver, the improvement comprising") names no subject to compare with.
+* a Jepson parent ("In a television receiver, the improvement comprising") names no subject to compare with;
+* "A method according to claim 2" (an indefinite article, then only the subject) is a dependent claim like "The
+  method of claim 2", European style, and is compared; "A method of calibrating the sensor according to claim 2"
+  names a subject of its own first and is not;
+* a subject read short at a comma ("A non-naturally occurring, pore-forming, … protein comprising") is also read
+  whole, up to the words that end a subject; a purpose is not part of it ("A controller for an industrial robot"
+  claims no robot system); "A compound or a salt thereof" names the compound.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from __future__ import annotations
 import itertools
 
 from spg.forest import Forest
-from spg.lint.clauses import Reading, ancestry, read_claims, singular
+from spg.lint.clauses import SUBJECT_ENDS, Reading, ancestry, read_claims, singular
 from spg.lint.finding import Finding
 
 _PROCESS = frozenset({"method", "process", "procedure", "use"})
@@ -81,8 +87,14 @@ def _names_another(modifiers: tuple[str, ...], openings: list[tuple[str, ...]]) 
     with each chain claim's opening up to where its parts follow, so that "The interconnecting structure" under "An
     electronic module to substrate interconnecting structure, comprising" passes, as do "The device of claim 1" and
     "The sensor device" under "A sensor"."""
-    named = [tuple(itertools.takewhile(lambda w: w not in _PARTS_FOLLOW, o)) for o in openings]
+    named = [tuple(itertools.takewhile(lambda w: w not in _PARTS_FOLLOW and w != "for", o)) for o in openings]
     return bool(modifiers) and not any(_names(w, n) for w in modifiers for n in named if n)
+
+
+def _own(r: Reading) -> bool:
+    # "A method according to claim 2" is a dependent claim with an indefinite article (European style) and claims
+    # what claim 2 claims; "A method of making the device according to claim 2" names a subject of its own first
+    return r.restates and (r.opening != r.subject or not _PARTS_FOLLOW.isdisjoint(r.opening))
 
 
 def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...]) -> list[tuple[str, ...]]:
@@ -99,7 +111,11 @@ def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ..
         seen.add(p)
         if readings[p].subject:
             out.append(readings[p].subject)
-        if not readings[p].restates:
+            # a subject cut short at a comma ("A non-naturally occurring, pore-forming, anti-neoplastic … protein")
+            whole = tuple(itertools.takewhile(lambda w: w not in SUBJECT_ENDS, readings[p].opening))
+            if whole and whole != readings[p].subject:
+                out.append(whole)
+        if not _own(readings[p]):
             todo.extend(forest.by_num[p].parents)
     return out
 
@@ -112,12 +128,14 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if not c.parents or r.restates or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
+        if not c.parents or _own(r) or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
             continue
         cited = [p for p in c.parents if p in above and readings[p].subject]
         if not cited:
             continue
-        head = r.subject[-1]
+        # "A 1,3,4-oxadiazole compound or a salt thereof according to claim 12" names the compound
+        head = r.subject[r.subject.index("or") - 1] if r.subject[-1] == "thereof" and "or" in r.subject[1:] else (
+            r.subject[-1])
         chain = _chain(c, forest, readings, above[c.num])
         if any(s[-1] in _NO_SUBJECT for s in chain):
             continue
