@@ -205,6 +205,48 @@ def test_derivation_prefix_and_a_closed_transition_tell_siblings_apart():
     assert found(text, "duplicate-claim") == []
 
 
+def test_a_sibling_saying_a_word_once_more_or_once_less_is_a_near_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge has time marks and location marks."
+                    " 3. The step stool of claim 1, wherein the hinge has time and location marks."
+                    " 4. The step stool of claim 1, wherein the front frame is integrally formed and the rear frame is"
+                    " integrally formed. 5. The step stool of claim 1, wherein the front and rear frames are each"
+                    " respectively integrally formed.")
+    assert found(text, "duplicate-claim") == [3, 5]
+
+
+def test_words_that_change_nothing_and_a_bound_said_two_ways_are_a_near_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is plastic."
+                    " 3. The step stool of claim 1, wherein the pawl is formed of plastic."
+                    " 4. The step stool of claim 1, wherein the lower step is at least 60 mm wide."
+                    " 5. The step stool of claim 1, wherein the lower step is equal to or greater than 60 mm wide."
+                    " 6. The step stool of claim 1, wherein the hinge is on a front side of the step stool."
+                    " 7. The step stool of claim 1, wherein the hinge is on the front side."
+                    " 8. The step stool of claim 1, wherein the pawl is engaged with the lower step."
+                    " 9. The step stool of claim 1, wherein the pawl is in engagement with the lower step.")
+    assert found(text, "duplicate-claim") == [3, 5, 7, 9]
+
+
+def test_near_duplicates_need_the_same_numbers_scope_and_order():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the lower step is at least 60 mm wide."
+                    " 3. The step stool of claim 1, wherein the lower step is at least 80 mm wide."
+                    " 4. The step stool of claim 1, wherein at least one of the frames is made of steel."
+                    " 5. The step stool of claim 1, wherein each of the frames is made of steel."
+                    " 6. The step stool of claim 1, wherein the pawl is steel and the hinge is brass."
+                    " 7. The step stool of claim 1, wherein the hinge is steel and the pawl is brass."
+                    " 8. The step stool of claim 1, wherein the hinge is on the lower step of the rear frame."
+                    " 9. The step stool of claim 1, wherein the hinge is on the rear frame of the lower step.")
+    assert found(text, "duplicate-claim") == []
+
+
+def test_near_duplicates_must_say_what_each_other_says_word_for_word_or_by_kin():
+    # a word left on one side only adds a limitation; two content words that differ are two claims
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is a television receiver."
+                    " 3. The step stool of claim 1, wherein the hinge is a television receiver for signals."
+                    " 4. The step stool of claim 1, wherein the hinge is an integral casting."
+                    " 5. The step stool of claim 1, wherein the hinge is an integral molding.")
+    assert found(text, "duplicate-claim") == []
+
+
 def test_a_parent_clause_said_again_in_other_words_does_not_further_limit():
     text = STOOL + (" 2. The step stool of claim 1, wherein the lower step presents continuously rounded edges."
                     " 3. The step stool of claim 2, wherein each of the lower steps has a continuously rounded edge.")
