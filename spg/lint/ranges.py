@@ -129,11 +129,6 @@ _FORMULA = re.compile(r"\s*(?:[×x]\s*10|\^|[a-z]?\d)")
 _STRETCH = re.compile(r"\b(?:amino acids?|residues?|positions?|nucleotides?|bases?|exons?|chromosomes?)\s*$")
 # words before a bound that say nothing of what is bounded ("in the range of", "a value of")
 _FILLER = frozenset({"range", "ranging", "value", "within", "selected", "integer", "independent", "independently"})
-# the words a range is said in, as content stems ("in the range of about 1 to 100", "from about 1 to about 100",
-# "between 1 and 100"): a restated range may say it other words (spg/lint/redundancy.py)
-RANGE_WORDS = frozenset(s for w in ("range", "ranging", "about", "approximately", "between", "least", "most", "up",
-                                    "more", "less", "greater", "lower", "higher", "than", "equal", "within")
-                        for _, s in content((w,)))
 # words that end what a bound counts ("at least 4 carbon atoms in its alcohol fraction")
 _NOT_COUNTED = frozenset({
     "in", "of", "on", "at", "to", "for", "with", "by", "from", "per", "is", "are", "each", "than", "within", "between",

@@ -9,8 +9,7 @@
   "… of claim 27, wherein X") claim different things and are no finding.
 * ``not-further-limiting`` (35 USC 112(d); MPEP 608.01(n) III): a dependent claim each of whose limitations its
   parent chain already recites (a wherein-clause copied from the parent, a restated limitation), or that adds no
-  text at all, or whose one limitation gives a quantity the very range a claim up its chain gives it, in other
-  words and nothing more (_range_restated). A limitation the parent recites among alternatives ("… or …", "at least one of", "optionally") is a
+  text at all. A limitation the parent recites among alternatives ("… or …", "at least one of", "optionally") is a
   choice, which narrows; a claim whose restated limitations are all shorter than three words ("further
   comprising a hinge") may add a second element, which is the antecedent analysis's business.
 * ``repeated-limitation``: the same limitation twice in one claim ("a pawl is a flat steel plate …; a pawl is a flat
@@ -35,7 +34,6 @@ from collections import Counter
 from spg.forest import Forest
 from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, read_claims
 from spg.lint.finding import Finding
-from spg.lint.ranges import RANGE_WORDS, claim_bounds
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
 _ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternatively", "preferably"})
@@ -335,25 +333,6 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...]) -> bool:
     return False
 
 
-def _range_restated(r: Reading, chain: list[Reading]) -> bool:
-    """Whether a dependent claim gives each quantity it bounds the very range a claim up its chain gives it (the same
-    words, unit and numbers: "wherein the microsphere has a diameter in the range of about 1 to 100 microns" under
-    "wherein the diameter of the microsphere is between about 1 and 100 microns") and says nothing its chain does not
-    (spg/lint/ranges.py reads the bounds)."""
-    # "at least one ball" is read as a bound, and restating it says nothing of a range
-    mine = {key: b for key, b in claim_bounds(r).items() if (b.low, b.high) != (1, None)}
-    if not mine or len(r.limitations) > 1:
-        return False  # beside other limitations, chain words recombined say something new (Markush variables)
-    theirs: dict[tuple, set[tuple]] = {}
-    for a in chain:
-        for key, b in claim_bounds(a).items():
-            theirs.setdefault(key, set()).add((b.low, b.high))
-    if not all((b.low, b.high) in theirs.get(key, ()) for key, b in mine.items()):
-        return False
-    said = {stem for a in chain for _, stem in content(a.body)}
-    return all(stem in said or stem in RANGE_WORDS for _, stem in content(r.body[len(r.opening) :]))
-
-
 def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
     """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already, each
     compared as restatements read it (:func:`~spg.lint.clauses.gist`), or whose words that say what is claimed all
@@ -385,8 +364,6 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         elif any(_said_closely(r.body[len(r.opening) :], readings[a])
                  for a in above[c.num] if forest.by_num[a].parents):
             why = "only restates, in other words, what is recited in"
-        elif _range_restated(r, [readings[a] for a in above[c.num]]):
-            why = "only restates a range recited in"
         else:
             continue
         cited = ", ".join(map(str, c.parents))
