@@ -360,11 +360,13 @@ def _generate(
     keep_cache: bool = False,
     stop: Callable[[StateRecorder | None], StoppingCriteria] | None = None,
     streamer: BaseStreamer | None = None,
+    rejected: Sequence[Sequence[int]] = (),
 ) -> _Call:
     """One ``generate`` call on left-padded ``prompts``. ``checked``: the checker is in the loop (repeated limitations
     are blocked); ``key``: the sampling key (None: drawn from torch's RNG); ``start``: the grammar's state where the
     prompts end; ``cache``: a KV cache holding all but the last prompt token (``keep_cache``: return the cache);
-    ``stop(recorder)``: a stopping criterion."""
+    ``stop(recorder)``: a stopping criterion; ``rejected``: attempts the checker rejected at the claim the prompts end
+    before, drafted from first (prompt lookup)."""
     pad_id = tokenizer.pad_token_id
     ids, mask = left_pad(prompts, pad_id)
     ids, mask = ids.to(lm.device), mask.to(lm.device)
@@ -429,7 +431,7 @@ def _generate(
         kwargs["return_dict_in_generate"] = True
     with (
         deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"),
-        drafting(drafted, PROMPT_LOOKUP_NGRAM),
+        drafting(drafted, PROMPT_LOOKUP_NGRAM, rejected),
         continuing(lm, cache is not None and bool(drafted)),
     ):
         out = lm.generate(**kwargs)
@@ -563,11 +565,16 @@ def _checked(
     results = []
     for row, prompt in enumerate(prompts):
         cache = first.cache
+        written = first.rows[row]  # the row as the latest call left it
+        rejected: dict[int, list[list[int]]] = {}  # where a claim starts -> its rejected attempts (drafts for the next)
 
-        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt, row=row):
+        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt, row=row,
+                   rejected=rejected):
             """Attempt ``attempt`` at the claim after ``prefix``, paused once that claim passes; attempt 0 goes on
             after a redrawn claim with the run's own settings (and key: the first call's)."""
-            nonlocal cache
+            nonlocal cache, written
+            if attempt:
+                rejected.setdefault(len(prefix), []).append(written[len(prefix) :])
             if cache is not None:
                 cache.crop(len(prompt) + len(prefix) - 1 - cache.get_seq_length())
             rest = dict(max_new_tokens=settings.max_new_tokens - len(prefix),
@@ -580,9 +587,10 @@ def _checked(
             call = _generate(
                 lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
                 key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=dynamic,
-                stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0), **common,
+                stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0),
+                rejected=rejected.get(len(prefix), ()) if attempt else (), **common,
             )
-            cache = call.cache
+            cache, written = call.cache, prefix + call.rows[0]
             stop = made[-1]
             return call.rows[0], None if call.states is None else call.states[0], stop.stopped, stop.paused
 
