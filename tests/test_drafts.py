@@ -39,3 +39,16 @@ def test_reading_the_sequence_as_it_grows_drafts_what_reading_it_at_once_does():
 def test_an_occurrence_just_before_the_end_drafts_the_repetition():
     assert drafted(RecentLookup(5, 3, 100), [5, 1, 2, 1, 2, 1, 2]) == [1, 2, 1, 2, 1]
     assert drafted(RecentLookup(4, 3, 100), [7, 3, 3, 3, 3]) == [3, 3, 3, 3]
+
+
+def test_a_rejected_attempt_is_drafted_from_first_and_only_up_to_its_end():
+    # a redraw rewriting the attempt the checker rejected: "... 1 2 3" was followed by 4 5 there, by 7 8 in the sequence
+    ids = [1, 2, 3, 7, 8, 1, 2, 3]
+    assert drafted(RecentLookup(4, 3, 100, rejected=[[9, 1, 2, 3, 4, 5]]), ids) == [4, 5]
+    assert drafted(RecentLookup(4, 3, 100), ids) == [7, 8, 1, 2]
+    # of two attempts, the later; the draft never runs from one attempt into the next
+    assert drafted(RecentLookup(4, 3, 100, rejected=[[1, 2, 3, 6], [1, 2, 3, 5]]), ids) == [5]
+    # the longest n-gram first, wherever it occurred: "1 2 3" is in the sequence, only "2 3" in the attempt
+    assert drafted(RecentLookup(4, 3, 100, rejected=[[2, 3, 6]]), ids) == [7, 8, 1, 2]
+    # n-grams the attempts lack are drafted from the sequence as before
+    assert drafted(RecentLookup(4, 3, 100, rejected=[[6, 6, 6]]), ids) == [7, 8, 1, 2]

@@ -20,6 +20,7 @@ from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.redraw import REDRAW_RULES, ClaimCheck
 from spg.generation.repetition import NoRepeatedLimitation
 from spg.generation.runner import Document
+from spg.linearize import parse_tagged
 from spg.lint import Finding
 from spg.lint.rules import RULES
 from spg.model.batch import INSTRUCTION
@@ -117,6 +118,34 @@ def test_when_the_budget_is_spent_the_claim_set_ends_at_its_last_good_claim(spg)
     assert spent["redraws"] == 0 and spent["ended_by_checker"] and len(spent["forest"]) == 1
 
 
+def test_a_claim_being_written_stops_at_a_phrases_end_and_the_same_claims_are_printed(spg):
+    # commas made likely, so that claims have phrases; a checker whose finding a claim keeps once a phrase draws it
+    comma = spg.tokenizer.convert_tokens_to_ids(",")
+    commas = spg.lm.get_output_embeddings().register_forward_hook(lambda m, a, logits: logits.index_add_(
+        -1, torch.tensor([comma]), torch.full((*logits.shape[:-1], 1), 2.5)))
+    forwards = [0]
+    counted = spg.lm.get_output_embeddings().register_forward_pre_hook(
+        lambda m, a: forwards.__setitem__(0, forwards[0] + 1))
+    try:
+        chars = first_claim_chars(generate(spg, None, redraws=0))
+        check = ClaimCheck(holding(chars).findings, frozenset({"test-char"}), frozenset(), frozenset({"test-char"}))
+        runs = {}
+        for stop_at in ("claim", "limitation", "phrase"):
+            forwards[0] = 0
+            torch.manual_seed(5)
+            # a rejected-token budget that never binds: a claim stopped early spends less of it
+            results = [generate(spg, check, docs=[d], redraw_stop_at=stop_at, redraw_tokens=10_000)[0] for d in DOCS]
+            runs[stop_at] = [(r["raw"], r["pointer_parents"], r["redraws"]) for r in results], forwards[0]
+    finally:
+        commas.remove()
+        counted.remove()
+    assert runs["claim"][0] == runs["limitation"][0] == runs["phrase"][0]
+    assert sum(redraws for _, _, redraws in runs["phrase"][0]) >= 2
+    assert not [c for r in runs["phrase"][0] for c in parse_tagged(r[0]).forest.claims if any(ch in c.text for ch in chars)]
+    # no limitation ends here (the checker reads none), so only phrase ends stop a claim early
+    assert runs["phrase"][1] < runs["claim"][1] == runs["limitation"][1]
+
+
 def test_zero_shot_plain_claims_are_checked_line_by_line():
     model, tok = tiny_llama(seed=1), tiny_tokenizer()
     newline = tok.encode("\n", add_special_tokens=False)[0]
@@ -188,7 +217,7 @@ def reference_bans(g: list[int], sep: int, skip: int, bound: int, min_tokens: in
 def test_an_exact_repeat_of_a_limitation_is_banned_at_its_last_token():
     sep, skip, bound, vocab = 1, 2, 3, 8
     rng = random.Random(0)
-    banned_somewhere = 0
+    banned_somewhere = skipped_quickly = 0
     for _ in range(1500):
         base = [rng.randrange(4, vocab) for _ in range(rng.randrange(3, 6))]
         g: list[int] = []
@@ -205,7 +234,10 @@ def test_an_exact_repeat_of_a_limitation_is_banned_at_its_last_token():
         expected = reference_bans(g, sep, skip, bound)
         assert {i for i in range(vocab) if scores[0, i] == float("-inf")} == expected, g
         banned_somewhere += bool(expected)
-    assert banned_somewhere > 50
+        # the host's shortcut (CPU rows) says "nothing to ban" only where the tensor operations ban nothing
+        skipped_quickly += block._nothing_to_ban(torch.tensor([g]))
+        assert not (expected and block._nothing_to_ban(torch.tensor([g])))
+    assert banned_somewhere > 50 and skipped_quickly > 50
 
 
 def test_a_tokenizers_limitation_ends_and_skipped_words_are_read_from_its_vocabulary(spg):
@@ -224,6 +256,8 @@ def test_redraw_settings_are_checked():
         DecodeSettings(redraws=-1).check()
     with pytest.raises(Invalid, match="redraw_temperature"):
         DecodeSettings(redraw_temperature=0).check()
+    with pytest.raises(Invalid, match="redraw_stop_at"):
+        DecodeSettings(redraw_stop_at="word").check()
     DecodeSettings(redraws=0, redraw_tokens=0).check()
 
 

@@ -24,6 +24,7 @@ from spg.pretrained import SHIPPED
 MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
 CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
 RUNTIMES = ("auto", "torch", "onnx")  # spg.generation.runtime
+REDRAW_STOPS = ("phrase", "limitation", "claim")  # spg.generation.redraw.ClaimStop
 ONNX_WEIGHTS = ("float32", "blocks")  # spg.generation.onnx_model, spg.generation.gguf_blocks
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
@@ -75,6 +76,14 @@ class DecodeSettings:
     redraws: int = 4
     redraw_tokens: int | None = None
     redraw_temperature: float = 0.8
+    # Where a claim still being written is checked, so that one the checker will reject stops there, not at its end
+    # (one document at a time, and every redraw): "phrase", at each phrase's end (a comma) for the findings a claim
+    # keeps once a phrase draws them (spg.generation.redraw.PHRASE_RULES) and at each limitation's end (";", ":") for
+    # those it cannot lose (PARTIAL_RULES); "limitation", at limitation ends only; "claim", only once it closes. The
+    # claims printed are the same whichever (the redraw keys do not depend on where a rejected claim stopped) as long
+    # as no claim that passes draws one of those findings part-way, and ``redraw_tokens`` does not bind (a claim
+    # stopped early spends less of it) (docs/generation.md, "Checker in the loop").
+    redraw_stop_at: str = "phrase"
     # While decoding, the token that would complete a word-for-word copy of an earlier limitation (the text between
     # two semicolons or colons) of the same claim is banned (spg.generation.repetition.NoRepeatedLimitation).
     block_repeated_limitations: bool = True
@@ -103,6 +112,7 @@ class DecodeSettings:
         at_least("redraw_tokens", self.redraw_tokens, 0)
         if not self.redraw_temperature > 0:
             raise Invalid("redraw_temperature", f"must be above 0, got {self.redraw_temperature}")
+        one_of("redraw_stop_at", self.redraw_stop_at, REDRAW_STOPS)
 
 
 @dataclass(frozen=True)

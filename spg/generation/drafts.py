@@ -19,7 +19,8 @@ does (fenced by tests/test_transformers_internals.py).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterator, Sequence
 
 import torch
 from transformers import GenerationMixin
@@ -31,12 +32,27 @@ class RecentLookup(CandidateGenerator):
     tokens (or fewer, down to one, when none occurred), copied on into the draft itself where the occurrence ends
     close to the end, never past ``max_length`` − 1 (the checking forward's last position must lie inside the
     budget). One row (assisted generation's batch), read once: ``index[n]`` maps each
-    n-gram that has a successor to the position after its latest occurrence, and grows by the tokens kept."""
+    n-gram that has a successor to the position after its latest occurrence, and grows by the tokens kept.
 
-    def __init__(self, tokens: int, ngram: int, max_length: int):
+    ``rejected``: the attempts the checker in the loop rejected at the claim being drawn again
+    (spg.generation.redraw), read first at each n-gram length (longest first), up to the attempt's end: a redraw
+    often writes much of the claim it replaces again ("The step stool for claim 1, wherein …" after "The step stool
+    of claim 1, wherein …"), which is neither in the prompt nor in the sequence any more. The main job's forwards
+    went from 197 to 174 (docs/generation.md, "Checker in the loop")."""
+
+    def __init__(self, tokens: int, ngram: int, max_length: int, rejected: Sequence[Sequence[int]] = ()):
         self.tokens, self.ngram, self.max_length = tokens, ngram, max_length
         self.ids: list[int] = []
         self.index: list[dict[tuple[int, ...], int]] = [{} for _ in range(ngram + 1)]
+        # the attempts one after the other, each ended by None (a draft stops there); indexed as ``index``
+        self.rejected: list[int | None] = []
+        self.rejected_index: list[dict[tuple[int, ...], int]] = [{} for _ in range(ngram + 1)]
+        for attempt in rejected:
+            offset = len(self.rejected)
+            for end in range(len(attempt)):
+                for n in range(1, min(ngram, end) + 1):
+                    self.rejected_index[n][tuple(attempt[end - n : end])] = offset + end
+            self.rejected += [*attempt, None]
 
     def _read(self, input_ids: torch.LongTensor) -> None:
         for token in input_ids[0, len(self.ids) :].tolist():
@@ -49,7 +65,13 @@ class RecentLookup(CandidateGenerator):
         self._read(input_ids)
         room = min(self.tokens, self.max_length - len(self.ids) - 1)
         for n in range(min(self.ngram, len(self.ids)), 0, -1):
-            start = self.index[n].get(tuple(self.ids[-n:]))
+            last = tuple(self.ids[-n:])
+            start = self.rejected_index[n].get(last)
+            if start is not None and room > 0:
+                draft = list(itertools.takewhile(lambda tok: tok is not None, self.rejected[start : start + room]))
+                drafted = torch.tensor([draft], dtype=input_ids.dtype, device=input_ids.device)
+                return torch.cat([input_ids, drafted], dim=1), None
+            start = self.index[n].get(last)
             if start is not None and room > 0:
                 # The copy runs on past the end of the sequence into what it has copied: an occurrence just before
                 # the end (a repeated phrase, a run of one token) drafts the repetition, not one or two tokens.
@@ -65,9 +87,10 @@ class RecentLookup(CandidateGenerator):
 
 
 @contextlib.contextmanager
-def drafting(tokens: int, ngram: int) -> Iterator[None]:
+def drafting(tokens: int, ngram: int, rejected: Sequence[Sequence[int]] = ()) -> Iterator[None]:
     """Within the block, ``generate`` calls that ask for prompt lookup (``prompt_lookup_num_tokens``) draft with
-    :class:`RecentLookup`; other assisted generation is left to transformers. ``tokens=0``: nothing is swapped. Like
+    :class:`RecentLookup` (from ``rejected`` attempts too); other assisted generation is left to transformers.
+    ``tokens=0``: nothing is swapped. Like
     any swap of a class attribute, not for blocks that overlap in two threads (spg decodes in one)."""
     if not tokens:
         yield
@@ -77,7 +100,7 @@ def drafting(tokens: int, ngram: int) -> Iterator[None]:
     def candidates(self, generation_config, *args, **kwargs):
         if generation_config.prompt_lookup_num_tokens is None:
             return original(self, generation_config, *args, **kwargs)
-        return RecentLookup(tokens, ngram, generation_config.max_length)
+        return RecentLookup(tokens, ngram, generation_config.max_length, rejected)
 
     GenerationMixin._get_candidate_generator = candidates
     try:

@@ -41,7 +41,7 @@ from spg.generation.config import DecodeSettings
 from spg.generation.constrained import CLOSED, EXPECT_IND, StructureGrammar, StructureLogitsProcessor
 from spg.generation.drafts import drafting
 from spg.generation.kv_cache import ReservedCache
-from spg.generation.redraw import Budget, ClaimCheck, Claims, ClaimStop, redraw_key, settle
+from spg.generation.redraw import Budget, ClaimCheck, Claims, ClaimStop, phrase_end_ids, redraw_key, settle
 from spg.generation.repetition import GeneratedNoRepeatNGram, NoRepeatedLimitation, limitation_tokens
 from spg.generation.sampling import PositionalSampling
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
@@ -205,6 +205,22 @@ def pointer_parents(
     return [int(j) if j >= 0 else None for j in choice]
 
 
+class InOrder(LogitsProcessor):
+    """``processors`` called one after the other, as one processor. Hand-written because transformers'
+    LogitsProcessorList reads each processor's signature (``inspect.signature``) at every call: ~0.06 ms each, for
+    five or six processors at every position a forward checks (six positions with prompt lookup's drafts), a fifth of
+    the processors' time on the 2-core CPU (docs/generation.md, "Checker in the loop"). spg's processors take no
+    keyword arguments."""
+
+    def __init__(self, processors: Sequence[LogitsProcessor]):
+        self.processors = processors
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        for processor in self.processors:
+            scores = processor(input_ids, scores)
+        return scores
+
+
 def left_pad(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     width = max(len(p) for p in prompts)
     ids = torch.tensor([[pad_id] * (width - len(p)) + list(p) for p in prompts])
@@ -344,11 +360,13 @@ def _generate(
     keep_cache: bool = False,
     stop: Callable[[StateRecorder | None], StoppingCriteria] | None = None,
     streamer: BaseStreamer | None = None,
+    rejected: Sequence[Sequence[int]] = (),
 ) -> _Call:
     """One ``generate`` call on left-padded ``prompts``. ``checked``: the checker is in the loop (repeated limitations
     are blocked); ``key``: the sampling key (None: drawn from torch's RNG); ``start``: the grammar's state where the
     prompts end; ``cache``: a KV cache holding all but the last prompt token (``keep_cache``: return the cache);
-    ``stop(recorder)``: a stopping criterion."""
+    ``stop(recorder)``: a stopping criterion; ``rejected``: attempts the checker rejected at the claim the prompts end
+    before, drafted from first (prompt lookup)."""
     pad_id = tokenizer.pad_token_id
     ids, mask = left_pad(prompts, pad_id)
     ids, mask = ids.to(lm.device), mask.to(lm.device)
@@ -392,7 +410,7 @@ def _generate(
         attention_mask=mask,
         max_new_tokens=settings.max_new_tokens,
         min_new_tokens=settings.min_new_tokens or None,
-        logits_processor=processors,
+        logits_processor=LogitsProcessorList([InOrder(processors)]),
         eos_token_id=stops,
         pad_token_id=pad_id,
         disable_compile=not settings.compile,
@@ -413,7 +431,7 @@ def _generate(
         kwargs["return_dict_in_generate"] = True
     with (
         deferred_stop_check(settings.defer_stop_check and ids.device.type == "cuda"),
-        drafting(drafted, PROMPT_LOOKUP_NGRAM),
+        drafting(drafted, PROMPT_LOOKUP_NGRAM, rejected),
         continuing(lm, cache is not None and bool(drafted)),
     ):
         out = lm.generate(**kwargs)
@@ -517,7 +535,9 @@ def _checked(
     budget = Budget(settings.redraws, settings.max_new_tokens if settings.redraw_tokens is None else settings.redraw_tokens)
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
     common = dict(tagged=tagged, spg=spg, grammar=grammar, checked=True)
-    separators = limitation_tokens(tokenizer)[0]
+    # where a claim still being written is checked (redraw_stop_at)
+    separators = limitation_tokens(tokenizer)[0] if settings.redraw_stop_at != "claim" else ()
+    phrases = phrase_end_ids(tokenizer) if settings.redraw_stop_at == "phrase" else ()
 
     def stopping(offset: int, prefix: list[int], prefix_states: torch.Tensor | None, made: list[ClaimStop],
                  pause: bool = False):
@@ -531,7 +551,7 @@ def _checked(
                 return new if prefix_states is None else torch.cat([prefix_states, new.to(prefix_states.device)])
 
             made.append(ClaimStop(claims, check, offset, len(claims.ends(prefix)), states, separators, pause,
-                                  show if one else None))
+                                  show if one else None, phrases))
             return made[-1]
 
         return make
@@ -545,11 +565,16 @@ def _checked(
     results = []
     for row, prompt in enumerate(prompts):
         cache = first.cache
+        written = first.rows[row]  # the row as the latest call left it
+        rejected: dict[int, list[list[int]]] = {}  # where a claim starts -> its rejected attempts (drafts for the next)
 
-        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt, row=row):
+        def redraw(prefix: list[int], prefix_states: torch.Tensor | None, attempt: int, prompt=prompt, row=row,
+                   rejected=rejected):
             """Attempt ``attempt`` at the claim after ``prefix``, paused once that claim passes; attempt 0 goes on
             after a redrawn claim with the run's own settings (and key: the first call's)."""
-            nonlocal cache
+            nonlocal cache, written
+            if attempt:
+                rejected.setdefault(len(prefix), []).append(written[len(prefix) :])
             if cache is not None:
                 cache.crop(len(prompt) + len(prefix) - 1 - cache.get_seq_length())
             rest = dict(max_new_tokens=settings.max_new_tokens - len(prefix),
@@ -562,9 +587,10 @@ def _checked(
             call = _generate(
                 lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
                 key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=dynamic,
-                stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0), **common,
+                stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0),
+                rejected=rejected.get(len(prefix), ()) if attempt else (), **common,
             )
-            cache = call.cache
+            cache, written = call.cache, prefix + call.rows[0]
             stop = made[-1]
             return call.rows[0], None if call.states is None else call.states[0], stop.stopped, stop.paused
 

@@ -50,7 +50,9 @@ class PositionalSampling(LogitsProcessor):
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         self.temperature = self.temperature.to(scores.device, scores.dtype)  # once: a copy per step would sync
-        scores = self.warpers(input_ids, scores.div(self.temperature))
+        scores = scores.div(self.temperature)
+        for warper in self.warpers:  # not the list's own call, which reads each one's signature every time
+            scores = warper(input_ids, scores)
         generator = torch.Generator(device=scores.device)
         generator.manual_seed(self.key + input_ids.shape[1])  # the position this call chooses the token of
         uniform = torch.rand(scores.shape, generator=generator, device=scores.device, dtype=scores.dtype)
