@@ -94,6 +94,14 @@ def test_each_output_is_printed_in_full_with_the_lint_diagnostics_and_antecedent
     assert any("[missing-parent]" in line for line in out) and any("[antecedent]" in line for line in out)
 
 
+def test_a_claim_set_the_checker_ended_says_so(capsys):
+    result = {"id": "d", "mode": "spg", "new_tokens": 9, "raw": "", "valid": True, "ended_by_checker": True,
+              "forest": [{"num": 1, "text": "A chair comprising a seat.", "parents": []}]}
+    print_forest(result)
+    out = capsys.readouterr().out
+    assert "the checker ended the claim set after claim 1" in out and "`redraws`" in out
+
+
 def test_constrained_decoding_is_refused_for_a_zero_shot_model(models, tmp_path, capsys):
     text = tmp_path / "stool.txt"
     text.write_text("A stool.")

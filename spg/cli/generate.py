@@ -197,6 +197,10 @@ def print_forest(result: dict) -> None:
     else:
         print("no claims found in the output:")
         print(result["raw"][:500])
+    if result.get("ended_by_checker"):
+        print(f"(the checker ended the claim set after claim {len(forest.claims)}: the next claim drew a finding "
+              "spg lint blocks in every redraw the budget allows; `redraws` and `redraw_tokens` in a --config file "
+              "set the budget)")
     if result.get("cut_by_budget"):
         print(f"(the token budget ended claim {len(forest.claims) + 1}, so it is left out; "
               "a larger --max-new-tokens gives more)")
