@@ -91,6 +91,13 @@ def _names_another(modifiers: tuple[str, ...], openings: list[tuple[str, ...]]) 
     return bool(modifiers) and not any(_names(w, n) for w in modifiers for n in named if n)
 
 
+def _head(subject: tuple[str, ...]) -> str:
+    # "A 1,3,4-oxadiazole compound or a salt thereof according to claim 12" names the compound
+    if subject[-1] == "thereof" and "or" in subject[1:]:
+        return subject[subject.index("or", 1) - 1]
+    return subject[-1]
+
+
 def _own(r: Reading) -> bool:
     # "A method according to claim 2" is a dependent claim with an indefinite article (European style) and claims
     # what claim 2 claims; "A method of making the device according to claim 2" names a subject of its own first
@@ -133,9 +140,7 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
         cited = [p for p in c.parents if p in above and readings[p].subject]
         if not cited:
             continue
-        # "A 1,3,4-oxadiazole compound or a salt thereof according to claim 12" names the compound
-        head = r.subject[r.subject.index("or") - 1] if r.subject[-1] == "thereof" and "or" in r.subject[1:] else (
-            r.subject[-1])
+        head = _head(r.subject)
         chain = _chain(c, forest, readings, above[c.num])
         if any(s[-1] in _NO_SUBJECT for s in chain):
             continue

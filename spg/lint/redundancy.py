@@ -161,8 +161,7 @@ def _bag(r: Reading) -> tuple[str, ...]:
 
 
 # words whose presence or absence in a restatement changes nothing it claims: "each respectively", "so as to", "made
-# of plastic" for "plastic", "8 percent" for "8%" (the sign is no word), bounds said two ways ("at least 60 mm",
-# "equal to or greater than 60 mm")
+# of plastic" for "plastic", "8 percent" for "8%" (the sign is no word)
 _IDLE_DIFFERENCE = frozenset({"each", "respectiv", "both", "so", "made", "percent", "such"})
 # a bound said two ways: "at least 60 mm", "equal to or greater than 60 mm", "60 mm or more" (not "at least one of the
 # mutations" for "each of the mutations": a word of a bound needs one on the other side)
@@ -173,6 +172,8 @@ _BOUNDS = (frozenset({"least", "greater", "equal", "more", "minimum"}), frozense
 NEAR_LONGEST = 24
 # endings that make a noun of a verb ("engaged", "engagement"; "removed", "removal")
 _NOMINAL = ("ment", "ement", "al", "ion", "ation")
+
+
 def _kin(a: str, b: str) -> bool:
     """Whether two words left over between near-duplicate claims (stems) say the same: one the other's noun ("engag",
     "engagement"), or two words of one bound (:data:`_BOUNDS`). Synonyms in WordNet were tried and left out: on the
