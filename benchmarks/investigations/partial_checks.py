@@ -1,5 +1,5 @@
 """Which spg lint findings a claim keeps once it has them, read at a phrase's end: may the checker in the loop stop a
-claim there (spg.generation.redraw, ``redraw_check_at``)?
+claim there (spg.generation.redraw, ``redraw_stop_at``)?
 
 For each claim of each claim set, every prefix of its text that ends at a limitation's end (``;``, ``:``) or at a
 phrase's end (``,``) is linted with the claims before it (``spg.lint.find_all``, as the checker in the loop reads a
