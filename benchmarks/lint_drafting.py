@@ -13,8 +13,9 @@ contradicts-parent, range-outside-parent (docs/lint.md). Printed:
     "the"/"said", "comprises"/"includes", "configured to"/"adapted to", a plural for a singular, two conjuncts
     swapped, "further comprising X" as ", wherein the <subject> further comprises X"), as LLM drafters repeat one;
   - *parent limitation copied*: a new dependent claim at the end, citing a claim P with P's opening, whose only
-    limitation is a clause of P or of a claim P depends on ("The stool of claim 2, wherein the hinge is …"); *parent
-    limitation reworded*: the same with the clause reworded;
+    limitation is a clause of P or of a claim P depends on, on every path up from P (one of several claims P cites
+    in the alternative may recite what narrows the others: ``spg.lint.clauses.on_every_path``) ("The stool of claim
+    2, wherein the hinge is …"); *parent limitation reworded*: the same with the clause reworded;
   - *limitation repeated*: a clause of a claim (five words or more, without the connectives that open it; not a
     lead-in before a colon, "further comprising the steps of:") recited again at its end ("…; and <clause>.");
   - *preamble: another category*: a dependent claim's subject replaced by "method" (its chain claims a product)
@@ -65,7 +66,7 @@ from common import shared_file, shared_records
 from spg.data import checker_split
 from spg.forest import Forest
 from spg.lint import find_all
-from spg.lint.clauses import ancestry, read_claims, subject
+from spg.lint.clauses import ancestry, on_every_path, read_claims, subject
 from spg.lint.contradiction import EXCLUSIVE, PLACING, PROPERTIES
 from spg.lint.preamble import GENERIC, category, check_preambles
 from spg.lint.ranges import chain as one_citation_chain
@@ -376,7 +377,9 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
 
     dependents = [c for c in forest.claims if c.parents and _single_citation(c.text, c.num)
                   and not readings[c.num].restates and readings[c.num].subject]
-    options = [(c, a, clause) for c in dependents for a in (c.parents[0], *above[c.num])
+    # only what every path up from P recites: a limitation of one of the claims P cites in the alternative narrows
+    shared = on_every_path(forest, above)
+    options = [(c, a, clause) for c in dependents for a in (c.parents[0], *shared.get(c.parents[0], ()))
                if a in forest.by_num for clause in _clauses(forest.by_num[a].text, a)]
     if options:
         c, _, clause = rng.choice(options)

@@ -286,6 +286,34 @@ def test_a_claim_of_another_category_citing_one_is_not_read_as_a_dependent_claim
     assert found(text, "not-further-limiting") == []
 
 
+def test_a_dependent_opening_with_an_indefinite_article_is_compared_as_a_dependent_claim():
+    text = STOOL + " 2. A step stool according to claim 1, wherein the lower step is pivoted to the front frame."
+    assert found(text, "not-further-limiting") == [2]
+
+
+def test_a_claim_naming_a_thing_of_the_claim_it_cites_is_a_claim_of_its_own():
+    text = ("1. A method of assaying a sample, comprising contacting the sample with a conjugate of gold particles "
+            "and antibodies. 2. A conjugate according to claim 1. 3. A kit holding the conjugate of claim 1. "
+            "4. A polynucleotide encoding an antibody of claim 1.")
+    assert found(text, "not-further-limiting") == []
+
+
+def test_a_limitation_of_one_of_the_claims_cited_in_the_alternative_narrows_the_others():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                    " 3. The step stool of claim 1 or 2, wherein the hinge is made of steel."
+                    " 4. The step stool of claim 1 or 2, wherein the lower step is pivoted to the front frame.")
+    assert found(text, "not-further-limiting") == [4]
+
+
+def test_a_markush_group_with_fewer_members_narrows_and_with_all_of_them_restates():
+    text = ("1. A process comprising hydrogenolysis over a catalyst. 2. The process of claim 1, wherein the catalyst "
+            "is selected from the group consisting of ruthenium, palladium, platinum, nickel, and iron; and the "
+            "process is run at 20 bar. 3. The process of claim 2, wherein the catalyst is selected from the group "
+            "consisting of ruthenium, palladium, and platinum. 4. The process of claim 2, wherein the catalyst is "
+            "selected from the group consisting of ruthenium, palladium, platinum, nickel, and iron.")
+    assert found(text, "not-further-limiting") == [4]
+
+
 def test_a_sibling_is_no_parent_chain():
     text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
                     " 3. The step stool of claim 1, further comprising a tray, wherein the hinge is made of steel.")

@@ -55,6 +55,11 @@ _OWN_CLAIM = re.compile(
     r"^\s*(?:an?|at least one|one or more|use|kit)\b|(?<![\w-])(?:comprising|comprises|including|includes|containing|"
     r"contains|having|characteri[sz]ed|which|that|storing|stores|perform|performing|executing|using|made)(?![\w-])"
 )
+# where the words naming a claimed thing end in a preamble: its parts and contents follow
+PARTS_FOLLOW = frozenset({"comprising", "comprises", "including", "includes", "having", "has", "containing", "contains",
+                          "consisting", "wherein", "which", "that", "with", "characterized", "characterised"})
+# a thing named by an article after the first word, not one of alternatives ("A compound or a salt thereof")
+_NAMES_ITS_THING = re.compile(r"\b(?!or\b)\w+\s+(?:the|said|an?)\s")
 # the words between the subject and the citation: "of", "according to", "as claimed in", "as recited in" …
 _CITING_TAIL = re.compile(
     r"(?:\s|,)*(?:\b(?:of|to|in|by|with|under|per|from|according|accordance|as|claimed|recited|defined|set|forth|"
@@ -298,8 +303,9 @@ class Reading:
     ``subject``: the words naming what is claimed (:func:`subject`) in a dependent claim's opening before its
     citation or an independent claim's preamble.
     ``opening``: every word of a dependent claim's opening, or of an independent claim's preamble.
-    ``restates``: a dependent claim that opens with an indefinite article ("An apparatus for carrying out the
-    process of claim 1"), a claim of its own that cites another. ``limitations``: the normalised clauses of the
+    ``restates``: a claim of its own that cites another ("An apparatus for carrying out the process of claim 1");
+    "A method according to claim 2", an indefinite article before the subject alone, is a dependent claim.
+    ``limitations``: the normalised clauses of the
     text after the citation (a dependent claim) or after the transition (an independent one), empty ones left out.
     ``body``: the words of that text, the citation replaced by nothing, for comparing whole claims.
     ``gists``: each limitation as its restatements read (:func:`gist`), for the rules that look for one.
@@ -352,9 +358,14 @@ def read_claim(text: str, num: int, dependent: bool) -> Reading:
     if refs:
         opening, rest = text[: refs[0].start], text[refs[0].end :]
         opening = _CITING_TAIL.sub("", opening.lower())
-        restates = _OWN_CLAIM.search(opening) is not None
-        opened = words(opening)
-        return _reading(subject(opening), opened, restates, _clauses(rest), opened)
+        opened, said = words(opening), subject(opening)
+        # "A method according to claim 2" is a dependent claim with an indefinite article (European style) and claims
+        # what claim 2 claims; "A method of making the device according to claim 2" names a subject of its own first,
+        # as does "A polynucleotide encoding the polypeptide of claim 6" (or "a polypeptide"), which names a thing of
+        # claim 6 to do so
+        restates = _OWN_CLAIM.search(opening) is not None and (
+            opened != said or not PARTS_FOLLOW.isdisjoint(opened) or _NAMES_ITS_THING.search(opening) is not None)
+        return _reading(said, opened, restates, _clauses(rest), opened)
     lowered = text.lower()
     cut = _TRANSITION.search(lowered, 0, 400)
     if cut is None:
@@ -399,6 +410,20 @@ def ancestry(forest: Forest) -> dict[int, tuple[int, ...]]:
                     got.append(a)
                     seen.add(a)
         out[c.num] = tuple(got[:ANCESTORS])
+    return out
+
+
+def on_every_path(forest: Forest, above: dict[int, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+    """Claim → the claims of its ancestry (``above``, :func:`ancestry`) that stand on every path up from it. A claim
+    citing claims 1 to 23 in the alternative claims what each of them claims, so a limitation that only one of them
+    recites narrows the others ("An acoustical tile according to Claim 24, in which the binder is starch" under "A
+    tile made from a composition according to any preceding claim", one of which names starch)."""
+    out: dict[int, tuple[int, ...]] = {}
+    for c in forest.claims:
+        if c.num in out:
+            continue
+        paths = [{p, *out[p]} for p in dict.fromkeys(c.parents) if p in out]
+        out[c.num] = tuple(a for a in above[c.num] if all(a in path for path in paths))
     return out
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 
 from spg.forest import Forest
-from spg.lint.clauses import SUBJECT_ENDS, Reading, ancestry, read_claims, singular
+from spg.lint.clauses import PARTS_FOLLOW, SUBJECT_ENDS, Reading, ancestry, read_claims, singular
 from spg.lint.finding import Finding
 
 _PROCESS = frozenset({"method", "process", "procedure", "use"})
@@ -74,12 +74,6 @@ def _names(head: str, parent: tuple[str, ...]) -> bool:
     return any(singular(w) == head for w in parent) or _abbreviates(head, parent)
 
 
-# where the words naming a claimed thing end in a preamble, for _names_another: its parts and contents follow
-_PARTS_FOLLOW = frozenset({"comprising", "comprises", "including", "includes", "having", "has", "containing",
-                           "contains", "consisting", "wherein", "which", "that", "with", "characterized",
-                           "characterised"})
-
-
 def _names_another(modifiers: tuple[str, ...], openings: list[tuple[str, ...]]) -> bool:
     """Whether the words before a generic head name something the chain does not claim: "The solid-state imaging
     device of claim 8" under "A camera including the imaging device of claim 1", "The airbag apparatus of claim 1"
@@ -87,7 +81,7 @@ def _names_another(modifiers: tuple[str, ...], openings: list[tuple[str, ...]]) 
     with each chain claim's opening up to where its parts follow, so that "The interconnecting structure" under "An
     electronic module to substrate interconnecting structure, comprising" passes, as do "The device of claim 1" and
     "The sensor device" under "A sensor"."""
-    named = [tuple(itertools.takewhile(lambda w: w not in _PARTS_FOLLOW and w != "for", o)) for o in openings]
+    named = [tuple(itertools.takewhile(lambda w: w not in PARTS_FOLLOW and w != "for", o)) for o in openings]
     return bool(modifiers) and not any(_names(w, n) for w in modifiers for n in named if n)
 
 
@@ -96,12 +90,6 @@ def _head(subject: tuple[str, ...]) -> str:
     if subject[-1] == "thereof" and "or" in subject[1:]:
         return subject[subject.index("or", 1) - 1]
     return subject[-1]
-
-
-def _own(r: Reading) -> bool:
-    # "A method according to claim 2" is a dependent claim with an indefinite article (European style) and claims
-    # what claim 2 claims; "A method of making the device according to claim 2" names a subject of its own first
-    return r.restates and (r.opening != r.subject or not _PARTS_FOLLOW.isdisjoint(r.opening))
 
 
 def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...]) -> list[tuple[str, ...]]:
@@ -122,7 +110,7 @@ def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ..
             whole = tuple(itertools.takewhile(lambda w: w not in SUBJECT_ENDS, readings[p].opening))
             if whole and whole != readings[p].subject:
                 out.append(whole)
-        if not _own(readings[p]):
+        if not readings[p].restates:
             todo.extend(forest.by_num[p].parents)
     return out
 
@@ -135,7 +123,7 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if not c.parents or _own(r) or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
+        if not c.parents or r.restates or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
             continue
         cited = [p for p in c.parents if p in above and readings[p].subject]
         if not cited:

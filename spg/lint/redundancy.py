@@ -32,11 +32,12 @@ import re
 from collections import Counter
 
 from spg.forest import Forest
-from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, read_claims
+from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, on_every_path, read_claims, singular
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
 _ALTERNATIVE = frozenset({"or", "optionally", "either", "may", "can", "alternatively", "preferably"})
+_INDEFINITE = re.compile(r"\s*an?\s", re.IGNORECASE)
 # a claim ending where a formula or a structure the publication lost stood
 _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
 # a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
@@ -334,16 +335,41 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...]) -> bool:
     return False
 
 
+def _another_thing(text: str, r: Reading, parent: Reading) -> bool:
+    """Whether a dependent claim opening with an indefinite article claims a thing of its parent rather than what its
+    parent claims ("A nanoparticle-antibody conjugate according to claim 1" under "A method of immunoassay … with a
+    nanoparticle-antibody conjugate"): it narrows nothing, nor need it ("A method according to claim 2" claims what
+    claim 2 claims)."""
+    if not _INDEFINITE.match(text) or not r.subject or not parent.subject:
+        return False
+    return singular(r.subject[-1]) not in {singular(w) for w in parent.subject}
+
+
+def _same_members(r: Reading, chain: list[Reading]) -> bool:
+    """Whether a dependent claim naming a Markush group ("selected from the group consisting of …") names it with all
+    the members a claim of its chain gives it: its clauses, one per member, each stand in the parent's longer list, but
+    fewer members narrow ("… ruthenium, palladium, platinum, iridium, and rhodium" under "… rhodium, nickel, copper,
+    and iron"). Its words must end where a limitation of that claim ends."""
+    said = [w for x in r.limitations for w in x if w not in COPULA]
+    if not any(pair in _MARKUSH for pair in zip(said, said[1:])):
+        return True
+    whole = re.compile(r"(?: \|)? ".join(map(re.escape, said)) + " \\|")
+    return any(whole.search(" " + " | ".join(_plain(x).strip() for x in a.limitations) + " |") for a in chain)
+
+
 def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
     """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already, each
     compared as restatements read it (:func:`~spg.lint.clauses.gist`), or whose words that say what is claimed all
-    stand close together in one claim of the chain (:func:`_said_closely`)."""
-    above = ancestry(forest)
+    stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
+    the alternative is what they share (:func:`~spg.lint.clauses.on_every_path`)."""
+    above = on_every_path(forest, ancestry(forest))
     joined: dict[int, tuple[str, str]] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
         if not c.parents or r.restates or forest.by_num[c.num] is not c or not above.get(c.num):
+            continue
+        if _another_thing(c.text, r, readings[above[c.num][0]]):
             continue
         if _CUT_SHORT.search(c.text[-40:]):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
@@ -358,6 +384,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
             texts.append(joined[a])
         if not r.limitations:
             why = "adds no limitation to"
+        elif not _same_members(r, [readings[a] for a in above[c.num]]):
+            continue
         elif r.gists and all(_recited(clause, texts) for clause in r.gists) and any(
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
