@@ -12,7 +12,10 @@ by whoever ran pytest.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +86,25 @@ def hupd_dcg_path() -> Path:
 @pytest.fixture(scope="session")
 def patclaimeval_path() -> Path:
     return shared_file("patclaimeval/quality_test.json")
+
+
+def cli_in_a_fresh_process(argvs: list[list[str]], before: str = "", env: dict[str, str] | None = None) -> list:
+    """(exit status, stderr, whether torch was imported) of ``spg.cli.main`` on each argument list, run one after
+    another in one new Python process (after the statements ``before``): what a user's command line meets before
+    anything is loaded, which the test process, with torch long imported, cannot show."""
+    script = f"""
+import contextlib, io, json, sys
+{before}
+from spg.cli import main
+out = []
+for argv in {argvs!r}:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    out.append((code, err.getvalue(), "torch" in sys.modules))
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -1,12 +1,10 @@
-import json
 import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import cli_in_a_fresh_process
 
 from spg.config import ConfigError, Invalid, load_config
 from spg.train.config import Stage1Config
@@ -292,21 +290,8 @@ BAD_BEFORE_TORCH = [
 
 def test_bad_flags_and_config_values_are_one_line_before_torch_is_imported(tmp_path):
     """Each command answers in one line, exit 2, and has not imported torch (a flag error used to take 7-10 s)."""
-    script = f"""
-import contextlib, io, json, sys
-from spg.cli import main
-out = []
-for argv, _ in {BAD_BEFORE_TORCH!r}:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = main(argv)
-    out.append((code, err.getvalue(), "torch" in sys.modules))
-print(json.dumps(out))
-"""
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "HF_HUB_CACHE": str(tmp_path)})
-    assert done.returncode == 0, done.stderr
-    for (argv, expected), (code, err, torch_loaded) in zip(BAD_BEFORE_TORCH, json.loads(done.stdout)):
+    found = cli_in_a_fresh_process([argv for argv, _ in BAD_BEFORE_TORCH], env={**os.environ, "HF_HUB_CACHE": str(tmp_path)})
+    for (argv, expected), (code, err, torch_loaded) in zip(BAD_BEFORE_TORCH, found):
         assert code == 2 and len(err.splitlines()) == 1 and expected in err, (argv, err)
         assert not torch_loaded, argv
 
@@ -346,25 +331,13 @@ def test_a_cuda_index_past_the_gpus_the_nvidia_driver_lists_is_refused_without_t
 
 
 def test_a_cuda_device_without_any_gpu_driver_is_one_line_before_torch_is_imported(tmp_path):
-    script = f"""
-import contextlib, io, json, pathlib, sys
-import spg.config
-from spg.cli import main
-spg.config.GPU_DRIVERS = (pathlib.Path({str(tmp_path / "none")!r}),)
-sys.platform = "linux"
-out = []
-for argv in (["generate", "--device", "cuda:7"],
-             ["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=spg/pretrained/spg-smollm2/stage1",
-              "data=x.jsonl", "device=cuda", "pairs={tmp_path / 'p.jsonl'}"]):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = main(argv)
-    out.append((code, err.getvalue(), "torch" in sys.modules))
-print(json.dumps(out))
-"""
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    (generate, pairs) = json.loads(done.stdout)
+    before = ("import pathlib, spg.config\n"
+              f"spg.config.GPU_DRIVERS = (pathlib.Path({str(tmp_path / 'none')!r}),)\n"
+              "sys.platform = 'linux'")
+    generate, pairs = cli_in_a_fresh_process(
+        [["generate", "--device", "cuda:7"],
+         ["pairs", "--config", "configs/cpu/smollm2-stage2.yaml", "model=spg/pretrained/spg-smollm2/stage1",
+          "data=x.jsonl", "device=cuda", f"pairs={tmp_path / 'p.jsonl'}"]], before)
     assert generate == [2, "spg generate: device (--device) 'cuda:7' is not available on this machine (no GPU driver, "
                            "so no CUDA device); expected cpu\n", False]
     assert pairs == [2, "spg pairs: device=cuda: device 'cuda' is not available on this machine (no GPU driver, so no "

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import cli_in_a_fresh_process
 
 from spg.errors import InputError
 from spg.files import (
@@ -325,21 +326,9 @@ def test_a_users_non_empty_output_dir_is_refused_in_one_line_before_torch_is_imp
     model = tmp_path / "model"
     model.mkdir()
     (model / "spg_config.json").write_text("{}")  # a folder the config check takes for an SPG artefact
-    script = f"""
-import contextlib, io, json, sys
-from spg.cli import main
-out = []
-for argv in ({STAGE1!r} + ["output_dir={mine}", "train_file={tmp_path / 'x.jsonl'}"],
-             {STAGE2!r} + ["output_dir={mine}", "model={model}"]):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = main(argv)
-    out.append((code, err.getvalue(), "torch" in sys.modules))
-print(json.dumps(out))
-"""
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    for code, err, torch_loaded in json.loads(done.stdout):
+    found = cli_in_a_fresh_process([STAGE1 + [f"output_dir={mine}", f"train_file={tmp_path / 'x.jsonl'}"],
+                                     STAGE2 + [f"output_dir={mine}", f"model={model}"]])
+    for code, err, torch_loaded in found:
         assert code == 2 and len(err.splitlines()) == 1 and f"output_dir={mine}: is a folder spg did not" in err, err
         assert not torch_loaded
     assert os.listdir(mine) == ["thesis.tex"] and (mine / "thesis.tex").read_text() == "mine"
