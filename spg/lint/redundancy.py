@@ -59,8 +59,8 @@ _SAME_VERB = {"has": "has", "have": "has", "having": "has", "comprises": "compri
               "comprising": "comprises", "includes": "includes", "include": "includes", "including": "includes"}
 _RESTATED = COPULA | frozenset(_SAME_VERB)
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
-CLOSE = 1.25
-LEAD = 6  # words around such a stretch read for alternatives it is one of ("one of the inner and outer elements")  # how much longer than a restatement the stretch of its parent it restates may be (_said_closely)
+CLOSE = 1.25  # how much longer than a restatement the stretch of its parent it restates may be (_said_closely)
+LEAD = 6  # words around such a stretch read for alternatives it is one of ("one of the inner and outer elements")
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
 
 
