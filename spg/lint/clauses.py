@@ -305,8 +305,8 @@ class Reading:
     ``opening``: every word of a dependent claim's opening, or of an independent claim's preamble.
     ``restates``: a claim of its own that cites another ("An apparatus for carrying out the process of claim 1");
     "A method according to claim 2", an indefinite article before the subject alone, is a dependent claim.
-    ``limitations``: the normalised clauses of the
-    text after the citation (a dependent claim) or after the transition (an independent one), empty ones left out.
+    ``limitations``: the normalised clauses of the text after the citation (a dependent claim) or after the
+    transition (an independent one), empty ones left out.
     ``body``: the words of that text, the citation replaced by nothing, for comparing whole claims.
     ``gists``: each limitation as its restatements read (:func:`gist`), for the rules that look for one.
     ``parts``: the text of each limitation as written (list labels removed), for a rule that needs its commas

@@ -338,8 +338,8 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...]) -> bool:
 def _another_thing(text: str, r: Reading, parent: Reading) -> bool:
     """Whether a dependent claim opening with an indefinite article claims a thing of its parent rather than what its
     parent claims ("A nanoparticle-antibody conjugate according to claim 1" under "A method of immunoassay … with a
-    nanoparticle-antibody conjugate"): it narrows nothing, nor need it ("A method according to claim 2" claims what
-    claim 2 claims)."""
+    nanoparticle-antibody conjugate"): it claims another thing, so whether it narrows its parent is no question ("A
+    method according to claim 2" claims what claim 2 claims)."""
     if not _INDEFINITE.match(text) or not r.subject or not parent.subject:
         return False
     return singular(r.subject[-1]) not in {singular(w) for w in parent.subject}
@@ -353,7 +353,7 @@ def _same_members(r: Reading, chain: list[Reading]) -> bool:
     said = [w for x in r.limitations for w in x if w not in COPULA]
     if not any(pair in _MARKUSH for pair in zip(said, said[1:])):
         return True
-    whole = re.compile(r"(?: \|)? ".join(map(re.escape, said)) + " \\|")
+    whole = re.compile(" " + r"(?: \|)? ".join(map(re.escape, said)) + " \\|")
     return any(whole.search(" " + " | ".join(_plain(x).strip() for x in a.limitations) + " |") for a in chain)
 
 
