@@ -253,6 +253,32 @@ def test_a_parent_clause_said_again_in_other_words_does_not_further_limit():
     assert found(text, "not-further-limiting") == [3]
 
 
+def test_an_independent_claims_clause_said_again_with_a_word_less_does_not_further_limit():
+    text = ("1. An engine comprising an expansion chamber and introduction ports, wherein each introduction port has a "
+            "passage area set smaller than a maximum passage area of the expansion chamber, and a throttle valve. "
+            "2. The engine of claim 1, wherein each introduction port has a passage area smaller than the maximum "
+            "passage area of the expansion chamber.")
+    assert found(text, "not-further-limiting") == [2]
+
+
+def test_an_independent_claim_is_searched_with_a_tighter_window_than_a_dependent_one():
+    # nine words of the dependent in a stretch of eleven: close enough in a dependent parent (CLOSE), not in an
+    # independent one, whose length brings a dependent's few words together by chance (CLOSE_INDEPENDENT)
+    added = "wherein the lever is pivoted to the front frame by a steel pin near the lower step."
+    parent = "a lever pivoted to the front frame by a hardened steel pin located near the lower step"
+    independent = f"1. A stool comprising a front frame, a lower step and {parent}. 2. The stool of claim 1, {added}"
+    dependent = f"1. A stool comprising a front frame and a lower step. 2. The stool of claim 1, further comprising " \
+                f"{parent}. 3. The stool of claim 2, {added}"
+    assert found(independent, "not-further-limiting") == []
+    assert found(dependent, "not-further-limiting") == [3]
+
+
+def test_a_use_claim_citing_a_product_claim_is_a_claim_of_its_own():
+    text = ("1. An agent for the treatment of fatigue. 2. The use of an agent according to claim 1 for the treatment "
+            "of fatigue.")
+    assert found(text, "not-further-limiting") == []
+
+
 def test_a_dependent_choosing_among_or_bounded_by_its_parents_words_narrows():
     text = STOOL + (" 2. The step stool of claim 1, wherein the lower step is fixed to one of the front and rear frames."
                     " 3. The step stool of claim 2, wherein the lower step is fixed to the rear frame."

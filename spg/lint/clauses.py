@@ -52,7 +52,7 @@ _TRANSITION = re.compile(
 # process of claim 1", "At least one medium storing instructions to perform the method of claim 8", "Automatic machine
 # … characterised by the fact that it includes at least one unit as in claim 1"
 _OWN_CLAIM = re.compile(
-    r"^\s*(?:an?|at least one|one or more|use|kit)\b|(?<![\w-])(?:comprising|comprises|including|includes|containing|"
+    r"^\s*(?:an?|at least one|one or more|(?:the\s+)?use|kit)\b|(?<![\w-])(?:comprising|comprises|including|includes|containing|"
     r"contains|having|characteri[sz]ed|which|that|storing|stores|perform|performing|executing|using|made)(?![\w-])"
 )
 # where the words naming a claimed thing end in a preamble: its parts and contents follow

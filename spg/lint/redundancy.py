@@ -60,6 +60,8 @@ _SAME_VERB = {"has": "has", "have": "has", "having": "has", "comprises": "compri
 _RESTATED = COPULA | frozenset(_SAME_VERB)
 SHORTEST_NARROWING = 3  # words: shorter added clauses are taken to narrow
 CLOSE = 1.25  # how much longer than a restatement the stretch of its parent it restates may be (_said_closely)
+# the same in an independent claim: in its length a dependent's few words stand close together by chance more often
+CLOSE_INDEPENDENT = 1.1
 LEAD = 6  # words around such a stretch read for alternatives it is one of ("one of the inner and outer elements")
 SHORTEST_REPEATED = 4  # words: shorter clauses repeated inside a claim are no finding, but for a step or a statement
 
@@ -288,15 +290,15 @@ def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
     return any(needle in (plain if chooses else every) for every, plain in texts)
 
 
-def _said_closely(said: tuple[str, ...], r: Reading) -> bool:
+def _said_closely(said: tuple[str, ...], r: Reading, close: float) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
-    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of claim ``r``'s words at most
-    :data:`CLOSE` times as long, in any order and form, and that stretch names no alternatives: the dependent
+    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of claim ``r``'s words at most ``close``
+    times as long, in any order and form, and that stretch names no alternatives: the dependent
     restates that part of its parent in other words ("wherein the ridges each have a continuously rounded surface"
     under "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim
     are a new combination, which narrows."""
     stems = tuple(stem for _, stem in content(said))
-    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems)
+    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems, close)
 
 
 def _chooses(stretch: tuple[str, ...]) -> bool:
@@ -307,9 +309,9 @@ def _chooses(stretch: tuple[str, ...]) -> bool:
         pair in _CHOICE_PAIRS for pair in zip(stretch, stretch[1:]))
 
 
-def _close(need: Counter[str], r: Reading, order: tuple[str, ...]) -> bool:
+def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float) -> bool:
     """Whether the stems ``need`` (each as often as counted) all stand in one stretch of ``r``'s words at most
-    :data:`CLOSE` times as many as they are, a stretch that names no alternatives and does not give two parts of the
+    ``close`` times as many as they are, a stretch that names no alternatives and does not give two parts of the
     restatement (its stems in ``order``) each other's place ("from the conservator to the compartment" is not
     restated by "from the compartment to the conservator")."""
     total = sum(need.values())
@@ -324,7 +326,7 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...]) -> bool:
         have[stem] += 1
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
-            if (hi - lo + 1 <= CLOSE * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1])
+            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1])
                     and not _swapped(tuple(x for _, x in where[lo : hi + 1] if x in need), order)):
                 return True
             gone = where[lo][1]
@@ -390,8 +392,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif any(_said_closely(r.body[len(r.opening) :], readings[a])
-                 for a in above[c.num] if forest.by_num[a].parents):
+        elif any(_said_closely(r.body[len(r.opening) :], readings[a],
+                               CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT) for a in above[c.num]):
             why = "only restates, in other words, what is recited in"
         else:
             continue
