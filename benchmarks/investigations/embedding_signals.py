@@ -1,0 +1,115 @@
+"""Could sentence embeddings tell an LLM's non-distinctive repetition from a claim an examiner allowed?
+
+The repetitions the word rules miss are restatements in other words ("tallying" for "counting"), so the embedding
+model spg already ships for BERTScore (all-MiniLM-L6-v2, a sentence-similarity model; the ``eval`` extra) was tried
+as a reader of meaning. For each next claim (claim k+1 after claims 1..k) that is a dependent claim, the cosine
+similarity between its text after the citation and that of each earlier sibling (a claim citing the same parents),
+the highest kept; measured on the granted US claims of the train and dev sides of ``spg.data.checker_split`` (a high
+similarity there is a false alarm) and on the two written development sets
+(``benchmarks/lint_next_claim_devset*.jsonl``, per annotated kind), alone and together with "no new word" (none of
+the claim's content words is new against its chain and earlier siblings: ``repetition_signals.py``). Then the
+similarity of single words: synonyms a restatement uses, and words siblings written on purpose differ in.
+
+docs/lint.md ("Eighth round") gives the figures and why no rule came of them.
+
+    python benchmarks/investigations/embedding_signals.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from common import shared_records  # noqa: E402
+from repetition_signals import SETS  # noqa: E402
+
+from spg.data import checker_split  # noqa: E402
+from spg.forest import Forest  # noqa: E402
+from spg.lint.clauses import ancestry, content, read_claims  # noqa: E402
+from spg.metrics.text import default_bertscore_model  # noqa: E402
+from spg.parse import parse_claims  # noqa: E402
+
+THRESHOLDS = (0.9, 0.95)
+# (synonyms a written repetition used) then (words granted siblings differ in on purpose)
+WORDS = [("tallying", "counting"), ("anchored", "secured"), ("periodically", "cyclically"), ("located", "positioned"),
+         ("copper", "aluminium"), ("longest", "shortest"), ("cable", "radio"), ("before", "after")]
+
+
+class Similarity:
+    """Cosine similarity of texts by all-MiniLM-L6-v2, each text encoded once."""
+
+    def __init__(self) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(default_bertscore_model()), device="cpu")
+        self.seen: dict[str, object] = {}
+
+    def __call__(self, a: str, b: str) -> float:
+        for text in (a, b):
+            if text not in self.seen:
+                self.seen[text] = self.model.encode(text, normalize_embeddings=True)
+        return float(self.seen[a] @ self.seen[b])
+
+
+def signals(forest: Forest, num: int, similarity: Similarity) -> set[str] | None:
+    """The signals the last claim ``num`` of ``forest`` gives (None: not a dependent claim that says anything)."""
+    readings, above = read_claims(forest), ancestry(forest)
+    claim, r = forest.by_num[num], readings[num]
+    if not claim.parents or r.restates or not r.parts:
+        return None
+    mine = " ".join(p.strip() for p in r.parts)
+    siblings = [c.num for c in forest.claims if c.num < num and c.parents == claim.parents and readings[c.num].parts]
+    best = max((similarity(mine, " ".join(p.strip() for p in readings[s].parts)) for s in siblings), default=0.0)
+    said = {stem for a in (*above[num], *siblings) for _, stem in content(readings[a].body)}
+    new = {stem for _, stem in content(r.body[len(r.opening) :])} - said - {s for _, s in content(r.opening)}
+    got = {f"sibling ≥ {t}" for t in THRESHOLDS if best >= t}
+    got.update(f"sibling ≥ {t} and no new word" for t in THRESHOLDS if best >= t and not new)
+    return got
+
+
+def show(label: str, counts: Counter[str], n: int) -> None:
+    print(f"{label} ({n}): " + ", ".join(f"{k} {v}" + (f" ({v / n:.1%})" if n > 100 else "")
+                                          for k, v in sorted(counts.items())))
+
+
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    similarity = Similarity()
+    documents = shared_records()
+    counts: Counter[str] = Counter()
+    n = 0
+    for doc in documents:
+        if doc.fields.get("kind") != "grant" or checker_split(doc.id) == "test":
+            continue
+        claims = doc.claims.claims
+        for k in range(1, len(claims)):
+            got = signals(Forest.from_claims(claims[: k + 1]), claims[k].num, similarity)
+            if got is not None:
+                n += 1
+                counts.update(got)
+    show("granted US next dependent claims, train + dev", counts, n)
+    by_id = {doc.id: doc for doc in documents}
+    for name in SETS:
+        kinds: dict[str, Counter[str]] = defaultdict(Counter)
+        totals: Counter[str] = Counter()
+        for line in (Path(__file__).resolve().parents[1] / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            given = [c for c in by_id[row["id"]].claims.claims if c.num <= row["k"]]
+            (candidate,) = parse_claims(row["candidate"]).claims
+            got = signals(Forest.from_claims([*given, candidate]), candidate.num, similarity)
+            if got is not None:
+                totals[row["category"]] += 1
+                kinds[row["category"]].update(got)
+        for kind, found in sorted(kinds.items()):
+            show(f"{name}, {kind}", found, totals[kind])
+    print("single words: " + ", ".join(f"{a}/{b} {similarity(a, b):.2f}" for a, b in WORDS))
+
+
+if __name__ == "__main__":
+    main()
