@@ -87,6 +87,13 @@ def test_formed_of_or_made_from_for_made_of_is_a_reworded_duplicate():
     assert found(text, "duplicate-claim") == [3, 4]
 
 
+def test_two_or_more_and_at_least_two_for_a_plurality_are_a_restatement():
+    text = ("1. A web expander comprising ribbed rolls, wherein two or more ribbed rolls are used. 2. The web expander "
+            "of claim 1, wherein a plurality of ribbed rolls are used. 3. The web expander of claim 1, wherein at "
+            "least three ribbed rolls are used.")
+    assert found(text, "not-further-limiting") == [2]
+
+
 def test_at_least_one_or_one_or_more_for_an_article_is_no_duplicate():
     # a pair an applicant writes on purpose (US20190276881, an application on the train or dev side, claims 10 and 11)
     text = METHOD + (" 2. The method of claim 1, wherein a unique anchor probe is used for each mixture."

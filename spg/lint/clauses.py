@@ -122,6 +122,9 @@ _MADE = frozenset({"made", "formed", "composed", "constructed", "fabricated", "m
 # "the step of heating" is "heating" ("at least one X" and "one or more X" are not read as "an X": sibling claims
 # reciting "a unique probe" and "one or more unique probes" are written as two claims on purpose)
 _EMPTY_PHRASES = {"step": ("step", "of"), "steps": ("steps", "of")}
+# a number said as a word of claim drafting: "a plurality of" means at least two (York Products v. Central Tractor,
+# Fed. Cir. 1996), so "two or more ribbed rolls" and "a plurality of ribbed rolls" claim the same rolls
+_PLURALITY = {"two": ("two", "or", "more"), "at": ("at", "least", "two")}
 
 
 def singular(word: str) -> str:
@@ -160,6 +163,11 @@ def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, .
         phrase = _EMPTY_PHRASES.get(w)
         if phrase and clause[i : i + len(phrase)] == phrase:
             i += len(phrase)
+            continue
+        phrase = _PLURALITY.get(w)
+        if phrase and clause[i : i + len(phrase)] == phrase:
+            i += len(phrase)
+            got += ["plurality", "of"] if clause[i : i + 1] != ("of",) else ["plurality"]
             continue
         i += 1
         if w in _NO_SENSE:
