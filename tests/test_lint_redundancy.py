@@ -87,6 +87,13 @@ def test_formed_of_or_made_from_for_made_of_is_a_reworded_duplicate():
     assert found(text, "duplicate-claim") == [3, 4]
 
 
+def test_inside_for_within_is_a_reworded_duplicate():
+    text = ("1. A vacuum cleaner comprising an agitator and a drive motor. 2. The vacuum cleaner of claim 1, wherein "
+            "the drive motor is positioned within the agitator. 3. The vacuum cleaner of claim 1, wherein the drive "
+            "motor is located inside the agitator.")
+    assert found(text, "duplicate-claim") == [3]
+
+
 def test_two_or_more_and_at_least_two_for_a_plurality_are_a_restatement():
     text = ("1. A web expander comprising ribbed rolls, wherein two or more ribbed rolls are used. 2. The web expander "
             "of claim 1, wherein a plurality of ribbed rolls are used. 3. The web expander of claim 1, wherein at "

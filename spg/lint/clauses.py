@@ -233,8 +233,8 @@ def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
 _RELATING = frozenset({
     "is", "are", "be", "being", "been", "was", "were", "has", "have", "having", "comprise", "comprises",
     "comprising", "comprised", "include", "includes", "including", "contain", "contains", "containing", "of", "to",
-    "in", "on", "at", "by", "for", "with", "from", "into", "onto", "within", "upon", "as", "and", "or", "nor", "but",
-    "than", "then", "it", "its", "their", "they", "them", "there", "thereof", "therein", "thereto", "thereon",
+    "in", "on", "at", "by", "for", "with", "from", "into", "onto", "within", "inside", "upon", "as", "and", "or", "nor",
+    "but", "than", "then", "it", "its", "their", "they", "them", "there", "thereof", "therein", "thereto", "thereon",
     "wherein", "whereby", "where", "when", "while", "further", "also", "respectively", "such", "this", "these",
     "those", "who", "whose", "claim", "claims",
 }) | _ARTICLES
