@@ -18,21 +18,16 @@ docs/lint.md ("Eighth round") gives the figures and why no rule came of them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import shared_records  # noqa: E402
-from repetition_signals import SETS  # noqa: E402
+from repetition_signals import measure, says_nothing_new  # noqa: E402
 
-from spg.data import checker_split  # noqa: E402
 from spg.forest import Forest  # noqa: E402
-from spg.lint.clauses import ancestry, content, read_claims  # noqa: E402
+from spg.lint.clauses import ancestry, read_claims  # noqa: E402
 from spg.metrics.text import default_bertscore_model  # noqa: E402
-from spg.parse import parse_claims  # noqa: E402
 
 THRESHOLDS = (0.9, 0.95)
 # (synonyms a written repetition used) then (words granted siblings differ in on purpose)
@@ -65,49 +60,17 @@ def signals(forest: Forest, num: int, similarity: Similarity) -> set[str] | None
     mine = " ".join(p.strip() for p in r.parts)
     siblings = [c.num for c in forest.claims if c.num < num and c.parents == claim.parents and readings[c.num].parts]
     best = max((similarity(mine, " ".join(p.strip() for p in readings[s].parts)) for s in siblings), default=0.0)
-    said = {stem for a in (*above[num], *siblings) for _, stem in content(readings[a].body)}
-    new = {stem for _, stem in content(r.body[len(r.opening) :])} - said - {s for _, s in content(r.opening)}
     got = {f"sibling ≥ {t}" for t in THRESHOLDS if best >= t}
-    got.update(f"sibling ≥ {t} and no new word" for t in THRESHOLDS if best >= t and not new)
+    if got and says_nothing_new(forest, readings, above, num):
+        got.update(f"{signal} and no new word" for signal in list(got))
     return got
-
-
-def show(label: str, counts: Counter[str], n: int) -> None:
-    print(f"{label} ({n}): " + ", ".join(f"{k} {v}" + (f" ({v / n:.1%})" if n > 100 else "")
-                                          for k, v in sorted(counts.items())))
 
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     similarity = Similarity()
-    documents = shared_records()
-    counts: Counter[str] = Counter()
-    n = 0
-    for doc in documents:
-        if doc.fields.get("kind") != "grant" or checker_split(doc.id) == "test":
-            continue
-        claims = doc.claims.claims
-        for k in range(1, len(claims)):
-            got = signals(Forest.from_claims(claims[: k + 1]), claims[k].num, similarity)
-            if got is not None:
-                n += 1
-                counts.update(got)
-    show("granted US next dependent claims, train + dev", counts, n)
-    by_id = {doc.id: doc for doc in documents}
-    for name in SETS:
-        kinds: dict[str, Counter[str]] = defaultdict(Counter)
-        totals: Counter[str] = Counter()
-        for line in (Path(__file__).resolve().parents[1] / name).read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            given = [c for c in by_id[row["id"]].claims.claims if c.num <= row["k"]]
-            (candidate,) = parse_claims(row["candidate"]).claims
-            got = signals(Forest.from_claims([*given, candidate]), candidate.num, similarity)
-            if got is not None:
-                totals[row["category"]] += 1
-                kinds[row["category"]].update(got)
-        for kind, found in sorted(kinds.items()):
-            show(f"{name}, {kind}", found, totals[kind])
+    measure(lambda forest, num: signals(forest, num, similarity))
     print("single words: " + ", ".join(f"{a}/{b} {similarity(a, b):.2f}" for a, b in WORDS))
 
 

@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -31,12 +32,20 @@ from common import shared_records  # noqa: E402
 
 from spg.data import checker_split  # noqa: E402
 from spg.forest import Forest  # noqa: E402
-from spg.lint.clauses import ancestry, content, read_claims  # noqa: E402
+from spg.lint.clauses import Reading, ancestry, content, read_claims  # noqa: E402
 from spg.parse import parse_claims  # noqa: E402
 
 RUNS = (10, 12, 15)
 COVERED = 0.9
 SETS = ("lint_next_claim_devset.jsonl", "lint_next_claim_devset2.jsonl")
+
+
+def says_nothing_new(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]], num: int) -> bool:
+    """Whether none of claim ``num``'s content words is new against its chain and its earlier siblings."""
+    claim, r = forest.by_num[num], readings[num]
+    siblings = [c.num for c in forest.claims if c.num < num and c.parents == claim.parents]
+    said = {stem for a in (*above[num], *siblings) for _, stem in content(readings[a].body)}
+    return {stem for _, stem in content(r.body[len(r.opening) :])} <= said | {s for _, s in content(r.opening)}
 
 
 def signals(forest: Forest, num: int) -> set[str] | None:
@@ -53,9 +62,7 @@ def signals(forest: Forest, num: int) -> set[str] | None:
     longest = max((SequenceMatcher(None, added, readings[a].body, autojunk=False)
                    .find_longest_match(0, len(added), 0, len(readings[a].body)).size for a in above[num]), default=0)
     got.update(f"run ≥ {n}" for n in RUNS if longest >= n and len(added) - longest >= 3)
-    siblings = [c.num for c in forest.claims if c.num < num and c.parents == claim.parents]
-    said = {stem for a in (*above[num], *siblings) for _, stem in content(readings[a].body)}
-    if mine <= said | {stem for _, stem in content(r.opening)}:
+    if says_nothing_new(forest, readings, above, num):
         got.add("no new word")
     for c in forest.claims:
         if c.num < num and len(mine & {s for _, s in content(readings[c.num].body)}) >= COVERED * len(mine):
@@ -70,9 +77,9 @@ def show(label: str, counts: Counter[str], n: int) -> None:
                                           for k, v in sorted(counts.items())))
 
 
-def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+def measure(signals: Callable[[Forest, int], set[str] | None]) -> None:
+    """Print how often each of ``signals``' signals comes on the granted US next dependent claims of train and dev,
+    and on each written development set per annotated kind."""
     documents = shared_records()
     counts: Counter[str] = Counter()
     n = 0
@@ -100,6 +107,12 @@ def main() -> None:
                 kinds[row["category"]].update(got)
         for kind, found in sorted(kinds.items()):
             show(f"{name}, {kind}", found, totals[kind])
+
+
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    measure(signals)
 
 
 if __name__ == "__main__":
