@@ -24,7 +24,8 @@ SHAPES = {
 def shared_file(relative: str) -> Path:
     path = Path(os.environ.get("SPG_DATA_DIR", REPO.parent / "shared" / "data")) / relative
     if not path.is_file():
-        sys.exit(f"error: shared data file missing: {path} (set SPG_DATA_DIR)")
+        sys.stderr.write(f"error: shared data file missing: {path} (set SPG_DATA_DIR)\n")
+        raise SystemExit(2)
     return path
 
 

@@ -35,6 +35,8 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="also print every finding: id, claim, rule, claim text")
     args = parser.parse_args()
     sides = set(args.sides.split(","))
+    if not sides <= {"train", "dev", "test"}:
+        parser.error(f"--sides: expected train, dev or test, comma-separated; got {args.sides!r}")
     wanted = None if args.rules == "all" else set(args.rules.split(","))
     counts: Counter[str] = Counter()
     claims = 0
