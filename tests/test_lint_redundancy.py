@@ -261,6 +261,29 @@ def test_near_duplicates_must_say_what_each_other_says_word_for_word_or_by_kin()
     assert found(text, "duplicate-claim") == []
 
 
+def test_a_sibling_with_only_words_its_chain_says_in_the_same_place_is_a_duplicate():
+    # claim 1 pivots the lower step to the front frame, so "to the front frame" adds nothing to claim 2
+    text = STOOL + (" 2. The step stool of claim 1, wherein the lower step is pivoted by a steel pin."
+                    " 3. The step stool of claim 1, wherein the lower step is pivoted to the front frame by a steel"
+                    " pin.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_a_sibling_adding_words_said_elsewhere_a_list_member_a_number_or_another_word_narrows():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the lower step is pivoted by a pin."
+                    # "plate" and "lower" are said in claim 1, but not beside "pivoted by a … pin"
+                    " 3. The step stool of claim 1, wherein the lower step is pivoted by a plate pin."
+                    " 4. The step stool of claim 1, wherein the lower step is pivoted by 2 pins."
+                    # a word replaced ("pin" once less), not only added
+                    " 5. The step stool of claim 1, wherein the lower step is pivoted by a front frame.")
+    assert found(text, "duplicate-claim") == []
+    # a member of a Markush group, even one written as a clause of its own
+    listed = ("1. A step stool comprising a lower step and a hinge made of a metal selected from the group consisting"
+              " of: cast steel; hardened steel; and brass. 2. The step stool of claim 1, wherein the hinge is made of"
+              " steel. 3. The step stool of claim 1, wherein the hinge is made of hardened steel.")
+    assert found(listed, "duplicate-claim") == []
+
+
 def test_a_parent_clause_said_again_in_other_words_does_not_further_limit():
     text = STOOL + (" 2. The step stool of claim 1, wherein the lower step presents continuously rounded edges."
                     " 3. The step stool of claim 2, wherein each of the lower steps has a continuously rounded edge.")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from difflib import SequenceMatcher
 
 from spg.forest import Forest
 from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, on_every_path, read_claims, singular
@@ -173,6 +174,7 @@ _BOUNDS = (frozenset({"least", "greater", "equal", "more", "minimum"}), frozense
 # ("a first electrode along the outer edge, a second along the second surface" after "inner and outer edges, a first
 # surface … and a second surface"); the restatements found on train and dev have at most 15
 NEAR_LONGEST = 24
+MOST_ADDED = 3  # content words a restating sibling adds from its chain (_adds_what_its_chain_says)
 # endings that make a noun of a verb ("engaged", "engagement"; "removed", "removal")
 _NOMINAL = ("ment", "ement", "al", "ion", "ation")
 
@@ -228,6 +230,28 @@ def _near(new: Reading, old: Reading) -> bool:
     return first_a == first_b or last_a == last_b
 
 
+def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[Reading]) -> bool:
+    """Whether a claim says what its sibling ``old`` says, in the same order, and beside it only runs of words (at most
+    :data:`MOST_ADDED` in all) that its chain says in the same place: each run, with a word next to it, stands
+    together in a clause of one claim of the chain ("said air mattress is releasably attached to said support frame"
+    after "said air mattress is releasably attached", where the chain attaches it "to said support frame"). A word
+    the chain says elsewhere ("a graph neural network" after "a neural network" under "a knowledge graph") narrows;
+    so does a word from a clause naming alternatives or from a claim with a Markush group, where siblings choose
+    ("… comprises AcYGK…-OH conjugated to tetanus toxoid" after "… comprises AcYGK…-OH" under a claim listing both
+    in its group; Pap2Pat train and dev)."""
+    mine, theirs = [s for _, s in content(new.body)], [s for _, s in content(old.body)]
+    if len(mine) > NEAR_LONGEST or len(theirs) < SHORTEST_NARROWING:
+        return False
+    edits = [(tag, i, j) for tag, _, _, i, j in SequenceMatcher(None, theirs, mine, autojunk=False).get_opcodes()
+             if tag != "equal"]
+    if not edits or any(tag != "insert" for tag, _, _ in edits) or sum(j - i for _, i, j in edits) > MOST_ADDED:
+        return False
+    said = [" " + " ".join(s for _, s in content(x)) + " " for r in chain if _MARKUSH_WORDS.isdisjoint(r.body)
+            for x in r.limitations if not _chooses(x)]
+    return all(any(f" {' '.join(run)} " in text for text in said for run in (mine[max(i - 1, 0) : j], mine[i : j + 1])
+                   if len(run) > j - i) for _, i, j in edits)
+
+
 def _numbers(said: tuple[str, ...]) -> Counter[str]:
     return Counter(w for w in said if any(ch.isdigit() for ch in w))
 
@@ -240,6 +264,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
     reworded: dict[tuple, int] = {}
     bags: dict[tuple, list[int]] = {}
     siblings: dict[tuple[int, ...], list[int]] = {}
+    above = on_every_path(forest, ancestry(forest))
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -259,6 +284,11 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
             how = "the same limitations in other words"
         if earlier is None:
             earlier = next((e for e in siblings.get(c.parents, ()) if _near(r, readings[e])), None)
+        if earlier is None and above.get(c.num):
+            chain = [readings[a] for a in above[c.num]]
+            earlier = next((e for e in siblings.get(c.parents, ())
+                            if _adds_what_its_chain_says(r, readings[e], chain)), None)
+            how = "the same limitations, with words its chain already says"
         if earlier is not None:
             out.append(Finding(
                 "duplicate-claim", "warning", c.num,
