@@ -94,6 +94,29 @@ def test_inside_for_within_is_a_reworded_duplicate():
     assert found(text, "duplicate-claim") == [3]
 
 
+def test_words_of_place_function_and_order_said_another_way_are_a_reworded_duplicate():
+    text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is formed under the lower step."
+                    " 3. The step stool of claim 1, wherein the pawl is disposed beneath the lower step."
+                    " 4. The step stool of claim 1, wherein the pawl is suitable for locking the hinge."
+                    " 5. The step stool of claim 1, wherein the pawl is configured to lock the hinge."
+                    " 6. The step stool of claim 1, wherein the hinge is locked prior to use."
+                    " 7. The step stool of claim 1, wherein the hinge is locked before use."
+                    " 8. The step stool of claim 1, wherein the lower step is 40 cm wide."
+                    " 9. The step stool of claim 1, wherein the lower step is about 40 cm wide.")
+    assert found(text, "duplicate-claim") == [3, 5, 7, 9]
+
+
+def test_those_words_elsewhere_say_something_else():
+    # "provided with" has, "formed by" makes, "about" an axis is a place
+    text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is provided with a slot."
+                    " 3. The step stool of claim 1, wherein the pawl is located at a slot."
+                    " 4. The step stool of claim 1, wherein the pawl is formed by stamping."
+                    " 5. The step stool of claim 1, wherein the pawl is positioned by stamping."
+                    " 6. The step stool of claim 1, wherein the pawl pivots about an axle."
+                    " 7. The step stool of claim 1, wherein the pawl pivots on an axle.")
+    assert found(text, "duplicate-claim") == []
+
+
 def test_two_or_more_and_at_least_two_for_a_plurality_are_a_restatement():
     text = ("1. A web expander comprising ribbed rolls, wherein two or more ribbed rolls are used. 2. The web expander "
             "of claim 1, wherein a plurality of ribbed rolls are used. 3. The web expander of claim 1, wherein at "
@@ -288,6 +311,16 @@ def test_a_parent_clause_said_again_in_other_words_does_not_further_limit():
     text = STOOL + (" 2. The step stool of claim 1, wherein the lower step presents continuously rounded edges."
                     " 3. The step stool of claim 2, wherein each of the lower steps has a continuously rounded edge.")
     assert found(text, "not-further-limiting") == [3]
+
+
+def test_a_bound_the_dependent_says_again_is_no_choice_but_alternatives_said_again_are():
+    text = ("1. A circuit comprising a ring oscillator and at least one native transistor coupled to receive an input "
+            "and couple the input to the ring oscillator. 2. The circuit of claim 1, wherein the at least one native "
+            "transistor is coupled to receive the input and to couple the input to the ring oscillator.")
+    assert found(text, "not-further-limiting") == [2]
+    text = ("1. A compound of formula I, wherein n is 0, 1, 2 or 3 and R is methyl. 2. The compound of claim 1, "
+            "wherein n is 0 or 1 and R is methyl.")
+    assert found(text, "not-further-limiting") == []
 
 
 def test_an_independent_claims_clause_said_again_with_a_word_less_does_not_further_limit():

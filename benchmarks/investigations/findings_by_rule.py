@@ -48,7 +48,9 @@ def main() -> None:
             if wanted is None or f.rule in wanted:
                 counts[f.rule] += 1
                 if args.list:
-                    print(f"{record.id}\t{f.claim}\t{f.rule}\t{record.claims.by_num[f.claim].text[:200]}")
+                    # a finding on the whole set (numbering) has no claim
+                    text = record.claims.by_num[f.claim].text[:200] if f.claim in record.claims.by_num else ""
+                    print(f"{record.id}\t{f.claim}\t{f.rule}\t{text}")
     print(f"{args.data}, {'+'.join(sorted(sides))}: {claims} claims; "
           + ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items())))
 

@@ -53,6 +53,7 @@ _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # as poultry"), and bounds ("at least 80% identity to", "up to", "more than")
 _CHOICE_PAIRS = frozenset({("one", "of"), ("other", "of"), ("such", "as"), ("at", "least"), ("at", "most"),
                            ("up", "to"), ("more", "than"), ("less", "than"), ("identity", "to")})
+_BOUND_PAIRS = frozenset({("at", "least"), ("at", "most"), ("up", "to"), ("more", "than"), ("less", "than")})
 # a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
 # frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
 # are no words already), "having" for "has" (see _restated)
@@ -328,18 +329,21 @@ def _said_closely(said: tuple[str, ...], r: Reading, close: float) -> bool:
     under "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim
     are a new combination, which narrows."""
     stems = tuple(stem for _, stem in content(said))
-    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems, close)
+    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems, close, said)
 
 
-def _chooses(stretch: tuple[str, ...]) -> bool:
+def _chooses(stretch: tuple[str, ...], said: tuple[str, ...] = ()) -> bool:
     """Whether a stretch of words (with the few around it) names alternatives: "or", "one of", "the other of", a
     Markush group ("selected from the group consisting of"); a dependent claim restating one of them chooses it,
-    which narrows."""
+    which narrows. A bound the dependent ``said`` itself says ("the at least one native N channel transistor …"
+    restating "at least one native N channel transistor …") is no choice; alternatives it says again are (n is "0
+    or 1" under "0, 1, 2 or 3")."""
+    own = {pair for pair in zip(said, said[1:]) if pair in _BOUND_PAIRS}
     return not _ALTERNATIVE.isdisjoint(stretch) or not _MARKUSH_WORDS.isdisjoint(stretch) or any(
-        pair in _CHOICE_PAIRS for pair in zip(stretch, stretch[1:]))
+        pair in _CHOICE_PAIRS and pair not in own for pair in zip(stretch, stretch[1:]))
 
 
-def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float) -> bool:
+def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float, said: tuple[str, ...] = ()) -> bool:
     """Whether the stems ``need`` (each as often as counted) all stand in one stretch of ``r``'s words at most
     ``close`` times as many as they are, a stretch that names no alternatives and does not give two parts of the
     restatement (its stems in ``order``) each other's place ("from the conservator to the compartment" is not
@@ -356,7 +360,7 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float)
         have[stem] += 1
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
-            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1])
+            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1], said)
                     and not _swapped(tuple(x for _, x in where[lo : hi + 1] if x in need), order)):
                 return True
             gone = where[lo][1]
