@@ -106,6 +106,23 @@ def test_words_of_place_function_and_order_said_another_way_are_a_reworded_dupli
     assert found(text, "duplicate-claim") == [3, 5, 7, 9]
 
 
+def test_the_at_least_one_points_back_as_the_does_but_at_least_one_of_chooses():
+    text = ("1. A method comprising applying at least one first component and at least one second component to a "
+            "substrate. 2. The method of claim 1, wherein said first component is an electrical component and said "
+            "second component is a passive component. 3. The method of claim 1, wherein said at least one first "
+            "component is an electrical component and said at least one second component is a passive component. "
+            "4. The method of claim 1, wherein at least one of said first component and said second component is "
+            "heated. 5. The method of claim 1, wherein said first component and said second component are heated.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_therebetween_for_between_them_is_a_reworded_duplicate():
+    text = ("1. A cleaner comprising a housing having a cover and a base. 2. The cleaner of claim 1, wherein a "
+            "passage is defined between the cover and the base. 3. The cleaner of claim 1, wherein the cover and the "
+            "base define a passage therebetween.")
+    assert found(text, "duplicate-claim") == [3]
+
+
 def test_those_words_elsewhere_say_something_else():
     # "provided with" has, "formed by" makes, "about" an axis is a place
     text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is provided with a slot."

@@ -246,8 +246,8 @@ _PLACED = frozenset({"located", "positioned", "disposed", "situated", "placed"})
 # more such words, each read as one stem only before the words that make it say the same (ninth round, built on the
 # written sets' train side): a word of place before a place ("a recess formed in the housing", "provided in",
 # "arranged in"; not "provided with", which has), of function before its object ("configured to", "adapted to",
-# "operable to", "suitable for"), "under" said three ways, "prior to" for "before", "about" before a number (as
-# "approximately", idle)
+# "operable to", "suitable for"), "under" said three ways, "prior to" for "before", "therebetween" for "between", "about" before a
+# number (as "approximately", idle)
 _AT_A_PLACE = frozenset({"in", "on", "at", "between", "within", "inside", "under", "beneath", "below", "above",
                          "adjacent", "along", "around", "near", "over", "across", "behind", "outside"})
 _SAME_BEFORE: dict[str, tuple[str, frozenset[str] | None]] = {
@@ -256,7 +256,7 @@ _SAME_BEFORE: dict[str, tuple[str, frozenset[str] | None]] = {
     "configured": ("configur", frozenset({"to", "for"})), "adapted": ("configur", frozenset({"to", "for"})),
     "operable": ("configur", frozenset({"to", "for"})), "suitable": ("configur", frozenset({"to", "for"})),
     "beneath": ("under", None), "below": ("under", None), "underneath": ("under", None),
-    "prior": ("befor", frozenset({"to"})),
+    "prior": ("befor", frozenset({"to"})), "therebetween": ("between", None),
 }
 _INFLECTED = re.compile(r"(?:ied|ing|ed|ly)$")
 

@@ -171,6 +171,10 @@ _IDLE_DIFFERENCE = frozenset({"each", "respectiv", "both", "so", "made", "percen
 # a bound said two ways: "at least 60 mm", "equal to or greater than 60 mm", "60 mm or more" (not "at least one of the
 # mutations" for "each of the mutations": a word of a bound needs one on the other side)
 _BOUNDS = (frozenset({"least", "greater", "equal", "more", "minimum"}), frozenset({"most", "less", "fewer", "maximum"}))
+# "the at least one sensor" points back to "at least one sensor" as "the sensor" does ("at least one of the sensors",
+# no article before it, chooses)
+_BACK_TO_AT_LEAST_ONE = re.compile(r"\b(?:the|said)\s+at\s+least\s+one\b", re.IGNORECASE)
+_AT_LEAST_ONE = frozenset({"least", "one"})
 # content words: in longer claims words recur across clauses, and the same words in other places say other things
 # ("a first electrode along the outer edge, a second along the second surface" after "inner and outer edges, a first
 # surface … and a second surface"); the restatements found on train and dev have at most 15
@@ -201,8 +205,9 @@ def _orders(stems: list[str], keep: set[str]) -> tuple[list[str], list[str]]:
 def _near(new: Reading, old: Reading) -> bool:
     """Whether two sibling claims recite the same limitations in other words. Their content words
     (:func:`~spg.lint.clauses.content`) are the same, but for words that change nothing (:data:`_IDLE_DIFFERENCE`),
-    words of the subject both name ("… on a light emitting side of the device"), and words each of which says what a
-    word left on the other side says (:func:`_kin`); their numbers are the same; a word only one of them says more
+    words of the subject both name ("… on a light emitting side of the device"), the "at least one" of a claim
+    pointing back with "the at least one" more often, and words each of which says what a word left on the other
+    side says (:func:`_kin`); their numbers are the same; a word only one of them says more
     often, not each a word of its own more often ("receipt of a program description" and "receipt of program list
     information" say two things); and the words they share come in the same order, read from the first time each
     comes or from the last ("intermittent time information and location information", "intermittent time and
@@ -217,8 +222,9 @@ def _near(new: Reading, old: Reading) -> bool:
         return False
     named = {s for _, s in content(new.subject)} & {s for _, s in content(old.subject)}
     idle = _IDLE_DIFFERENCE | named
-    left_a = [s for s in stems_a if s not in shared and s not in idle]
-    left_b = [s for s in stems_b if s not in shared and s not in idle]
+    back_a, back_b = (len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts))) for r in (new, old))
+    left_a = [s for s in stems_a if s not in shared and s not in idle and not (back_a > back_b and s in _AT_LEAST_ONE)]
+    left_b = [s for s in stems_b if s not in shared and s not in idle and not (back_b > back_a and s in _AT_LEAST_ONE)]
     if not all(any(_kin(x, y) for y in left_b) for x in left_a) or not all(
             any(_kin(x, y) for x in left_a) for y in left_b):
         return False
