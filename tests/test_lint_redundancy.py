@@ -123,6 +123,20 @@ def test_therebetween_for_between_them_is_a_reworded_duplicate():
     assert found(text, "duplicate-claim") == [3]
 
 
+def test_an_abbreviation_for_its_long_form_is_a_reworded_duplicate():
+    text = ("1. A method comprising routing packets through a gateway. 2. The method of claim 1, wherein the gateway "
+            "is a Packet Data Network Gateway (P-GW). 3. The method of claim 1, wherein the gateway is a P-GW.")
+    assert found(text, "duplicate-claim") == [3]
+
+
+def test_words_of_one_part_of_a_claim_listing_alternatives_choose_it():
+    text = ("1. A method of treatment comprising at least one of: A) treating a subject suffering from a granuloma by "
+            "administering a peptide; B) treating a subject suffering from chronic granulomatous disease by "
+            "administering the peptide. 2. The method of claim 1, wherein the subject is suffering from chronic "
+            "granulomatous disease.")
+    assert found(text, "not-further-limiting") == []
+
+
 def test_those_words_elsewhere_say_something_else():
     # "provided with" has, "formed by" makes, "about" an axis is a place
     text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is provided with a slot."

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from difflib import SequenceMatcher
 
 from spg.forest import Forest
+from spg.lint.abbreviations import defined, spelled_out
 from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, on_every_path, read_claims, singular
 from spg.lint.finding import Finding
 
@@ -47,6 +49,9 @@ _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$
 _LETTERED_ALTERNATIVES = re.compile(
     r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
 )
+# a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
+# restating words of one part chooses it, wherever in the long claim they stand
+_LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # what else makes a recited limitation a range a dependent claim may narrow: "one of", "the other of", examples ("such
@@ -419,9 +424,10 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         for a in above[c.num]:
             if a not in joined:
                 clauses = readings[a].gists
+                listed = _LISTS_ALTERNATIVES.search(forest.by_num[a].text)
                 joined[a] = (
                     "\n".join(map(_plain, clauses)),
-                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x)),
+                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
                 )
             texts.append(joined[a])
         if not r.limitations:
@@ -433,7 +439,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         ):
             why = "only restates what is recited in"
         elif any(_said_closely(r.body[len(r.opening) :], readings[a],
-                               CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT) for a in above[c.num]):
+                               CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT) for a in above[c.num]
+                 if not _LISTS_ALTERNATIVES.search(forest.by_num[a].text)):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -490,10 +497,13 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
 
 def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
     """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, when the
-    caller has them)."""
+    caller has them). Claims are compared with the abbreviations the set defines spelled out
+    (:mod:`spg.lint.abbreviations`)."""
     readings = readings if readings is not None else read_claims(forest)
+    short = defined([c.text for c in forest.claims])
+    compared = {n: replace(r, body=spelled_out(r.body, short)) for n, r in readings.items()} if short else readings
     return (
-        check_duplicates(forest, readings)
-        + check_not_further_limiting(forest, readings)
+        check_duplicates(forest, compared)
+        + check_not_further_limiting(forest, compared)
         + check_repeated_limitations(forest, readings)
     )
