@@ -137,6 +137,17 @@ def test_words_of_one_part_of_a_claim_listing_alternatives_choose_it():
     assert found(text, "not-further-limiting") == []
 
 
+def test_a_step_said_again_in_the_passive_does_not_further_limit_but_a_step_for_a_passive_does():
+    text = ("1. A method of programming a memory cell, comprising applying a voltage to the cell, and repeating the "
+            "programming step for a plurality of programming cycles. 2. The method of claim 1, wherein the "
+            "programming step is repeated for a plurality of programming cycles.")
+    assert found(text, "not-further-limiting") == [2]
+    text = ("1. A method of printing an object, comprising receiving an approximation of a surface of the object, "
+            "wherein the approximation is generated from surface data. 2. The method of claim 1, further comprising "
+            "generating the approximation from the surface data.")
+    assert found(text, "not-further-limiting") == []
+
+
 def test_those_words_elsewhere_say_something_else():
     # "provided with" has, "formed by" makes, "about" an axis is a place
     text = STOOL + (" 2. The step stool of claim 1, wherein the pawl is provided with a slot."

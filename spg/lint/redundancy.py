@@ -354,6 +354,22 @@ def _chooses(stretch: tuple[str, ...], said: tuple[str, ...] = ()) -> bool:
         pair in _CHOICE_PAIRS and pair not in own for pair in zip(stretch, stretch[1:]))
 
 
+def _forms(pairs, said: tuple[str, ...], ending: str) -> set[str]:
+    return {stem for i, stem in pairs if said[i].endswith(ending)}
+
+
+def _unturned(stretch, body: tuple[str, ...], need: Counter[str], order: tuple[str, ...],
+              said: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The needed stems of a stretch (its (position, stem) pairs in ``body``) and the restatement's ``order`` of them,
+    both without a verb the restatement says in the passive where the stretch has a step ("the programming step is
+    repeated" under "repeating the programming step"): a verb moved behind its object is no two parts exchanged
+    (:func:`_swapped`). Not the other way round: a step of "generating the approximation" under "wherein the
+    approximation is generated …" adds the step to the method (Pap2Pat on train)."""
+    turned = _forms(content(said), said, "ed") & _forms(stretch, body, "ing")
+    return (tuple(x for _, x in stretch if x in need and x not in turned),
+            tuple(x for x in order if x not in turned))
+
+
 def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float, said: tuple[str, ...] = ()) -> bool:
     """Whether the stems ``need`` (each as often as counted) all stand in one stretch of ``r``'s words at most
     ``close`` times as many as they are, a stretch that names no alternatives and does not give two parts of the
@@ -372,7 +388,7 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float,
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
             if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1], said)
-                    and not _swapped(tuple(x for _, x in where[lo : hi + 1] if x in need), order)):
+                    and not _swapped(*_unturned(where[lo : hi + 1], r.body, need, order, said))):
                 return True
             gone = where[lo][1]
             have[gone] -= 1
