@@ -3,7 +3,8 @@ import json
 from conftest import shared_file
 
 from spg.lint import find_all
-from spg.lint.redundancy import check_redundancy
+from spg.lint.clauses import words
+from spg.lint.redundancy import _chooses, check_redundancy
 from spg.parse import parse_claims
 
 STOOL = ("1. A step stool comprising: a front frame and a rear frame joined at the top by a hinge; a lower step "
@@ -146,6 +147,23 @@ def test_a_step_said_again_in_the_passive_does_not_further_limit_but_a_step_for_
             "wherein the approximation is generated from surface data. 2. The method of claim 1, further comprising "
             "generating the approximation from the surface data.")
     assert found(text, "not-further-limiting") == []
+
+
+def test_a_bound_after_its_number_and_an_irregular_participle_restate_the_parent():
+    text = ("1. A panel comprising crystals. 2. The panel of claim 1, wherein the crystals have a particle diameter of "
+            "500 or more angstroms. 3. The panel of claim 2, wherein the crystals have a particle diameter of at least "
+            "500 angstroms. 4. The panel of claim 1, further comprising a controller sending a control signal to a "
+            "heater. 5. The panel of claim 4, wherein the control signal is sent to the heater by the controller.")
+    assert found(text, "not-further-limiting") == [3, 5]
+    # a bound the other way says something else
+    text = ("1. A panel comprising crystals. 2. The panel of claim 1, wherein the crystals have a particle diameter of "
+            "500 or more angstroms. 3. The panel of claim 2, wherein the crystals have a particle diameter of at most "
+            "500 angstroms.")
+    assert found(text, "not-further-limiting") == []
+    # "or more" after a number is a bound; after "one" ("one or more dopants, boron, …") it opens alternatives
+    assert not _chooses(words("particle diameter of 500 or more angstroms"))
+    assert not _chooses(words("a width of 5 mm or less"))
+    assert _chooses(words("one or more dopants comprise boron phosphorus"))
 
 
 def test_those_words_elsewhere_say_something_else():

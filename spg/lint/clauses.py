@@ -259,6 +259,16 @@ _SAME_BEFORE: dict[str, tuple[str, frozenset[str] | None]] = {
     "prior": ("befor", frozenset({"to"})), "therebetween": ("between", None),
 }
 _INFLECTED = re.compile(r"(?:ied|ing|ed|ly)$")
+# participles no suffix rule reaches ("the signal is sent" for "sending the signal"), and "use", whose stem the rule
+# cuts two ways ("used", "using")
+_IRREGULAR = {"sent": "send", "held": "hold", "built": "build", "bent": "bend", "fed": "feed", "led": "lead",
+              "bound": "bind", "wound": "wind", "shown": "show", "drawn": "draw", "given": "give", "taken": "take",
+              "kept": "keep", "left": "leave", "lost": "lose", "brought": "bring", "caught": "catch", "sought": "seek",
+              "spun": "spin", "stuck": "stick", "struck": "strike", "laid": "lay", "slid": "slide", "used": "us",
+              "using": "us", "worn": "wear", "torn": "tear", "known": "know", "grown": "grow", "thrown": "throw"}
+# a bound said after its number ("500 or more angstroms", "5 mm or less"), read as "at least" / "at most" say it
+OR_BOUND = {"more": "least", "greater": "least", "higher": "least", "larger": "least", "above": "least",
+             "less": "most", "fewer": "most", "lower": "most", "smaller": "most", "below": "most"}
 
 
 def _base(word: str) -> str:
@@ -267,6 +277,8 @@ def _base(word: str) -> str:
     stemmer also strips derivation ("humanized" → "human", "organic" → "organ"), which merges siblings a claim set
     writes on purpose, and a dictionary lemmatizer (lemminflect) takes 0.4 s to load, beyond spg lint's start-up. A
     word it cuts wrongly ("speed" → "spe") only misses a match: both sides of a comparison go through it."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if len(word) <= 3 or not word.isalpha():
         return word
     suffix = _INFLECTED.search(word) if len(word) > 4 else None
@@ -311,6 +323,13 @@ def content(said: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
             out.append((i, _SAME_BEFORE[w][0]))
         elif w == "about" and said[i + 1 : i + 2] and any(ch.isdigit() for ch in said[i + 1]):
             continue
+        elif w in OR_BOUND and i and said[i - 1] == "or":
+            # before its number, where "at least" stands ("5 mm or more": "at least 5 mm")
+            at = next((k for k in range(len(out) - 1, max(len(out) - 3, -1), -1) if out[k][1][:1].isdigit()), None)
+            if at is None:
+                out += [(i, stem) for stem in _stems(w)]
+            else:
+                out.insert(at, (out[at][0], OR_BOUND[w]))
         elif w in _MADE and said[i + 1 : i + 2] in (("of",), ("from",)):
             out.append((i, "made"))
         else:

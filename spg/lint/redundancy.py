@@ -35,7 +35,7 @@ from difflib import SequenceMatcher
 
 from spg.forest import Forest
 from spg.lint.abbreviations import defined, spelled_out
-from spg.lint.clauses import COPULA, Reading, ancestry, content, gist, on_every_path, read_claims, singular
+from spg.lint.clauses import COPULA, OR_BOUND, Reading, ancestry, content, gist, on_every_path, read_claims, singular
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
@@ -350,7 +350,12 @@ def _chooses(stretch: tuple[str, ...], said: tuple[str, ...] = ()) -> bool:
     restating "at least one native N channel transistor …") is no choice; alternatives it says again are (n is "0
     or 1" under "0, 1, 2 or 3")."""
     own = {pair for pair in zip(said, said[1:]) if pair in _BOUND_PAIRS}
-    return not _ALTERNATIVE.isdisjoint(stretch) or not _MARKUSH_WORDS.isdisjoint(stretch) or any(
+    # "500 or more", "5 mm or less" is a bound, not two alternatives ("one or more" of a list is: LEU2 chosen from
+    # "one or more reporter genes" of a list, Pap2Pat on train)
+    alternatives = {w for k, w in enumerate(stretch) if not (
+        w == "or" and stretch[k + 1 : k + 2] and stretch[k + 1] in OR_BOUND
+        and any(ch.isdigit() for before in stretch[max(k - 2, 0) : k] for ch in before))}
+    return not _ALTERNATIVE.isdisjoint(alternatives) or not _MARKUSH_WORDS.isdisjoint(stretch) or any(
         pair in _CHOICE_PAIRS and pair not in own for pair in zip(stretch, stretch[1:]))
 
 
