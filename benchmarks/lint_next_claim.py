@@ -17,8 +17,9 @@ one JSON object per line, ``{"id", "k", "category", "candidate", "note"}``, the 
 claims 1..k of the shared USPTO document ``id``. Printed per category and side of ``spg.data.checker_split`` (its
 documents are train and dev ones: train to read, dev to report): the share of candidates with a finding on
 themselves, and the rules behind them; ``--list SIDE`` prints every candidate of that side with its findings.
-``benchmarks/lint_next_claim_devset3.jsonl`` and ``benchmarks/lint_next_claim_devset4.jsonl`` are written after test
-documents, to be measured once the rules are frozen and never listed.
+``benchmarks/lint_next_claim_devset3.jsonl``, ``…devset4.jsonl`` and ``…devset6.jsonl`` are written after test
+documents, to be measured once the rules are frozen and never listed; ``…devset5.jsonl`` (train documents, three
+repetitions and two error-free claims per document) is development data, as the first two are.
 
     .venv/bin/python benchmarks/lint_next_claim.py --devset benchmarks/lint_next_claim_devset.jsonl [--list train]
 """
