@@ -2,7 +2,7 @@
 
 Three signals a next claim (claim k+1 after claims 1..k) may give, each measured on the granted US claims of the
 train and dev sides of ``spg.data.checker_split`` (claims an examiner allowed: a signal firing there is a false
-alarm) and on the two written development sets (``benchmarks/lint_next_claim_devset*.jsonl``, per annotated kind):
+alarm) and on the three written development sets (``benchmarks/lint_next_claim_devset{,2,5}.jsonl``, per kind):
 
 * **run**: the dependent claim repeats a run of at least N of its chain's words (articles aside) beside at least
   three words of its own (``difflib.SequenceMatcher``), for N = 10, 12, 15: the "verbose redundancy" kind;
@@ -37,7 +37,7 @@ from spg.parse import parse_claims  # noqa: E402
 
 RUNS = (10, 12, 15)
 COVERED = 0.9
-SETS = ("lint_next_claim_devset.jsonl", "lint_next_claim_devset2.jsonl")
+SETS = ("lint_next_claim_devset.jsonl", "lint_next_claim_devset2.jsonl", "lint_next_claim_devset5.jsonl")
 
 
 def says_nothing_new(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]], num: int) -> bool:
