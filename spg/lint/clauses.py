@@ -246,8 +246,8 @@ _PLACED = frozenset({"located", "positioned", "disposed", "situated", "placed"})
 # more such words, each read as one stem only before the words that make it say the same (ninth round, built on the
 # written sets' train side): a word of place before a place ("a recess formed in the housing", "provided in",
 # "arranged in"; not "provided with", which has), of function before its object ("configured to", "adapted to",
-# "operable to", "suitable for"), "under" said three ways, "prior to" for "before", "therebetween" for "between", "about" before a
-# number (as "approximately", idle)
+# "operable to", "suitable for"), "under" said three ways, "prior to" for "before", "therebetween" for "between";
+# and "about" before a number is idle, as "approximately" is
 _AT_A_PLACE = frozenset({"in", "on", "at", "between", "within", "inside", "under", "beneath", "below", "above",
                          "adjacent", "along", "around", "near", "over", "across", "behind", "outside"})
 _SAME_BEFORE: dict[str, tuple[str, frozenset[str] | None]] = {
@@ -268,7 +268,7 @@ _IRREGULAR = {"sent": "send", "held": "hold", "built": "build", "bent": "bend", 
               "using": "us", "worn": "wear", "torn": "tear", "known": "know", "grown": "grow", "thrown": "throw"}
 # a bound said after its number ("500 or more angstroms", "5 mm or less"), read as "at least" / "at most" say it
 OR_BOUND = {"more": "least", "greater": "least", "higher": "least", "larger": "least", "above": "least",
-             "less": "most", "fewer": "most", "lower": "most", "smaller": "most", "below": "most"}
+            "less": "most", "fewer": "most", "lower": "most", "smaller": "most", "below": "most"}
 
 
 def _base(word: str) -> str:
@@ -317,11 +317,12 @@ def content(said: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     """(position in ``said``, stem) of each word of ``said`` (:func:`words`) that says what is claimed."""
     out = []
     for i, w in enumerate(said):
+        after = said[i + 1] if i + 1 < len(said) else ""
         if w in _PLACED:
             out.append((i, "locat"))
-        elif w in _SAME_BEFORE and (_SAME_BEFORE[w][1] is None or said[i + 1 : i + 2] and said[i + 1] in _SAME_BEFORE[w][1]):
+        elif w in _SAME_BEFORE and (_SAME_BEFORE[w][1] is None or after in _SAME_BEFORE[w][1]):
             out.append((i, _SAME_BEFORE[w][0]))
-        elif w == "about" and said[i + 1 : i + 2] and any(ch.isdigit() for ch in said[i + 1]):
+        elif w == "about" and any(ch.isdigit() for ch in after):
             continue
         elif w in OR_BOUND and i and said[i - 1] == "or":
             # before its number, where "at least" stands ("5 mm or more": "at least 5 mm")
@@ -330,7 +331,7 @@ def content(said: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
                 out += [(i, stem) for stem in _stems(w)]
             else:
                 out.insert(at, (out[at][0], OR_BOUND[w]))
-        elif w in _MADE and said[i + 1 : i + 2] in (("of",), ("from",)):
+        elif w in _MADE and after in ("of", "from"):
             out.append((i, "made"))
         else:
             out += [(i, stem) for stem in _stems(w)]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 
@@ -58,6 +59,7 @@ _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # as poultry"), and bounds ("at least 80% identity to", "up to", "more than")
 _CHOICE_PAIRS = frozenset({("one", "of"), ("other", "of"), ("such", "as"), ("at", "least"), ("at", "most"),
                            ("up", "to"), ("more", "than"), ("less", "than"), ("identity", "to")})
+# the bounds among them: a dependent saying one again restates it (_chooses)
 _BOUND_PAIRS = frozenset({("at", "least"), ("at", "most"), ("up", "to"), ("more", "than"), ("less", "than")})
 # a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
 # frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
@@ -359,11 +361,13 @@ def _chooses(stretch: tuple[str, ...], said: tuple[str, ...] = ()) -> bool:
         pair in _CHOICE_PAIRS and pair not in own for pair in zip(stretch, stretch[1:]))
 
 
-def _forms(pairs, said: tuple[str, ...], ending: str) -> set[str]:
+def _forms(pairs: Iterable[tuple[int, str]], said: tuple[str, ...], ending: str) -> set[str]:
+    """The stems of ``pairs`` ((position in ``said``, stem), as :func:`~spg.lint.clauses.content` gives them) whose
+    word in ``said`` ends in ``ending``."""
     return {stem for i, stem in pairs if said[i].endswith(ending)}
 
 
-def _unturned(stretch, body: tuple[str, ...], need: Counter[str], order: tuple[str, ...],
+def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: Counter[str], order: tuple[str, ...],
               said: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The needed stems of a stretch (its (position, stem) pairs in ``body``) and the restatement's ``order`` of them,
     both without a verb the restatement says in the passive where the stretch has a step ("the programming step is
