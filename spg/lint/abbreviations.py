@@ -23,7 +23,9 @@ _IN_PARENTHESES = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 def _long_form(short: str, before: str) -> str | None:
     """The words at the end of ``before`` that ``short`` abbreviates, or None."""
     letters = [ch.lower() for ch in short if ch.isalnum()]
-    text = before.rstrip().lower()
+    n = len(letters)
+    # only the words a long form may take: a long claim full of formulas ("(CH2)") is not read again for each
+    text = " ".join(before.split()[-min(n + 5, 2 * n) :]).lower()
     at = len(text) - 1
     for k in range(len(letters) - 1, -1, -1):
         while at >= 0 and (text[at] != letters[k] or (k == 0 and at > 0 and text[at - 1].isalnum())):
@@ -31,9 +33,8 @@ def _long_form(short: str, before: str) -> str | None:
         if at < 0:
             return None
         at -= 1
-    long = before.rstrip()[at + 1 :]
-    n = len(letters)
-    return long if 1 < len(long.split()) <= min(n + 5, 2 * n) else None
+    long = text[at + 1 :]
+    return long if len(long.split()) > 1 else None
 
 
 def defined(texts: list[str]) -> dict[str, tuple[str, ...]]:
