@@ -56,11 +56,10 @@ _LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # what else makes a recited limitation a range a dependent claim may narrow: "one of", "the other of", examples ("such
-# as poultry"), and bounds ("at least 80% identity to", "up to", "more than")
-_CHOICE_PAIRS = frozenset({("one", "of"), ("other", "of"), ("such", "as"), ("at", "least"), ("at", "most"),
-                           ("up", "to"), ("more", "than"), ("less", "than"), ("identity", "to")})
-# the bounds among them: a dependent saying one again restates it (_chooses)
+# as poultry"), and bounds ("at least 80% identity to", "up to", "more than"); a dependent saying a bound again
+# restates it (_chooses)
 _BOUND_PAIRS = frozenset({("at", "least"), ("at", "most"), ("up", "to"), ("more", "than"), ("less", "than")})
+_CHOICE_PAIRS = _BOUND_PAIRS | {("one", "of"), ("other", "of"), ("such", "as"), ("identity", "to")}
 # a limitation restated as LLM drafters restate one: a participle for a relative clause ("the lever pivoted to the
 # frame", "the lever that is pivoted to the frame", "the lever, which is pivoted …"; relative pronouns and articles
 # are no words already), "having" for "has" (see _restated)
@@ -244,7 +243,15 @@ def _near(new: Reading, old: Reading) -> bool:
     return first_a == first_b or last_a == last_b
 
 
-def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[Reading]) -> bool:
+def _chain_clauses(chain: list[Reading]) -> list[str]:
+    """The content words of each clause of ``chain`` a restating sibling may take words from
+    (:func:`_adds_what_its_chain_says`), space-delimited for a containment test: not a clause naming alternatives,
+    nor any clause of a claim with a Markush group, where siblings choose."""
+    return [" " + " ".join(s for _, s in content(x)) + " " for r in chain if _MARKUSH_WORDS.isdisjoint(r.body)
+            for x in r.limitations if not _chooses(x)]
+
+
+def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[str]) -> bool:
     """Whether a claim says what its sibling ``old`` says, in the same order, and beside it only runs of words (at most
     :data:`MOST_ADDED` in all) that its chain says in the same place: each run, with a word next to it, stands
     together in a clause of one claim of the chain ("said air mattress is releasably attached to said support frame"
@@ -252,7 +259,7 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[Reading]) 
     the chain says elsewhere ("a graph neural network" after "a neural network" under "a knowledge graph") narrows;
     so does a word from a clause naming alternatives or from a claim with a Markush group, where siblings choose
     ("… comprises AcYGK…-OH conjugated to tetanus toxoid" after "… comprises AcYGK…-OH" under a claim listing both
-    in its group; Pap2Pat train and dev)."""
+    in its group; Pap2Pat train and dev). ``chain``: :func:`_chain_clauses` of the claims up its chain."""
     mine, theirs = [s for _, s in content(new.body)], [s for _, s in content(old.body)]
     if len(mine) > NEAR_LONGEST or len(theirs) < SHORTEST_NARROWING:
         return False
@@ -260,9 +267,7 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[Reading]) 
              if tag != "equal"]
     if not edits or any(tag != "insert" for tag, _, _ in edits) or sum(j - i for _, i, j in edits) > MOST_ADDED:
         return False
-    said = [" " + " ".join(s for _, s in content(x)) + " " for r in chain if _MARKUSH_WORDS.isdisjoint(r.body)
-            for x in r.limitations if not _chooses(x)]
-    return all(any(f" {' '.join(run)} " in text for text in said for run in (mine[max(i - 1, 0) : j], mine[i : j + 1])
+    return all(any(f" {' '.join(run)} " in text for text in chain for run in (mine[max(i - 1, 0) : j], mine[i : j + 1])
                    if len(run) > j - i) for _, i, j in edits)
 
 
@@ -270,7 +275,7 @@ def _numbers(said: tuple[str, ...]) -> Counter[str]:
     return Counter(w for w in said if any(ch.isdigit() for ch in w))
 
 
-def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
+def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]) -> list[Finding]:
     """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word, with its
     limitations in another order or other words (:func:`_said`), or with the same words that say what is claimed
     in another order and form (:func:`_bag`; not two elements swapping roles, :func:`_swapped`)."""
@@ -278,7 +283,6 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
     reworded: dict[tuple, int] = {}
     bags: dict[tuple, list[int]] = {}
     siblings: dict[tuple[int, ...], list[int]] = {}
-    above = on_every_path(forest, ancestry(forest))
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -298,10 +302,9 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading]) -> list[Findi
             how = "the same limitations in other words"
         if earlier is None:
             earlier = next((e for e in siblings.get(c.parents, ()) if _near(r, readings[e])), None)
-        if earlier is None and above.get(c.num):
-            chain = [readings[a] for a in above[c.num]]
-            earlier = next((e for e in siblings.get(c.parents, ())
-                            if _adds_what_its_chain_says(r, readings[e], chain)), None)
+        if earlier is None and above.get(c.num) and siblings.get(c.parents):
+            chain = _chain_clauses([readings[a] for a in above[c.num]])
+            earlier = next((e for e in siblings[c.parents] if _adds_what_its_chain_says(r, readings[e], chain)), None)
             how = "the same limitations, with words its chain already says"
         if earlier is not None:
             out.append(Finding(
@@ -345,13 +348,17 @@ def _said_closely(said: tuple[str, ...], r: Reading, close: float) -> bool:
     return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems, close, said)
 
 
-def _chooses(stretch: tuple[str, ...], said: tuple[str, ...] = ()) -> bool:
+def _bounds_said(said: tuple[str, ...]) -> frozenset[tuple[str, str]]:
+    """The bounds (:data:`_BOUND_PAIRS`) a dependent's words ``said`` say themselves."""
+    return frozenset(pair for pair in zip(said, said[1:]) if pair in _BOUND_PAIRS)
+
+
+def _chooses(stretch: tuple[str, ...], own: frozenset[tuple[str, str]] = frozenset()) -> bool:
     """Whether a stretch of words (with the few around it) names alternatives: "or", "one of", "the other of", a
     Markush group ("selected from the group consisting of"); a dependent claim restating one of them chooses it,
-    which narrows. A bound the dependent ``said`` itself says ("the at least one native N channel transistor …"
-    restating "at least one native N channel transistor …") is no choice; alternatives it says again are (n is "0
-    or 1" under "0, 1, 2 or 3")."""
-    own = {pair for pair in zip(said, said[1:]) if pair in _BOUND_PAIRS}
+    which narrows. A bound the dependent says itself (``own``, :func:`_bounds_said`: "the at least one native N
+    channel transistor …" restating "at least one native N channel transistor …") is no choice; alternatives it
+    says again are (n is "0 or 1" under "0, 1, 2 or 3")."""
     # "500 or more", "5 mm or less" is a bound, not two alternatives ("one or more" of a list is: LEU2 chosen from
     # "one or more reporter genes" of a list, Pap2Pat on train)
     alternatives = {w for k, w in enumerate(stretch) if not (
@@ -368,13 +375,13 @@ def _forms(pairs: Iterable[tuple[int, str]], said: tuple[str, ...], ending: str)
 
 
 def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: Counter[str], order: tuple[str, ...],
-              said: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+              passive: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The needed stems of a stretch (its (position, stem) pairs in ``body``) and the restatement's ``order`` of them,
-    both without a verb the restatement says in the passive where the stretch has a step ("the programming step is
-    repeated" under "repeating the programming step"): a verb moved behind its object is no two parts exchanged
-    (:func:`_swapped`). Not the other way round: a step of "generating the approximation" under "wherein the
+    both without a verb the restatement says in the passive (``passive``) where the stretch has a step ("the
+    programming step is repeated" under "repeating the programming step"): a verb moved behind its object is no two
+    parts exchanged (:func:`_swapped`). Not the other way round: a step of "generating the approximation" under "wherein the
     approximation is generated …" adds the step to the method (Pap2Pat on train)."""
-    turned = _forms(content(said), said, "ed") & _forms(stretch, body, "ing")
+    turned = passive & _forms(stretch, body, "ing")
     return (tuple(x for _, x in stretch if x in need and x not in turned),
             tuple(x for x in order if x not in turned))
 
@@ -388,6 +395,7 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float,
     where = content(r.body)
     if not need <= Counter(stem for _, stem in where):
         return False
+    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
     have: Counter[str] = Counter()
     missing, lo = total, 0
     for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
@@ -396,8 +404,8 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float,
         have[stem] += 1
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
-            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1], said)
-                    and not _swapped(*_unturned(where[lo : hi + 1], r.body, need, order, said))):
+            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1], own)
+                    and not _swapped(*_unturned(where[lo : hi + 1], r.body, need, order, passive))):
                 return True
             gone = where[lo][1]
             have[gone] -= 1
@@ -429,12 +437,13 @@ def _same_members(r: Reading, chain: list[Reading]) -> bool:
     return any(whole.search(" " + " | ".join(_plain(x).strip() for x in a.limitations) + " |") for a in chain)
 
 
-def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> list[Finding]:
+def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
+                               above: dict[int, tuple[int, ...]]) -> list[Finding]:
     """``not-further-limiting``: dependent claims whose every limitation their parent chain recites already, each
     compared as restatements read it (:func:`~spg.lint.clauses.gist`), or whose words that say what is claimed all
     stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
-    the alternative is what they share (:func:`~spg.lint.clauses.on_every_path`)."""
-    above = on_every_path(forest, ancestry(forest))
+    the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
+    listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
     joined: dict[int, tuple[str, str]] = {}
     out = []
     for c in forest.claims:
@@ -449,7 +458,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
         for a in above[c.num]:
             if a not in joined:
                 clauses = readings[a].gists
-                listed = _LISTS_ALTERNATIVES.search(forest.by_num[a].text)
+                listed = a in listing
                 joined[a] = (
                     "\n".join(map(_plain, clauses)),
                     "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
@@ -465,7 +474,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading]) -> 
             why = "only restates what is recited in"
         elif any(_said_closely(r.body[len(r.opening) :], readings[a],
                                CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT) for a in above[c.num]
-                 if not _LISTS_ALTERNATIVES.search(forest.by_num[a].text)):
+                 if a not in listing):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -526,9 +535,13 @@ def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None)
     (:mod:`spg.lint.abbreviations`)."""
     readings = readings if readings is not None else read_claims(forest)
     short = defined([c.text for c in forest.claims])
-    compared = {n: replace(r, body=spelled_out(r.body, short)) for n, r in readings.items()} if short else readings
+    compared = readings
+    if short:
+        compared = {n: r if (body := spelled_out(r.body, short)) is r.body else replace(r, body=body)
+                    for n, r in readings.items()}
+    above = on_every_path(forest, ancestry(forest))
     return (
-        check_duplicates(forest, compared)
-        + check_not_further_limiting(forest, compared)
+        check_duplicates(forest, compared, above)
+        + check_not_further_limiting(forest, compared, above)
         + check_repeated_limitations(forest, readings)
     )
