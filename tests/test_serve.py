@@ -233,6 +233,28 @@ def test_a_suppression_file_the_user_wrote_is_never_rewritten(tmp_path):
     assert (tmp_path / ".spg-lint.yaml").read_text() == own
 
 
+@pytest.mark.parametrize("body", [
+    {"text": 123}, {}, {"suppressions": None}, {"suppressions": {}}, {"suppressions": 5}, {"suppressions": ["x"]},
+    {"suppressions": {"ignore": ["antecedent"]}, "text": "1. A chair."},
+    {"suppressions": {"per-claim": {"2": "antecedent"}}}, {"suppressions": {"per-claim": {"two": ["antecedent"]}}},
+    {"suppressions": {"ignore": "antecedent"}}, {"suppressions": {"ignore": ["no-such-rule"]}},
+    {"suppressions": {"lines": ["antecedent"]}},
+], ids=repr)
+def test_a_save_request_of_the_wrong_shape_is_400_and_leaves_the_file_as_it_was(tmp_path, body):
+    client = app_client(tmp_path)
+    assert client.post("/api/suppressions", json={"suppressions": {"ignore": ["empty"]}}).status_code == 200
+    path = tmp_path / ".spg-lint.yaml"
+    before, stat, info = path.read_bytes(), path.stat(), client.get("/api/info").json()
+    response = client.post("/api/suppressions", json=body)
+    error = response.json()["error"]
+    assert response.status_code == 400 and "\n" not in error and ("suppressions" in error or "per-claim" in error)
+    after = path.stat()
+    assert path.read_bytes() == before and (after.st_ino, after.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+    assert client.get("/api/info").json() == info  # the server's copy of the file unchanged too
+    path.unlink()
+    assert client.post("/api/suppressions", json=body).status_code == 400 and not path.exists()
+
+
 def test_a_20_claim_check_has_every_claim(tmp_path):
     """The request benchmarks/serve.py times (its round trip is measured there, not here)."""
     data = app_client(tmp_path).post("/api/lint", json={"text": twenty_claims()}).json()

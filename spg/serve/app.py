@@ -121,13 +121,26 @@ def _merged(*layers: Any) -> dict[str, Any]:
                 claims = out.setdefault(key, {})
                 for num, rules in value.items():
                     num = int(num) if isinstance(num, str) and num.isdigit() else num
-                    claims[num] = list(dict.fromkeys([*claims.get(num, []), *(rules if isinstance(rules, list) else
-                                                                                [rules])]))
+                    # not a list: passed on as it is, for suppressions_of to say what was expected
+                    claims[num] = list(dict.fromkeys([*claims.get(num, []), *rules])) if isinstance(rules, list) \
+                        else rules
             elif isinstance(value, list) and isinstance(out.get(key, []), list):
                 out[key] = list(dict.fromkeys([*out.get(key, []), *value]))
             else:
                 out[key] = value  # not a list: suppressions_of says what was expected
     return out
+
+
+def _to_save(data: dict[str, Any]) -> dict[str, Any]:
+    """A save request's suppressions: ``{"suppressions": {...}}`` and nothing else, the mapping not empty. Anything
+    else (``{"text": 123}``, no suppressions) is refused before the file is touched, not saved as the file's own."""
+    value, other = data.get("suppressions"), sorted(set(data) - {"suppressions"})
+    if other or not isinstance(value, dict) or not value:
+        got = (f"a field '{shown(other[0])}'" if other else "no suppressions" if not value
+               else f"'suppressions' as {type(value).__name__}")
+        raise HttpError(400, 'expected {"suppressions": {...}} holding ignore, accept-terms or per-claim entries to '
+                             f"save, got {got}")
+    return value
 
 
 class App:
@@ -240,7 +253,7 @@ class App:
     async def save_suppressions(self, request: Request) -> Response:
         """The file's suppressions and the page's, written to the suppression file (only spg's own, or a new one)."""
         data = await _json(request, self.settings.max_body)
-        merged = _merged(self.file_suppressions, data.get("suppressions"))
+        merged = _merged(self.file_suppressions, _to_save(data))
         path = self.settings.suppression_file
         suppressions_of(merged, "the request's suppressions")  # checked before anything is written
         text = yaml.safe_dump(merged, sort_keys=False, allow_unicode=True) if merged else "{}\n"
