@@ -30,7 +30,7 @@ from spg.generation.streaming import ClaimStreamer  # noqa: E402
 from spg.parse import parse_claims  # noqa: E402
 from spg.render import render  # noqa: E402
 from spg.serve.app import CSP, Settings, build_app  # noqa: E402
-from spg.serve.drafter import Drafter  # noqa: E402
+from spg.serve.drafter import Drafter, Job  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS = ("1. A chair comprising a seat and a back.\n"
@@ -364,6 +364,52 @@ def test_drafts_queue_one_at_a_time_and_a_full_queue_is_refused(tmp_path):
     second.join(30)
     assert refused.status_code == 400 and "drafts are waiting" in refused.json()["error"]
     assert results[1][-1] == results[2][-1] == "done"
+
+
+def test_a_queued_draft_hears_how_many_are_before_it_as_the_queue_moves():
+    gates = {name: threading.Event() for name in ("a", "b", "c", "d")}
+
+    class Gated(ScriptedGenerator):  # each draft waits on its own gate
+        def __call__(self, docs, streamer=None):
+            assert gates[docs[0].id].wait(30)
+            return super().__call__(docs, streamer)
+
+    drafter = Drafter(GenerateConfig(), load=lambda config: Gated())
+    events: dict[str, list[tuple[str, dict]]] = {name: [] for name in gates}
+
+    def submit(name: str) -> Job:
+        job = Job("A stool.", name, lambda event, data: events[name].append((event, data)))
+        drafter.submit(job)
+        return job
+
+    def until(name: str, event: str) -> None:
+        deadline = time.monotonic() + 30
+        while event not in [e for e, _ in events[name]]:
+            assert time.monotonic() < deadline, events[name]
+            time.sleep(0.01)
+
+    def ahead(name: str) -> list[int]:
+        return [data["ahead"] for event, data in events[name] if event == "queued"]
+
+    submit("a")
+    until("a", "started")  # a runs, held at its gate
+    submit("b")
+    c = submit("c")
+    assert ahead("a") == [0] and ahead("b") == [1] and ahead("c") == [2]
+    gates["a"].set()
+    until("b", "started")  # a is done, b runs: c moves up
+    assert ahead("b") == [1] and ahead("c") == [2, 1]
+    submit("d")
+    assert ahead("d") == [2]
+    drafter.leave(c)  # c's page closed while it waited: d moves up, c never starts
+    assert ahead("d") == [2, 1]
+    gates["b"].set()
+    until("d", "started")  # its own start is the news: no "queued" after it
+    assert ahead("d") == [2, 1]
+    gates["d"].set()
+    until("d", "done")
+    assert "started" not in [e for e, _ in events["c"]] and events["c"][-1] == ("queued", {"ahead": 1})
+    drafter.close()
 
 
 def test_an_empty_description_is_refused(tmp_path):

@@ -294,7 +294,7 @@ class App:
                     if name in ("done", "error"):
                         return
             finally:  # the page left, or the job ended: a job still queued or decoding stops
-                job.cancelled.set()
+                self.drafter.leave(job)
 
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
