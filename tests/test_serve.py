@@ -483,6 +483,35 @@ def zip_bomb() -> bytes:
     return out.getvalue()
 
 
+@pytest.mark.parametrize("kind", ["docx", "text"])
+def test_the_pages_json_download_is_spg_lint_json_of_the_same_file(tmp_path, kind):
+    """docs/serve.md: the page's JSON is ``spg lint --json``'s. The page opens the file (/api/upload), fills in its
+    description, and asks for the JSON with what it holds (and, for a Word document, the document itself)."""
+    import base64
+
+    from docx_files import claims_document
+
+    data = (claims_document(DOCX_CLAIMS, "after-description") if kind == "docx"
+            else "\n".join(f"{n}. {text}" for n, text in DOCX_CLAIMS).encode())
+    path = tmp_path / f"chair.{'docx' if kind == 'docx' else 'txt'}"
+    path.write_bytes(data)
+    client = app_client(tmp_path)
+    opened = client.post(f"/api/upload?name={path.name}&kind=claims", content=data,
+                         headers={"content-type": "application/octet-stream"}).json()
+    request = {"text": opened["text"], "name": path.name, "description": opened["description"],
+               "suppressions": {"ignore": [], "accept-terms": [], "per-claim": {}}}  # the page's, none made
+    if kind == "docx":
+        request["docx"] = base64.b64encode(data).decode()
+    page = client.post("/api/report.json", json=request)
+    cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--no-config", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert page.status_code == 200 and cli.returncode in (0, 1), cli.stderr
+    assert json.loads(page.content) == json.loads(cli.stdout)
+    report = json.loads(page.content)
+    assert report["findings"] and all(("paragraph" in c) == (kind == "docx") for c in report["claims"])
+    assert report["summary"]["description_checked"] == (kind == "docx")
+
+
 @pytest.mark.parametrize("layout", ["numbered", "auto", "after-description", "table", "tracked"])
 def test_an_uploaded_docx_gives_the_claims_the_text_path_reads(server, layout):
     from docx_files import claims_document

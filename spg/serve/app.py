@@ -106,6 +106,14 @@ def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def _docx_bytes(data: dict[str, Any]) -> bytes:
+    """The Word document a request sends back (base64 in ``docx``): the page keeps the file, the server does not."""
+    try:
+        return base64.b64decode(_text(data, "docx"), validate=True)
+    except binascii.Error:
+        raise HttpError(400, "the request's field 'docx' must be the document in base64") from None
+
+
 def _merged(*layers: Any) -> dict[str, Any]:
     """Suppression mappings (a file's, a request's) as one: lists joined without repeats, per-claim rules by claim.
     The request's claim numbers arrive as JSON keys (text) and are read back as numbers."""
@@ -199,9 +207,21 @@ class App:
         return _download(render_html(result, name), "text/html; charset=utf-8", _stem(name) + ".lint.html")
 
     async def report_json(self, request: Request) -> Response:
+        """``spg lint --json``'s report; with the Word document the claims came from (base64 in ``docx``, as for
+        the commented copy), its claims as the command line reads them and each claim's and finding's
+        ``paragraph``."""
         data = await _json(request, self.settings.max_body)
-        result, name = await run_in_threadpool(self._check, data)
-        text = json.dumps(report_json(result), ensure_ascii=False, indent=1)
+        original = _docx_bytes(data) if "docx" in data else None
+
+        def run() -> tuple[str, str]:
+            paragraphs = None
+            if original is not None:
+                doc = docx_claims(original, _text(data, "name", "claims.docx"))
+                data["text"], paragraphs = doc.claims_text, doc.claim_paragraphs
+            result, name = self._check(data)
+            return json.dumps(report_json(result, paragraphs), ensure_ascii=False, indent=1), name
+
+        text, name = await run_in_threadpool(run)
         return _download(text, "application/json", _stem(name) + ".lint.json")
 
     async def upload(self, request: Request) -> Response:
@@ -227,10 +247,7 @@ class App:
 
         data = await _json(request, self.settings.max_body)
         name = _text(data, "name", "claims.docx")
-        try:
-            original = base64.b64decode(_text(data, "docx"), validate=True)
-        except binascii.Error:
-            raise HttpError(400, "the request's field 'docx' must be the document in base64") from None
+        original = _docx_bytes(data)
 
         def run() -> bytes:
             doc = docx_claims(original, name)

@@ -80,6 +80,16 @@ function checkRequest() {
            suppressions: state.suppressions };
 }
 
+// The check of the Word document the claims came from, while they are as opened: its downloads are the command
+// line's for the document (the commented copy; the JSON with each claim's paragraph), not for its text alone.
+function documentRequest() {
+  return { ...checkRequest(), docx: state.docx.base64, name: state.docx.name };
+}
+
+function sameAsOpened() {
+  return state.docx !== null && $("claims").value === state.docx.text;
+}
+
 function scheduleLint() {
   clearTimeout(state.lintTimer);
   state.lintTimer = setTimeout(runLint, LINT_DELAY_MS);
@@ -228,7 +238,7 @@ async function useClaimsFile(file, data) {
 
 function updateDocxButton() {
   const button = $("download-docx");
-  const same = state.docx !== null && $("claims").value === state.docx.text;
+  const same = sameAsOpened();
   button.disabled = !same;
   button.title = same ? `${state.docx.name} with each finding as a Word comment`
     : state.docx ? "the claims changed since the .docx was opened: download the report instead"
@@ -338,9 +348,9 @@ async function start() {
   followTreeLinks($("check-result"));
   followTreeLinks($("draft-result"));
   $("download-html").addEventListener("click", () => download("/api/report.html", checkRequest()));
-  $("download-json").addEventListener("click", () => download("/api/report.json", checkRequest()));
-  $("download-docx").addEventListener("click", () => download("/api/commented.docx",
-    { ...checkRequest(), docx: state.docx.base64, name: state.docx.name }));
+  $("download-json").addEventListener("click", () => download("/api/report.json",
+    sameAsOpened() ? documentRequest() : checkRequest()));
+  $("download-docx").addEventListener("click", () => download("/api/commented.docx", documentRequest()));
   $("save-suppressions").addEventListener("click", saveSuppressions);
   $("description-file").addEventListener("change", (e) => openFile(e.target, "description", useDescriptionFile));
   $("draft-button").addEventListener("click", draft);
