@@ -88,7 +88,9 @@ def test_lint_json_has_claims_findings_and_summary(tmp_path, capsys):
     report = json.loads(out)
     assert code == 1 and set(report) == {"claims", "findings", "summary"}
     assert report["claims"][1] == {"num": 2, "parents": [1], "parent": 1, "depth": 2, "independent": False,
-                                   "text": "The chair of claim 1, wherein the seat is round."}
+                                   "text": "The chair of claim 1, wherein the seat is round.",
+                                   "key": report["claims"][1]["key"]}
+    assert len({c["key"] for c in report["claims"]}) == 4  # claim_key (tests/test_lint_suppress.py)
     assert report["claims"][2]["depth"] is None
     assert report["findings"][0] == {
         "rule": "missing-parent", "severity": "error", "claim": 3, "start": None, "end": None, "term": None,

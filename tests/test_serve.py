@@ -221,6 +221,30 @@ def test_a_suppression_is_applied_at_once_and_written_only_when_saved(tmp_path):
     assert read_suppressions(tmp_path / ".spg-lint.yaml").per_claim == {2: frozenset({"antecedent"})}
 
 
+def test_the_pages_suppression_is_keyed_by_the_claims_words_and_stays_on_it_after_renumbering(tmp_path):
+    client = app_client(tmp_path)
+    key = client.post("/api/lint", json={"text": CLAIMS}).json()["keys"]["2"]  # what the page's suppress sends
+    entry = {"claim": 2, "key": key, "rules": ["antecedent"]}
+    session = client.post("/api/lint", json={"text": CLAIMS, "suppressions": {"per-claim-text": [entry]}}).json()
+    assert session["summary"]["suppressed"] == 1
+    for _ in range(2):  # saved twice: one entry in the file
+        assert client.post("/api/suppressions", json={"suppressions": {"per-claim-text": [entry]}}).status_code == 200
+    path = tmp_path / ".spg-lint.yaml"
+    assert client.get("/api/info").json()["file_suppressions"] == {"per-claim-text": [entry]}
+    renumbered = tmp_path / "renumbered.txt"  # a claim inserted before claim 2; the citations renumbered with it
+    renumbered.write_text("1. A chair comprising a seat and a back.\n2. The chair of claim 1, wherein the handle is "
+                          "blue.\n3. The chair of claim 1, wherein the lever is red.\n4. The chair of claims 1 and 3, "
+                          "wherein the seat is soft.\n")
+    after = client.post("/api/lint", json={"text": renumbered.read_text()}).json()
+    assert [(f["claim"], f["term"]) for f in after["findings"] if f["rule"] == "antecedent"] == [(2, "the handle")]
+    assert after["summary"]["suppressed"] == 1
+    cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--config", str(path), str(renumbered)],
+                         capture_output=True, text=True, timeout=120)
+    report = json.loads(cli.stdout)  # spg lint reads the saved file the same way
+    assert [f["claim"] for f in report["findings"] if f["rule"] == "antecedent"] == [2]
+    assert report["claims"][2]["key"] == key and report["summary"]["suppressed"] == 1
+
+
 def test_a_suppression_file_the_user_wrote_is_never_rewritten(tmp_path):
     own = "# my suppressions\nignore: [means-plus-function]\n"
     (tmp_path / ".spg-lint.yaml").write_text(own)
@@ -499,7 +523,7 @@ def test_the_pages_json_download_is_spg_lint_json_of_the_same_file(tmp_path, kin
     opened = client.post(f"/api/upload?name={path.name}&kind=claims", content=data,
                          headers={"content-type": "application/octet-stream"}).json()
     request = {"text": opened["text"], "name": path.name, "description": opened["description"],
-               "suppressions": {"ignore": [], "accept-terms": [], "per-claim": {}}}  # the page's, none made
+               "suppressions": {"ignore": [], "accept-terms": [], "per-claim-text": []}}  # the page's, none made
     if kind == "docx":
         request["docx"] = base64.b64encode(data).decode()
     page = client.post("/api/report.json", json=request)

@@ -112,6 +112,16 @@ def suppress_and_save(browser, url: str, folder: Path) -> None:
     wait_for(browser, lambda d: "saved to" in d.find_element(By.ID, "check-status").text
              or (folder / ".spg-lint.yaml").exists())
     assert "antecedent" in (folder / ".spg-lint.yaml").read_text()
+    # a claim inserted before claim 2: the suppression, keyed by claim 2's words, stays on it as claim 3
+    box = browser.find_element(By.ID, "claims")
+    box.clear()
+    box.send_keys("1. A chair comprising a seat and a back.\n2. The chair of claim 1, wherein the handle is blue.\n"
+                  "3. The chair of claim 1, wherein the lever is red.\n"
+                  "4. The chair of claims 1 and 3, wherein the seat is soft.\n")
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 4)
+    shown = browser.find_elements(By.CSS_SELECTOR, '#check-result li[data-rule="antecedent"]')
+    assert [li.get_attribute("data-claim") for li in shown] == ["2"] and "handle" in shown[0].text
+    assert "1 suppressed" in browser.find_element(By.ID, "check-status").text
 
 
 def test_an_opened_text_file_replaces_the_claims_and_a_bad_one_changes_nothing(browser, server, tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from spg.forest import Claim, Forest
 from spg.lint.check import LintResult, lint
+from spg.lint.suppress import claim_key
 
 SNIPPET = 70
 MAX_INDENT = 20
@@ -72,7 +73,7 @@ def lint_lines(forest: Forest) -> list[str]:
 
 def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) -> dict:
     """The machine-readable result of ``spg lint --json``: each claim with its ``text``, the string its findings'
-    ``start``/``end`` index into. ``paragraphs`` (a Word document's claim number → index of its first paragraph)
+    ``start``/``end`` index into, and the ``key`` a suppression finds it by (spg.lint.suppress). ``paragraphs`` (a Word document's claim number → index of its first paragraph)
     adds ``paragraph`` to each claim and finding."""
     forest = result.forest
     report = {
@@ -84,6 +85,7 @@ def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) ->
                 "depth": forest.depth(c.num),
                 "independent": c.independent,
                 "text": c.text,
+                "key": claim_key(c),
             }
             for c in forest.claims
         ],

@@ -36,11 +36,12 @@ from spg.config import ConfigError, read_yaml
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, parse_json, shown
 from spg.files import write_text
+from spg.forest import Forest
 from spg.lint import LintResult, lint, report_json
 from spg.lint.html import CSP as REPORT_CSP
 from spg.lint.html import CSS, render_body, render_html
 from spg.lint.source import claim_set_of, description_of, docx_claims, is_docx
-from spg.lint.suppress import suppressions_of
+from spg.lint.suppress import claim_key, suppressions_of
 from spg.serve.drafter import Drafter, Job
 
 CSP = (REPORT_CSP.replace("style-src 'unsafe-inline'", "style-src 'self' 'unsafe-inline'")
@@ -106,6 +107,11 @@ def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def _claim_keys(forest: Forest) -> dict[int, str]:
+    """Each claim number's claim_key(): what the page's *suppress* keys the claim's suppression by."""
+    return {c.num: claim_key(c) for c in reversed(forest.claims)}  # the first of two claims with one number
+
+
 def _docx_bytes(data: dict[str, Any]) -> bytes:
     """The Word document a request sends back (base64 in ``docx``): the page keeps the file, the server does not."""
     try:
@@ -115,7 +121,8 @@ def _docx_bytes(data: dict[str, Any]) -> bytes:
 
 
 def _merged(*layers: Any) -> dict[str, Any]:
-    """Suppression mappings (a file's, a request's) as one: lists joined without repeats, per-claim rules by claim.
+    """Suppression mappings (a file's, a request's) as one: lists (per-claim-text's entries too) joined without
+    repeats, per-claim rules by claim.
     The request's claim numbers arrive as JSON keys (text) and are read back as numbers."""
     out: dict[str, Any] = {}
     for layer in layers:
@@ -133,7 +140,8 @@ def _merged(*layers: Any) -> dict[str, Any]:
                     claims[num] = list(dict.fromkeys([*claims.get(num, []), *rules])) if isinstance(rules, list) \
                         else rules
             elif isinstance(value, list) and isinstance(out.get(key, []), list):
-                out[key] = list(dict.fromkeys([*out.get(key, []), *value]))
+                # repr, not the value, names an entry: per-claim-text entries are mappings, which do not hash
+                out[key] = list({repr(v): v for v in [*out.get(key, []), *value]}.values())
             else:
                 out[key] = value  # not a list: suppressions_of says what was expected
     return out
@@ -146,8 +154,8 @@ def _to_save(data: dict[str, Any]) -> dict[str, Any]:
     if other or not isinstance(value, dict) or not value:
         got = (f"a field '{shown(other[0])}'" if other else "no suppressions" if not value
                else f"'suppressions' as {type(value).__name__}")
-        raise HttpError(400, 'expected {"suppressions": {...}} holding ignore, accept-terms or per-claim entries to '
-                             f"save, got {got}")
+        raise HttpError(400, 'expected {"suppressions": {...}} holding ignore, accept-terms, per-claim-text or '
+                             f"per-claim entries to save, got {got}")
     return value
 
 
@@ -197,7 +205,7 @@ class App:
         def run() -> dict[str, Any]:
             result, name = self._check(data)
             return {"html": render_body(result, name), "summary": result.summary(), "claims": len(result.forest),
-                    "findings": [f.to_dict() for f in result.findings]}
+                    "findings": [f.to_dict() for f in result.findings], "keys": _claim_keys(result.forest)}
 
         return JSONResponse(await run_in_threadpool(run))
 
