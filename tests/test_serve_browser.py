@@ -8,7 +8,10 @@ failure, elsewhere a skip (tests/conftest.py, requirement_missing).
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,6 +156,13 @@ def test_an_opened_docx_is_checked_and_offers_the_commented_copy(browser, server
     assert "chair.docx" in browser.find_element(By.CSS_SELECTOR, "#check-result h1").text
     button = browser.find_element(By.ID, "download-docx")
     wait_for(browser, lambda d: button.is_enabled())
+    # the JSON download is spg lint --json's for the document, paragraphs included (the page's saveBlob, watched)
+    browser.execute_script("saveBlob = (blob) => blob.text().then((text) => { window.savedJson = text; });")
+    browser.find_element(By.ID, "download-json").click()
+    downloaded = json.loads(wait_for(browser, lambda d: d.execute_script("return window.savedJson")))
+    cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--no-config", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert downloaded == json.loads(cli.stdout) and downloaded["claims"][0]["paragraph"] is not None
     browser.find_element(By.ID, "claims").send_keys(" ")  # edited since it was opened: no commented copy of it
     wait_for(browser, lambda d: not button.is_enabled())
 
