@@ -73,8 +73,8 @@ def lint_lines(forest: Forest) -> list[str]:
 
 def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) -> dict:
     """The machine-readable result of ``spg lint --json``: each claim with its ``text``, the string its findings'
-    ``start``/``end`` index into, and the ``key`` a suppression finds it by (spg.lint.suppress). ``paragraphs`` (a Word document's claim number → index of its first paragraph)
-    adds ``paragraph`` to each claim and finding."""
+    ``start``/``end`` index into, and the ``key`` a suppression finds it by (spg.lint.suppress). ``paragraphs`` (a
+    Word document's claim number → index of its first paragraph) adds ``paragraph`` to each claim and finding."""
     forest = result.forest
     report = {
         "claims": [
