@@ -259,6 +259,7 @@ def test_a_suppression_file_the_user_wrote_is_never_rewritten(tmp_path):
 
 @pytest.mark.parametrize("body", [
     {"text": 123}, {}, {"suppressions": None}, {"suppressions": {}}, {"suppressions": 5}, {"suppressions": ["x"]},
+    {"suppressions": {"ignore": [], "accept-terms": [], "per-claim-text": []}},
     {"suppressions": {"ignore": ["antecedent"]}, "text": "1. A chair."},
     {"suppressions": {"per-claim": {"2": "antecedent"}}}, {"suppressions": {"per-claim": {"two": ["antecedent"]}}},
     {"suppressions": {"ignore": "antecedent"}}, {"suppressions": {"ignore": ["no-such-rule"]}},

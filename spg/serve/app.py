@@ -151,9 +151,10 @@ def _to_save(data: dict[str, Any]) -> dict[str, Any]:
     """A save request's suppressions: ``{"suppressions": {...}}`` and nothing else, the mapping not empty. Anything
     else (``{"text": 123}``, no suppressions) is refused before the file is touched, not saved as the file's own."""
     value, other = data.get("suppressions"), sorted(set(data) - {"suppressions"})
-    if other or not isinstance(value, dict) or not value:
-        got = (f"a field '{shown(other[0])}'" if other else "no suppressions" if not value
-               else f"'suppressions' as {type(value).__name__}")
+    if other or not isinstance(value, dict) or not any(value.values()):
+        got = (f"a field '{shown(other[0])}'" if other
+               else f"'suppressions' as {type(value).__name__}" if value and not isinstance(value, dict)
+               else "no suppressions")
         raise HttpError(400, 'expected {"suppressions": {...}} holding ignore, accept-terms, per-claim-text or '
                              f"per-claim entries to save, got {got}")
     return value
