@@ -87,7 +87,10 @@ def test_lint_json_has_claims_findings_and_summary(tmp_path, capsys):
     )
     report = json.loads(out)
     assert code == 1 and set(report) == {"claims", "findings", "summary"}
-    assert report["claims"][1] == {"num": 2, "parents": [1], "parent": 1, "depth": 2, "independent": False}
+    assert report["claims"][1] == {"num": 2, "parents": [1], "parent": 1, "depth": 2, "independent": False,
+                                   "text": "The chair of claim 1, wherein the seat is round.",
+                                   "key": report["claims"][1]["key"]}
+    assert len({c["key"] for c in report["claims"]}) == 4  # claim_key (tests/test_lint_suppress.py)
     assert report["claims"][2]["depth"] is None
     assert report["findings"][0] == {
         "rule": "missing-parent", "severity": "error", "claim": 3, "start": None, "end": None, "term": None,
@@ -95,6 +98,34 @@ def test_lint_json_has_claims_findings_and_summary(tmp_path, capsys):
     }
     assert {"rule": "antecedent", "claim": 4, "term": "the lever"}.items() <= report["findings"][1].items()
     assert report["summary"] == {"error": 1, "warning": 1, "info": 0, "suppressed": 0, "description_checked": False}
+
+
+SPANNED = (  # a finding with a place of most kinds: structure, antecedent, 112(f), repetition, description support
+    "1. A stool comprising a seat, a leg, a leg and means for folding the leg.\n"
+    "2. The stool of claim 1, wherein the lever is red.\n"
+    "3. The stool of claims 1 and 2, wherein the seat is round.\n"
+    "4. The stool of claim 3 or 1, wherein the leg is oak.\n"
+    "5. The stool of claim 4 or 1, further comprising a headrest.\n"
+    "6. The stool of claim 1, wherein the seat is round.\n"
+)
+
+
+def test_every_findings_span_slices_its_claims_json_text_to_the_flagged_words(tmp_path, capsys):
+    """docs/lint.md: start/end index the claim's ``text`` in the same output."""
+    claims = write(tmp_path, "c.txt", SPANNED)
+    description = write(tmp_path, "d.txt", "A stool has a seat, legs and a lever.")
+    _, out, _ = run(capsys, "lint", "--json", "--no-config", "--description", description, claims)
+    report = json.loads(out)
+    text = {c["num"]: c["text"] for c in report["claims"]}
+    placed = [f for f in report["findings"] if f["start"] is not None]
+    assert len({f["rule"] for f in placed}) >= 5, placed
+    for f in placed:
+        words = text[f["claim"]][f["start"]:f["end"]]
+        assert words and words == words.strip(), f
+        assert words == (f["term"] if f["term"] is not None else words), f
+    cumulative = next(f for f in placed if f["rule"] == "multiple-dependency-cumulative")
+    assert text[3][cumulative["start"]:cumulative["end"]] == "claims 1 and 2"
+    assert text[2] == "The stool of claim 1, wherein the lever is red."  # without its number, as docs/lint.md says
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from spg.generation.streaming import ClaimStreamer  # noqa: E402
 from spg.parse import parse_claims  # noqa: E402
 from spg.render import render  # noqa: E402
 from spg.serve.app import CSP, Settings, build_app  # noqa: E402
-from spg.serve.drafter import Drafter  # noqa: E402
+from spg.serve.drafter import Drafter, Job  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS = ("1. A chair comprising a seat and a back.\n"
@@ -221,6 +221,30 @@ def test_a_suppression_is_applied_at_once_and_written_only_when_saved(tmp_path):
     assert read_suppressions(tmp_path / ".spg-lint.yaml").per_claim == {2: frozenset({"antecedent"})}
 
 
+def test_the_pages_suppression_is_keyed_by_the_claims_words_and_stays_on_it_after_renumbering(tmp_path):
+    client = app_client(tmp_path)
+    key = client.post("/api/lint", json={"text": CLAIMS}).json()["keys"]["2"]  # what the page's suppress sends
+    entry = {"claim": 2, "key": key, "rules": ["antecedent"]}
+    session = client.post("/api/lint", json={"text": CLAIMS, "suppressions": {"per-claim-text": [entry]}}).json()
+    assert session["summary"]["suppressed"] == 1
+    for _ in range(2):  # saved twice: one entry in the file
+        assert client.post("/api/suppressions", json={"suppressions": {"per-claim-text": [entry]}}).status_code == 200
+    path = tmp_path / ".spg-lint.yaml"
+    assert client.get("/api/info").json()["file_suppressions"] == {"per-claim-text": [entry]}
+    renumbered = tmp_path / "renumbered.txt"  # a claim inserted before claim 2; the citations renumbered with it
+    renumbered.write_text("1. A chair comprising a seat and a back.\n2. The chair of claim 1, wherein the handle is "
+                          "blue.\n3. The chair of claim 1, wherein the lever is red.\n4. The chair of claims 1 and 3, "
+                          "wherein the seat is soft.\n")
+    after = client.post("/api/lint", json={"text": renumbered.read_text()}).json()
+    assert [(f["claim"], f["term"]) for f in after["findings"] if f["rule"] == "antecedent"] == [(2, "the handle")]
+    assert after["summary"]["suppressed"] == 1
+    cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--config", str(path), str(renumbered)],
+                         capture_output=True, text=True, timeout=120)
+    report = json.loads(cli.stdout)  # spg lint reads the saved file the same way
+    assert [f["claim"] for f in report["findings"] if f["rule"] == "antecedent"] == [2]
+    assert report["claims"][2]["key"] == key and report["summary"]["suppressed"] == 1
+
+
 def test_a_suppression_file_the_user_wrote_is_never_rewritten(tmp_path):
     own = "# my suppressions\nignore: [means-plus-function]\n"
     (tmp_path / ".spg-lint.yaml").write_text(own)
@@ -231,6 +255,29 @@ def test_a_suppression_file_the_user_wrote_is_never_rewritten(tmp_path):
     assert "spg never writes over a file it did not write" in refused.json()["error"]
     assert "the lever" in refused.json()["error"]  # the lines to add by hand
     assert (tmp_path / ".spg-lint.yaml").read_text() == own
+
+
+@pytest.mark.parametrize("body", [
+    {"text": 123}, {}, {"suppressions": None}, {"suppressions": {}}, {"suppressions": 5}, {"suppressions": ["x"]},
+    {"suppressions": {"ignore": [], "accept-terms": [], "per-claim-text": []}},
+    {"suppressions": {"ignore": ["antecedent"]}, "text": "1. A chair."},
+    {"suppressions": {"per-claim": {"2": "antecedent"}}}, {"suppressions": {"per-claim": {"two": ["antecedent"]}}},
+    {"suppressions": {"ignore": "antecedent"}}, {"suppressions": {"ignore": ["no-such-rule"]}},
+    {"suppressions": {"lines": ["antecedent"]}},
+], ids=repr)
+def test_a_save_request_of_the_wrong_shape_is_400_and_leaves_the_file_as_it_was(tmp_path, body):
+    client = app_client(tmp_path)
+    assert client.post("/api/suppressions", json={"suppressions": {"ignore": ["empty"]}}).status_code == 200
+    path = tmp_path / ".spg-lint.yaml"
+    before, stat, info = path.read_bytes(), path.stat(), client.get("/api/info").json()
+    response = client.post("/api/suppressions", json=body)
+    error = response.json()["error"]
+    assert response.status_code == 400 and "\n" not in error and ("suppressions" in error or "per-claim" in error)
+    after = path.stat()
+    assert path.read_bytes() == before and (after.st_ino, after.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+    assert client.get("/api/info").json() == info  # the server's copy of the file unchanged too
+    path.unlink()
+    assert client.post("/api/suppressions", json=body).status_code == 400 and not path.exists()
 
 
 def test_a_20_claim_check_has_every_claim(tmp_path):
@@ -344,6 +391,52 @@ def test_drafts_queue_one_at_a_time_and_a_full_queue_is_refused(tmp_path):
     assert results[1][-1] == results[2][-1] == "done"
 
 
+def test_a_queued_draft_hears_how_many_are_before_it_as_the_queue_moves():
+    gates = {name: threading.Event() for name in ("a", "b", "c", "d")}
+
+    class Gated(ScriptedGenerator):  # each draft waits on its own gate
+        def __call__(self, docs, streamer=None):
+            assert gates[docs[0].id].wait(30)
+            return super().__call__(docs, streamer)
+
+    drafter = Drafter(GenerateConfig(), load=lambda config: Gated())
+    events: dict[str, list[tuple[str, dict]]] = {name: [] for name in gates}
+
+    def submit(name: str) -> Job:
+        job = Job("A stool.", name, lambda event, data: events[name].append((event, data)))
+        drafter.submit(job)
+        return job
+
+    def until(name: str, event: str) -> None:
+        deadline = time.monotonic() + 30
+        while event not in [e for e, _ in events[name]]:
+            assert time.monotonic() < deadline, events[name]
+            time.sleep(0.01)
+
+    def ahead(name: str) -> list[int]:
+        return [data["ahead"] for event, data in events[name] if event == "queued"]
+
+    submit("a")
+    until("a", "started")  # a runs, held at its gate
+    submit("b")
+    c = submit("c")
+    assert ahead("a") == [0] and ahead("b") == [1] and ahead("c") == [2]
+    gates["a"].set()
+    until("b", "started")  # a is done, b runs: c moves up
+    assert ahead("b") == [1] and ahead("c") == [2, 1]
+    submit("d")
+    assert ahead("d") == [2]
+    drafter.leave(c)  # c's page closed while it waited: d moves up, c never starts
+    assert ahead("d") == [2, 1]
+    gates["b"].set()
+    until("d", "started")  # its own start is the news: no "queued" after it
+    assert ahead("d") == [2, 1]
+    gates["d"].set()
+    until("d", "done")
+    assert "started" not in [e for e, _ in events["c"]] and events["c"][-1] == ("queued", {"ahead": 1})
+    drafter.close()
+
+
 def test_an_empty_description_is_refused(tmp_path):
     client = app_client(tmp_path, Drafter(GenerateConfig(), load=lambda config: ScriptedGenerator()))
     response = client.post("/api/draft", json={"description": "  \n"})
@@ -413,6 +506,35 @@ def zip_bomb() -> bytes:
             big = member.filename == "word/document.xml"
             package.writestr(member.filename, b"<" + bytes(30 * 2**20) if big else source.read(member))
     return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["docx", "text"])
+def test_the_pages_json_download_is_spg_lint_json_of_the_same_file(tmp_path, kind):
+    """docs/serve.md: the page's JSON is ``spg lint --json``'s. The page opens the file (/api/upload), fills in its
+    description, and asks for the JSON with what it holds (and, for a Word document, the document itself)."""
+    import base64
+
+    from docx_files import claims_document
+
+    data = (claims_document(DOCX_CLAIMS, "after-description") if kind == "docx"
+            else "\n".join(f"{n}. {text}" for n, text in DOCX_CLAIMS).encode())
+    path = tmp_path / f"chair.{'docx' if kind == 'docx' else 'txt'}"
+    path.write_bytes(data)
+    client = app_client(tmp_path)
+    opened = client.post(f"/api/upload?name={path.name}&kind=claims", content=data,
+                         headers={"content-type": "application/octet-stream"}).json()
+    request = {"text": opened["text"], "name": path.name, "description": opened["description"],
+               "suppressions": {"ignore": [], "accept-terms": [], "per-claim-text": []}}  # the page's, none made
+    if kind == "docx":
+        request["docx"] = base64.b64encode(data).decode()
+    page = client.post("/api/report.json", json=request)
+    cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--no-config", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert page.status_code == 200 and cli.returncode in (0, 1), cli.stderr
+    assert json.loads(page.content) == json.loads(cli.stdout)
+    report = json.loads(page.content)
+    assert report["findings"] and all(("paragraph" in c) == (kind == "docx") for c in report["claims"])
+    assert report["summary"]["description_checked"] == (kind == "docx")
 
 
 @pytest.mark.parametrize("layout", ["numbered", "auto", "after-description", "table", "tracked"])

@@ -8,7 +8,10 @@ failure, elsewhere a skip (tests/conftest.py, requirement_missing).
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,6 +115,16 @@ def suppress_and_save(browser, url: str, folder: Path) -> None:
     wait_for(browser, lambda d: "saved to" in d.find_element(By.ID, "check-status").text
              or (folder / ".spg-lint.yaml").exists())
     assert "antecedent" in (folder / ".spg-lint.yaml").read_text()
+    # a claim inserted before claim 2: the suppression, keyed by claim 2's words, stays on it as claim 3
+    box = browser.find_element(By.ID, "claims")
+    box.clear()
+    box.send_keys("1. A chair comprising a seat and a back.\n2. The chair of claim 1, wherein the handle is blue.\n"
+                  "3. The chair of claim 1, wherein the lever is red.\n"
+                  "4. The chair of claims 1 and 3, wherein the seat is soft.\n")
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == 4)
+    shown = browser.find_elements(By.CSS_SELECTOR, '#check-result li[data-rule="antecedent"]')
+    assert [li.get_attribute("data-claim") for li in shown] == ["2"] and "handle" in shown[0].text
+    assert "1 suppressed" in browser.find_element(By.ID, "check-status").text
 
 
 def test_an_opened_text_file_replaces_the_claims_and_a_bad_one_changes_nothing(browser, server, tmp_path):
@@ -143,6 +156,13 @@ def test_an_opened_docx_is_checked_and_offers_the_commented_copy(browser, server
     assert "chair.docx" in browser.find_element(By.CSS_SELECTOR, "#check-result h1").text
     button = browser.find_element(By.ID, "download-docx")
     wait_for(browser, lambda d: button.is_enabled())
+    # the JSON download is spg lint --json's for the document, paragraphs included (the page's saveBlob, watched)
+    browser.execute_script("saveBlob = (blob) => blob.text().then((text) => { window.savedJson = text; });")
+    browser.find_element(By.ID, "download-json").click()
+    downloaded = json.loads(wait_for(browser, lambda d: d.execute_script("return window.savedJson")))
+    cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--no-config", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert downloaded == json.loads(cli.stdout) and downloaded["claims"][0]["paragraph"] is not None
     browser.find_element(By.ID, "claims").send_keys(" ")  # edited since it was opened: no commented copy of it
     wait_for(browser, lambda d: not button.is_enabled())
 

@@ -41,15 +41,6 @@ def _not_an_input(path: str, args: argparse.Namespace) -> None:
         raise InputError(f"{path}: is one of the input files; choose another name for the output")
 
 
-def _with_paragraphs(report: dict, paragraphs: dict[int, int]) -> dict:
-    """--json of a Word document: each claim and each finding with the index of the claim's first paragraph."""
-    for claim in report["claims"]:
-        claim["paragraph"] = paragraphs.get(claim["num"])
-    for finding in report["findings"]:
-        finding["paragraph"] = paragraphs.get(finding["claim"]) if finding["claim"] is not None else None
-    return report
-
-
 def _lint(args: argparse.Namespace) -> int:
     if args.docx_comments:
         _not_an_input(args.docx_comments, args)
@@ -70,10 +61,7 @@ def _lint(args: argparse.Namespace) -> int:
         commented = commented_docx(claim_set.docx, result.findings, claim_set.paragraphs or {}, name=claim_set.name)
         write_docx(args.docx_comments, COMMENTS, commented)
     if args.json:
-        report = report_json(result)
-        if claim_set.paragraphs is not None:
-            report = _with_paragraphs(report, claim_set.paragraphs)
-        print(json.dumps(report, ensure_ascii=False, indent=1))
+        print(json.dumps(report_json(result, claim_set.paragraphs), ensure_ascii=False, indent=1))
     else:
         print("\n".join(report_lines(result)))
     return 1 if result.failed else 0

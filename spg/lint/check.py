@@ -89,5 +89,5 @@ def lint(
 ) -> LintResult:
     """Lint one claim set; ``description`` (when given) adds the description-support check; ``antecedent``:
     ``grammar`` or ``judged`` (:func:`antecedent_findings`)."""
-    kept, suppressed = (suppressions or Suppressions()).split(find_all(forest, description, antecedent))
+    kept, suppressed = (suppressions or Suppressions()).split(find_all(forest, description, antecedent), forest)
     return LintResult(forest, kept, suppressed, description is not None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from spg.forest import Claim, Forest
 from spg.lint.check import LintResult, lint
+from spg.lint.suppress import claim_key
 
 SNIPPET = 70
 MAX_INDENT = 20
@@ -70,10 +71,12 @@ def lint_lines(forest: Forest) -> list[str]:
     return report_lines(lint(forest))
 
 
-def report_json(result: LintResult) -> dict:
-    """The machine-readable result of ``spg lint --json``."""
+def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) -> dict:
+    """The machine-readable result of ``spg lint --json``: each claim with its ``text``, the string its findings'
+    ``start``/``end`` index into, and the ``key`` a suppression finds it by (spg.lint.suppress). ``paragraphs`` (a
+    Word document's claim number → index of its first paragraph) adds ``paragraph`` to each claim and finding."""
     forest = result.forest
-    return {
+    report = {
         "claims": [
             {
                 "num": c.num,
@@ -81,9 +84,17 @@ def report_json(result: LintResult) -> dict:
                 "parent": c.parent,
                 "depth": forest.depth(c.num),
                 "independent": c.independent,
+                "text": c.text,
+                "key": claim_key(c),
             }
             for c in forest.claims
         ],
         "findings": [f.to_dict() for f in result.findings],
         "summary": {**result.summary(), "description_checked": result.description_checked},
     }
+    if paragraphs is not None:
+        for claim in report["claims"]:
+            claim["paragraph"] = paragraphs.get(claim["num"])
+        for finding in report["findings"]:
+            finding["paragraph"] = paragraphs.get(finding["claim"]) if finding["claim"] is not None else None
+    return report

@@ -36,11 +36,12 @@ from spg.config import ConfigError, read_yaml
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, parse_json, shown
 from spg.files import write_text
+from spg.forest import Forest
 from spg.lint import LintResult, lint, report_json
 from spg.lint.html import CSP as REPORT_CSP
 from spg.lint.html import CSS, render_body, render_html
 from spg.lint.source import claim_set_of, description_of, docx_claims, is_docx
-from spg.lint.suppress import suppressions_of
+from spg.lint.suppress import claim_key, suppressions_of
 from spg.serve.drafter import Drafter, Job
 
 CSP = (REPORT_CSP.replace("style-src 'unsafe-inline'", "style-src 'self' 'unsafe-inline'")
@@ -106,8 +107,22 @@ def _text(data: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def _claim_keys(forest: Forest) -> dict[int, str]:
+    """Each claim number's claim_key(): what the page's *suppress* keys the claim's suppression by."""
+    return {c.num: claim_key(c) for c in reversed(forest.claims)}  # the first of two claims with one number
+
+
+def _docx_bytes(data: dict[str, Any]) -> bytes:
+    """The Word document a request sends back (base64 in ``docx``): the page keeps the file, the server does not."""
+    try:
+        return base64.b64decode(_text(data, "docx"), validate=True)
+    except binascii.Error:
+        raise HttpError(400, "the request's field 'docx' must be the document in base64") from None
+
+
 def _merged(*layers: Any) -> dict[str, Any]:
-    """Suppression mappings (a file's, a request's) as one: lists joined without repeats, per-claim rules by claim.
+    """Suppression mappings (a file's, a request's) as one: lists (per-claim-text's entries too) joined without
+    repeats, per-claim rules by claim.
     The request's claim numbers arrive as JSON keys (text) and are read back as numbers."""
     out: dict[str, Any] = {}
     for layer in layers:
@@ -121,13 +136,28 @@ def _merged(*layers: Any) -> dict[str, Any]:
                 claims = out.setdefault(key, {})
                 for num, rules in value.items():
                     num = int(num) if isinstance(num, str) and num.isdigit() else num
-                    claims[num] = list(dict.fromkeys([*claims.get(num, []), *(rules if isinstance(rules, list) else
-                                                                                [rules])]))
+                    # not a list: passed on as it is, for suppressions_of to say what was expected
+                    claims[num] = list(dict.fromkeys([*claims.get(num, []), *rules])) if isinstance(rules, list) \
+                        else rules
             elif isinstance(value, list) and isinstance(out.get(key, []), list):
-                out[key] = list(dict.fromkeys([*out.get(key, []), *value]))
+                # repr, not the value, names an entry: per-claim-text entries are mappings, which do not hash
+                out[key] = list({repr(v): v for v in [*out.get(key, []), *value]}.values())
             else:
                 out[key] = value  # not a list: suppressions_of says what was expected
     return out
+
+
+def _to_save(data: dict[str, Any]) -> dict[str, Any]:
+    """A save request's suppressions: ``{"suppressions": {...}}`` and nothing else, the mapping not empty. Anything
+    else (``{"text": 123}``, no suppressions) is refused before the file is touched, not saved as the file's own."""
+    value, other = data.get("suppressions"), sorted(set(data) - {"suppressions"})
+    if other or not isinstance(value, dict) or not any(value.values()):
+        got = (f"a field '{shown(other[0])}'" if other
+               else f"'suppressions' as {type(value).__name__}" if value and not isinstance(value, dict)
+               else "no suppressions")
+        raise HttpError(400, 'expected {"suppressions": {...}} holding ignore, accept-terms, per-claim-text or '
+                             f"per-claim entries to save, got {got}")
+    return value
 
 
 class App:
@@ -176,7 +206,7 @@ class App:
         def run() -> dict[str, Any]:
             result, name = self._check(data)
             return {"html": render_body(result, name), "summary": result.summary(), "claims": len(result.forest),
-                    "findings": [f.to_dict() for f in result.findings]}
+                    "findings": [f.to_dict() for f in result.findings], "keys": _claim_keys(result.forest)}
 
         return JSONResponse(await run_in_threadpool(run))
 
@@ -186,9 +216,21 @@ class App:
         return _download(render_html(result, name), "text/html; charset=utf-8", _stem(name) + ".lint.html")
 
     async def report_json(self, request: Request) -> Response:
+        """``spg lint --json``'s report; with the Word document the claims came from (base64 in ``docx``, as for
+        the commented copy), its claims as the command line reads them and each claim's and finding's
+        ``paragraph``."""
         data = await _json(request, self.settings.max_body)
-        result, name = await run_in_threadpool(self._check, data)
-        text = json.dumps(report_json(result), ensure_ascii=False, indent=1)
+        original = _docx_bytes(data) if "docx" in data else None
+
+        def run() -> tuple[str, str]:
+            paragraphs = None
+            if original is not None:
+                doc = docx_claims(original, _text(data, "name", "claims.docx"))
+                data["text"], paragraphs = doc.claims_text, doc.claim_paragraphs
+            result, name = self._check(data)
+            return json.dumps(report_json(result, paragraphs), ensure_ascii=False, indent=1), name
+
+        text, name = await run_in_threadpool(run)
         return _download(text, "application/json", _stem(name) + ".lint.json")
 
     async def upload(self, request: Request) -> Response:
@@ -214,10 +256,7 @@ class App:
 
         data = await _json(request, self.settings.max_body)
         name = _text(data, "name", "claims.docx")
-        try:
-            original = base64.b64decode(_text(data, "docx"), validate=True)
-        except binascii.Error:
-            raise HttpError(400, "the request's field 'docx' must be the document in base64") from None
+        original = _docx_bytes(data)
 
         def run() -> bytes:
             doc = docx_claims(original, name)
@@ -240,7 +279,7 @@ class App:
     async def save_suppressions(self, request: Request) -> Response:
         """The file's suppressions and the page's, written to the suppression file (only spg's own, or a new one)."""
         data = await _json(request, self.settings.max_body)
-        merged = _merged(self.file_suppressions, data.get("suppressions"))
+        merged = _merged(self.file_suppressions, _to_save(data))
         path = self.settings.suppression_file
         suppressions_of(merged, "the request's suppressions")  # checked before anything is written
         text = yaml.safe_dump(merged, sort_keys=False, allow_unicode=True) if merged else "{}\n"
@@ -281,7 +320,7 @@ class App:
                     if name in ("done", "error"):
                         return
             finally:  # the page left, or the job ended: a job still queued or decoding stops
-                job.cancelled.set()
+                self.drafter.leave(job)
 
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

@@ -6,7 +6,8 @@ cores and both finish later. Lint requests never come here (spg.serve.app runs t
 so a draft never makes a check wait. A job reports what happens as events, ``(name, data)`` pairs handed to the
 job's callback from the worker thread:
 
-* ``queued`` ``{ahead}``: drafts before this one (sent at once);
+* ``queued`` ``{ahead}``: how many drafts are before this one, the running one included (sent at once, and again
+  each time one of them starts or leaves the queue);
 * ``loading`` ``{model}``: the first job loads the model; ``started`` ``{model, mode}``: decoding begins;
 * ``claim`` ``{claims, html, seconds}``: a claim closed; the forest so far, linted against the description, as the
   lint report's body; ``seconds`` since the job started decoding;
@@ -37,7 +38,7 @@ class Cancelled(Exception):
     """The drafter left (closed the page or the stream): decoding stops at its next token."""
 
 
-@dataclass
+@dataclass(eq=False)  # each job is itself: two drafts of one description are two places in the queue
 class Job:
     description: str
     name: str
@@ -69,7 +70,7 @@ class Drafter:
         self._generator = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spg-draft")
         self._lock = threading.Lock()
-        self._waiting = 0
+        self._waiting: list[Job] = []  # in the order they run
         self._warming = False
         self._running: Job | None = None
 
@@ -80,12 +81,30 @@ class Drafter:
     def submit(self, job: Job) -> None:
         """Queue ``job``; its ``queued`` event says how many are before it. A full queue is an InputError."""
         with self._lock:
-            if self._waiting >= self.max_waiting:
-                raise InputError(f"{self._waiting} drafts are waiting already; try again when one is done")
-            ahead = self._waiting
-            self._waiting += 1
+            if len(self._waiting) >= self.max_waiting:
+                raise InputError(f"{len(self._waiting)} drafts are waiting already; try again when one is done")
+            self._waiting.append(job)
+            ahead = len(self._waiting) - 1 + (self._running is not None)
         job.emit("queued", {"ahead": ahead})
         self._worker.submit(self._run, job)
+
+    def leave(self, job: Job) -> None:
+        """The drafter left ``job`` (closed the page or the stream): it stops at its next token, or never starts, and
+        the drafts behind it move up."""
+        job.cancelled.set()
+        with self._lock:
+            if job not in self._waiting:
+                return
+            self._waiting.remove(job)
+        self._moved()
+
+    def _moved(self) -> None:
+        """The queue moved: each waiting job hears how many are now before it."""
+        with self._lock:
+            running = self._running is not None
+            places = [(job, n + running) for n, job in enumerate(self._waiting)]
+        for job, ahead in places:
+            job.emit("queued", {"ahead": ahead})
 
     def warm_up(self) -> None:
         """Import the libraries drafting needs (torch, transformers: seconds) on the drafter's thread, once; not the
@@ -107,10 +126,11 @@ class Drafter:
 
     def _run(self, job: Job) -> None:
         with self._lock:
-            self._waiting -= 1
-        if job.cancelled.is_set():
-            return
-        self._running = job
+            if job not in self._waiting:  # it left the queue (leave)
+                return
+            self._waiting.remove(job)
+            self._running = job
+        self._moved()
         try:
             self._draft(job)
         except Cancelled:

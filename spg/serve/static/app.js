@@ -4,8 +4,10 @@
 
 const $ = (id) => document.getElementById(id);
 const LINT_DELAY_MS = 250; // a check after the drafter stops typing this long
+const noSuppressions = () => ({ "ignore": [], "accept-terms": [], "per-claim-text": [] });
 const state = {
-  suppressions: { "ignore": [], "accept-terms": [], "per-claim": {} }, // this session's, not yet saved
+  suppressions: noSuppressions(), // this session's, not yet saved
+  claimKeys: {}, // claim number → its key (spg.lint.suppress.claim_key), from the last check
   claimsName: "pasted claims",
   docx: null, // {name, base64, text}: the Word document the claims came from, while they are unchanged
   lintSeq: 0, shownSeq: 0, lintTimer: null,
@@ -80,6 +82,16 @@ function checkRequest() {
            suppressions: state.suppressions };
 }
 
+// The check of the Word document the claims came from, while they are as opened: its downloads are the command
+// line's for the document (the commented copy; the JSON with each claim's paragraph), not for its text alone.
+function documentRequest() {
+  return { ...checkRequest(), docx: state.docx.base64, name: state.docx.name };
+}
+
+function sameAsOpened() {
+  return state.docx !== null && $("claims").value === state.docx.text;
+}
+
 function scheduleLint() {
   clearTimeout(state.lintTimer);
   state.lintTimer = setTimeout(runLint, LINT_DELAY_MS);
@@ -100,6 +112,12 @@ async function runLint() {
     const data = await (await post("/api/lint", request)).json();
     if (seq < state.shownSeq) return; // a later check already answered
     state.shownSeq = seq;
+    state.claimKeys = data.keys;
+    for (const entry of state.suppressions["per-claim-text"]) { // its claim's number now, should it have moved
+      const now = Object.keys(data.keys).find((num) => data.keys[num] === entry.key);
+      if (now) entry.claim = Number(now);
+    }
+    renderSuppressions();
     $("check-result").innerHTML = data.html;
     addSuppressButtons($("check-result"));
     const s = data.summary;
@@ -134,9 +152,11 @@ function addSuppressButtons(root) {
 function suppress(item, action) {
   const { rule, claim, term } = item.dataset;
   const s = state.suppressions;
-  if (action === "claim") {
-    const rules = (s["per-claim"][claim] = s["per-claim"][claim] || []);
-    if (!rules.includes(rule)) rules.push(rule);
+  if (action === "claim") { // keyed by the claim's words, so it stays on this claim when claims are renumbered
+    const key = state.claimKeys[claim];
+    let entry = s["per-claim-text"].find((e) => e.key === key);
+    if (!entry) s["per-claim-text"].push(entry = { claim: Number(claim), key, rules: [] });
+    if (!entry.rules.includes(rule)) entry.rules.push(rule);
   } else if (action === "rule") {
     if (!s.ignore.includes(rule)) s.ignore.push(rule);
   } else if (!s["accept-terms"].includes(term)) {
@@ -152,8 +172,11 @@ function renderSuppressions() {
     ...s.ignore.map((rule) => [`${rule} in every claim`, () => s.ignore.splice(s.ignore.indexOf(rule), 1)]),
     ...s["accept-terms"].map((term) => [`term “${term}”`,
       () => s["accept-terms"].splice(s["accept-terms"].indexOf(term), 1)]),
-    ...Object.entries(s["per-claim"]).flatMap(([claim, rules]) => rules.map((rule) => [`${rule} in claim ${claim}`,
-      () => { rules.splice(rules.indexOf(rule), 1); if (!rules.length) delete s["per-claim"][claim]; }])),
+    ...s["per-claim-text"].flatMap((entry) => entry.rules.map((rule) => [`${rule} in claim ${entry.claim}`,
+      () => {
+        entry.rules.splice(entry.rules.indexOf(rule), 1);
+        if (!entry.rules.length) s["per-claim-text"].splice(s["per-claim-text"].indexOf(entry), 1);
+      }])),
   ];
   const list = $("suppression-list");
   list.replaceChildren(...entries.map(([label, remove]) => {
@@ -173,7 +196,7 @@ function renderSuppressions() {
 async function saveSuppressions() {
   try {
     const data = await (await post("/api/suppressions", { suppressions: state.suppressions })).json();
-    state.suppressions = { "ignore": [], "accept-terms": [], "per-claim": {} }; // in the file now
+    state.suppressions = noSuppressions(); // in the file now
     renderSuppressions();
     showMessage("");
     $("check-status").textContent = `suppressions saved to ${data.path}`;
@@ -228,7 +251,7 @@ async function useClaimsFile(file, data) {
 
 function updateDocxButton() {
   const button = $("download-docx");
-  const same = state.docx !== null && $("claims").value === state.docx.text;
+  const same = sameAsOpened();
   button.disabled = !same;
   button.title = same ? `${state.docx.name} with each finding as a Word comment`
     : state.docx ? "the claims changed since the .docx was opened: download the report instead"
@@ -338,9 +361,9 @@ async function start() {
   followTreeLinks($("check-result"));
   followTreeLinks($("draft-result"));
   $("download-html").addEventListener("click", () => download("/api/report.html", checkRequest()));
-  $("download-json").addEventListener("click", () => download("/api/report.json", checkRequest()));
-  $("download-docx").addEventListener("click", () => download("/api/commented.docx",
-    { ...checkRequest(), docx: state.docx.base64, name: state.docx.name }));
+  $("download-json").addEventListener("click", () => download("/api/report.json",
+    sameAsOpened() ? documentRequest() : checkRequest()));
+  $("download-docx").addEventListener("click", () => download("/api/commented.docx", documentRequest()));
   $("save-suppressions").addEventListener("click", saveSuppressions);
   $("description-file").addEventListener("change", (e) => openFile(e.target, "description", useDescriptionFile));
   $("draft-button").addEventListener("click", draft);
