@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from spg.forest import Forest
 from spg.lint.antecedent import check_antecedents
@@ -19,6 +20,9 @@ from spg.lint.support import check_description_support
 from spg.lint.suppress import Suppressions
 from spg.parse import unread_citations
 
+if TYPE_CHECKING:
+    from spg.lint.terms import Term
+
 
 @dataclass(frozen=True)
 class LintResult:
@@ -29,6 +33,7 @@ class LintResult:
     findings: list[Finding]
     suppressed: int = 0
     description_checked: bool = False
+    terms: list[Term] | None = None  # the term map, when asked for (lint(terms=True))
 
     def count(self, severity: str) -> int:
         return sum(f.severity == severity for f in self.findings)
@@ -48,13 +53,19 @@ class LintResult:
 ANTECEDENT_MODES = ("grammar", "judged")
 
 
-def antecedent_findings(forest: Forest, mode: str = "grammar") -> list[Finding]:
+def antecedent_findings(forest: Forest, mode: str = "grammar", terms: list[Term] | None = None) -> list[Finding]:
     """The antecedent analysis's findings. ``grammar`` (the default): the claim grammar's warnings as they are;
     ``judged``: the learned judge reads each ``antecedent`` warning and makes those it scores as inherent or
-    contextual ``antecedent-note`` (info) (docs/lint-antecedent.md, "The judge")."""
+    contextual ``antecedent-note`` (info) (docs/lint-antecedent.md, "The judge"). A ``terms`` list receives the term
+    map, read in the same pass."""
     if mode not in ANTECEDENT_MODES:
         raise ValueError(f"antecedent mode {mode!r}; expected one of {', '.join(ANTECEDENT_MODES)}")
-    found = check_antecedents(forest)
+    if terms is None:
+        found = check_antecedents(forest)
+    else:
+        from spg.lint.terms import read_terms
+
+        found = read_terms(forest, terms)
     if mode == "judged" and any(a.rule == "antecedent" for a in found):
         from spg.lint.antecedent.judge import tiered  # imported only where there is a warning to judge
 
@@ -62,11 +73,12 @@ def antecedent_findings(forest: Forest, mode: str = "grammar") -> list[Finding]:
     return [Finding(a.rule, RULES[a.rule].severity, a.claim, a.message, a.start, a.end, a.term) for a in found]
 
 
-def find_all(forest: Forest, description: str | None = None, antecedent: str = "grammar") -> list[Finding]:
+def find_all(forest: Forest, description: str | None = None, antecedent: str = "grammar",
+             terms: list[Term] | None = None) -> list[Finding]:
     """Every finding of every check, before suppressions, in claim order then by place in the claim;
-    ``antecedent`` is the mode of :func:`antecedent_findings`."""
+    ``antecedent`` is the mode of :func:`antecedent_findings`, which fills ``terms`` (when given)."""
     found = [from_diagnostic(d) for d in forest.diagnostics() + unread_citations(forest)]
-    found += antecedent_findings(forest, antecedent)
+    found += antecedent_findings(forest, antecedent, terms)
     found += check_multiple_dependency(forest)
     found += check_means_plus_function(forest)
     readings = read_claims(forest)
@@ -86,8 +98,10 @@ def lint(
     description: str | None = None,
     suppressions: Suppressions | None = None,
     antecedent: str = "grammar",
+    terms: bool = False,
 ) -> LintResult:
     """Lint one claim set; ``description`` (when given) adds the description-support check; ``antecedent``:
-    ``grammar`` or ``judged`` (:func:`antecedent_findings`)."""
-    kept, suppressed = (suppressions or Suppressions()).split(find_all(forest, description, antecedent))
-    return LintResult(forest, kept, suppressed, description is not None)
+    ``grammar`` or ``judged`` (:func:`antecedent_findings`); ``terms``: keep the term map (reports show it)."""
+    term_list: list[Term] | None = [] if terms else None
+    kept, suppressed = (suppressions or Suppressions()).split(find_all(forest, description, antecedent, term_list))
+    return LintResult(forest, kept, suppressed, description is not None, term_list)

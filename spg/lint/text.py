@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from spg.forest import Claim, Forest
 from spg.lint.check import LintResult, lint
+from spg.lint.fees import claim_counts
 
 SNIPPET = 70
 MAX_INDENT = 20
@@ -61,7 +62,8 @@ def summary_line(result: LintResult) -> str:
 
 def report_lines(result: LintResult) -> list[str]:
     """What ``spg lint`` prints: the trees, a blank line, every finding, and the summary line."""
-    return [*tree_lines(result.forest), "", *map(str, result.findings), summary_line(result)]
+    return [*tree_lines(result.forest), "", *map(str, result.findings), summary_line(result),
+            claim_counts(result.forest).line()]
 
 
 def lint_lines(forest: Forest) -> list[str]:
@@ -86,4 +88,5 @@ def report_json(result: LintResult) -> dict:
         ],
         "findings": [f.to_dict() for f in result.findings],
         "summary": {**result.summary(), "description_checked": result.description_checked},
-    }
+        "claim_count": claim_counts(forest).to_dict(),
+    } | ({"terms": [t.to_dict() for t in result.terms]} if result.terms is not None else {})

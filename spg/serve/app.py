@@ -149,7 +149,7 @@ class App:
         suppressions = suppressions_of(_merged(self.file_suppressions, data.get("suppressions")),
                                        "the request's suppressions")
         claim_set = claim_set_of(name, _text(data, "text"))
-        return lint(claim_set.forest, description or claim_set.description, suppressions), name
+        return lint(claim_set.forest, description or claim_set.description, suppressions, terms=True), name
 
     # ---- routes
 

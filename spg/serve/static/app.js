@@ -65,7 +65,7 @@ function selectTab(name) {
 // A link of a report's claim tree scrolls to its claim in the same report (both tabs show one).
 function followTreeLinks(root) {
   root.addEventListener("click", (event) => {
-    const link = event.target.closest(".tree a");
+    const link = event.target.closest(".tree a, table.terms a, table.counts a");
     if (!link) return;
     event.preventDefault();
     const target = root.querySelector(`[id="${link.getAttribute("href").slice(1)}"]`);
