@@ -61,9 +61,10 @@ def summary_line(result: LintResult) -> str:
 
 
 def report_lines(result: LintResult) -> list[str]:
-    """What ``spg lint`` prints: the trees, a blank line, every finding, and the summary line."""
-    return [*tree_lines(result.forest), "", *map(str, result.findings), summary_line(result),
-            claim_counts(result.forest).line()]
+    """What ``spg lint`` prints: the trees, a blank line, every finding, the claim counts with their fee triggers
+    (:mod:`spg.lint.fees`) and the summary line."""
+    return [*tree_lines(result.forest), "", *map(str, result.findings), claim_counts(result.forest).line(),
+            summary_line(result)]
 
 
 def lint_lines(forest: Forest) -> list[str]:

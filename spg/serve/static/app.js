@@ -320,6 +320,18 @@ function useDescriptionFile(file, data) {
   state.descriptionName = file.name.replace(/\.[^.]*$/, "") || "draft";
 }
 
+// The editor's claims renumbered by the server (spg renumber's rules); a cycle or a missing claim is shown instead.
+async function renumberClaims() {
+  try {
+    const data = await (await post("/api/renumber", checkRequest())).json();
+    $("claims").value = data.text;
+    showMessage("");
+    runLint();
+  } catch (error) {
+    showMessage(error.message);
+  }
+}
+
 // ---- wiring
 
 async function start() {
@@ -342,6 +354,7 @@ async function start() {
   $("download-docx").addEventListener("click", () => download("/api/commented.docx",
     { ...checkRequest(), docx: state.docx.base64, name: state.docx.name }));
   $("save-suppressions").addEventListener("click", saveSuppressions);
+  $("renumber").addEventListener("click", renumberClaims);
   $("description-file").addEventListener("change", (e) => openFile(e.target, "description", useDescriptionFile));
   $("draft-button").addEventListener("click", draft);
   $("draft-stop").addEventListener("click", () => state.draftAbort && state.draftAbort.abort());
