@@ -3,8 +3,8 @@
 A term is a noun phrase the claims introduce ("a lever", "a plurality of arms") and refer back to ("the lever",
 "said arms"). The antecedent reader (:mod:`spg.lint.antecedent`) already reads every phrase and finds each
 reference's introduction; the map is that reading kept instead of thrown away, so it agrees with the antecedent
-findings by construction: a reference with no basis is no reference of any term (its first occurrence, which the
-rest of its claim leans on, is listed as a term introduced with "the").
+findings by construction: a reference with no basis is no reference of any term; its first occurrence, which the
+rest of its claim and the claims below lean on, is listed as a term introduced with "the".
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ class Term:
 
 
 def term_map(forest: Forest) -> list[Term]:
-    """Every term of the claim set in the order it is introduced: each phrase introduced with "a"/"an", and any
-    other introduction ("levers", "two arms") a reference leans on."""
+    """Every term of the claim set in the order it is introduced: each phrase introduced with "a"/"an", each
+    definite one with no antecedent (its first occurrence), and any other introduction ("levers", "two arms") a
+    reference leans on."""
     terms: list[Term] = []
     read_terms(forest, terms, report=False)
     return terms
@@ -78,7 +79,8 @@ def _terms(reader: _Reader) -> list[Term]:
     for chunks in reader.index.values():
         for ch in chunks:
             root = ch.same or ch
-            if root.article and not root.definite:
+            # "a lever"; "the spring" with no antecedent (reported), which the claims after it lean on
+            if root.article or root.definite:
                 roots.setdefault(id(root), root)
     terms = []
     for root in sorted(roots.values(), key=lambda c: (c.claim, c.start)):
