@@ -175,8 +175,8 @@ def _counts_table(counts: ClaimCounts) -> str:
     rows = (f"<tr><td>independent claims</td><td class=n>{counts.independent}</td></tr>"
             f"<tr><td>claims in all</td><td class=n>{counts.total}</td></tr>"
             f"<tr><td>claims as counted for fees</td><td class=n>{counts.counted}</td></tr>"
-            f"<tr><td>multiple dependent claims</td><td class=n>{len(counts.multiple)}</td>"
-            f"<td>{multiple}</td></tr>")
+            f"<tr><td>multiple dependent claims{': ' + multiple if multiple else ''}</td>"
+            f"<td class=n>{len(counts.multiple)}</td></tr>")
     triggers = counts.triggers()
     listed = ("".join(f"<li>{_badge('warning')} {escape(t)}</li>" for t in triggers) if triggers else
               "<li>within the basic filing fee (3 independent claims, 20 in all, no multiple dependent claim)</li>")
