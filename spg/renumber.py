@@ -129,8 +129,9 @@ def _listed(phrase: str, nums: list[int], conjunction: str) -> str:
             runs[-1].append(n)
         else:
             runs.append([n])
-    items = [f"{r[0]}{joiner}{r[-1]}" if len(r) >= 3 else ", ".join(map(str, r)) for r in runs]
-    items = ", ".join(items).split(", ")
+    items: list[str] = []
+    for r in runs:
+        items += [f"{r[0]}{joiner}{r[-1]}"] if len(r) >= 3 else list(map(str, r))
     if len(items) == 1:
         return f"{word} {items[0]}"
     return f"{word} {', '.join(items[:-1])} {conjunction} {items[-1]}"

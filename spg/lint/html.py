@@ -12,7 +12,7 @@ from html import escape
 
 from spg.forest import Claim
 from spg.lint.check import LintResult
-from spg.lint.fees import ClaimCounts, claim_counts
+from spg.lint.fees import ClaimCounts
 from spg.lint.finding import SEVERITIES, Finding
 from spg.lint.rules import RULES
 from spg.lint.terms import Term
@@ -157,7 +157,7 @@ def render_body(result: LintResult, name: str) -> str:
     return (
         f"<h1>spg lint: {escape(name)}</h1><p class=sub>{escape(summary_line(result))}; description support: "
         f"{support}</p><h2>Summary</h2>{_summary_tables(result)}"
-        + f"<h2>Claim count</h2>{_counts_table(claim_counts(forest))}"
+        + f"<h2>Claim count</h2>{_counts_table(result.claim_count)}"
         + (f'<h2>Claim set</h2><ol class="findings">{set_items}</ol>' if set_items else "")
         + f'<h2>Claim tree</h2><div class="tree">{"".join(tree)}</div>'
         + (f"<h2>Terms</h2>{_term_table(result.terms)}" if result.terms is not None else "")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from spg.forest import Claim, Forest
 from spg.lint.check import LintResult, lint
-from spg.lint.fees import claim_counts
 
 SNIPPET = 70
 MAX_INDENT = 20
@@ -63,7 +62,7 @@ def summary_line(result: LintResult) -> str:
 def report_lines(result: LintResult) -> list[str]:
     """What ``spg lint`` prints: the trees, a blank line, every finding, the claim counts with their fee triggers
     (:mod:`spg.lint.fees`) and the summary line."""
-    return [*tree_lines(result.forest), "", *map(str, result.findings), claim_counts(result.forest).line(),
+    return [*tree_lines(result.forest), "", *map(str, result.findings), result.claim_count.line(),
             summary_line(result)]
 
 
@@ -89,5 +88,5 @@ def report_json(result: LintResult) -> dict:
         ],
         "findings": [f.to_dict() for f in result.findings],
         "summary": {**result.summary(), "description_checked": result.description_checked},
-        "claim_count": claim_counts(forest).to_dict(),
+        "claim_count": result.claim_count.to_dict(),
     } | ({"terms": [t.to_dict() for t in result.terms]} if result.terms is not None else {})

@@ -62,7 +62,7 @@ function selectTab(name) {
   }
 }
 
-// A link of a report's claim tree scrolls to its claim in the same report (both tabs show one).
+// A link of a report's claim tree, claim count or term map scrolls to its claim in the same report (both tabs show one).
 function followTreeLinks(root) {
   root.addEventListener("click", (event) => {
     const link = event.target.closest(".tree a, table.terms a, table.counts a");
