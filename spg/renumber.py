@@ -87,12 +87,14 @@ def _stable_order(forest: Forest, parents: list[set[int]]) -> list[int]:
 def _cycle(forest: Forest, parents: list[set[int]], waiting: list[int]) -> str:
     """ "2: its citations go round (2 → 3 → 2)": a cycle among the claims never placed, from the earliest of them."""
     at = next(i for i, w in enumerate(waiting) if w)
-    path: list[int] = []
-    while at not in path:
-        path.append(at)
+    step: dict[int, int] = {}  # claim position → its place on the walk (a ring of 100,000 claims stays linear)
+    while at not in step:
+        step[at] = len(step)
         at = min(p for p in parents[at] if waiting[p])  # an unplaced claim always cites an unplaced one
-    ring = path[path.index(at):] + [at]
+    ring = list(step)[step[at]:] + [at]
     nums = [str(forest.claims[i].num) for i in ring]
+    if len(nums) > 8:  # one line, however long the ring
+        nums = [*nums[:4], "…", *nums[-3:]]
     return f"{nums[0]}: its citations go round ({' → '.join(nums)})"
 
 

@@ -73,6 +73,13 @@ def test_no_order_to_write_names_the_claim(claims, named):
         new_numbers(parse_claims(claims))
 
 
+def test_a_long_ring_is_named_in_one_short_line():
+    text = "1. A cup.\n" + "".join(f"{k}. The cup of claim {k + 1}.\n" for k in range(2, 2000)) + "2000. The cup of claim 2.\n"
+    with pytest.raises(InputError) as error:
+        new_numbers(parse_claims(text))
+    assert str(error.value).startswith("claim 2: its citations go round (2 → 3 → 4 → 5 → … → 1999 → 2000 → 2)")
+
+
 def _bold_citation_document() -> bytes:
     import docx
 
