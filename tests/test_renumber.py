@@ -163,6 +163,13 @@ def test_cli_a_cycle_exits_2_with_one_line_naming_the_claim(tmp_path, capsys):
     assert not (tmp_path / "out.txt").exists()
 
 
+def test_cli_an_empty_input_is_bad_input_and_nothing_is_written(tmp_path, capsys):
+    source = tmp_path / "empty.txt"
+    source.write_text("\n", encoding="utf-8")
+    code, _, err = run(capsys, "renumber", str(source), str(tmp_path / "out.txt"))
+    assert code == 2 and "no claims to renumber" in err and not (tmp_path / "out.txt").exists()
+
+
 def test_cli_renumbers_a_word_document_into_a_marked_copy(tmp_path, capsys):
     source = tmp_path / "claims.docx"
     source.write_bytes(_bold_citation_document())

@@ -36,6 +36,8 @@ def _renumber(args: argparse.Namespace) -> int:
         check_destination(args.output, KIND)
     claim_set = read_claim_set(args.input)
     name = claim_set.name
+    if not claim_set.forest.claims:
+        raise InputError(f"{name}: no claims to renumber; expected numbered claims ('1. A widget …')")
     if claim_set.docx is not None:
         if not docx_out:
             raise InputError(f"{args.output}: the input is a Word document; expected an output name ending .docx")
