@@ -30,6 +30,16 @@ def test_each_term_has_its_introduction_and_the_claims_referring_to_it():
         assert forest.by_num[m.claim].text[m.start : m.end] == m.text
 
 
+def test_a_count_and_the_phrase_it_counts_are_one_term():
+    forest = parse_claims("1. A stool comprising a pair of curved legs and a set of screws, each fixing a step.\n"
+                          "2. The stool of claim 1, wherein said legs are long and the screws are short.\n")
+    terms = {t.name: t for t in term_map(forest)}
+    assert "pair" not in terms and "set" not in terms
+    assert terms["pair of curved legs"].introduced.text == "a pair of curved legs"
+    assert terms["pair of curved legs"].claims == [2] and terms["set of screws"].claims == [2]
+    assert "step" in terms  # "each fixing a step": a count is joined only to the phrase right after its "of"
+
+
 def test_a_reference_without_basis_is_no_reference_of_a_term():
     # "the spring" has no antecedent: a finding, and a term first written with "the", referred to by nobody else
     forest = parse_claims(WIDGET)

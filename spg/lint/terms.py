@@ -16,6 +16,11 @@ from spg.forest import Forest
 from spg.lint.antecedent.reader import AntecedentFinding, _read, _Reader
 
 _DETERMINER = re.compile(r"(?:an?|the|said)\s+", re.IGNORECASE)
+# "of", and modifiers the reader left out of the phrase after it ("curved"), never a function word
+_OF = re.compile(r"\s+of\s+(?:(?!(?:to|for|on|in|at|of|with|by|from|and|or|the|an?|said)\b)[\w-]+\s+){0,3}",
+                 re.IGNORECASE)
+# what counts the phrase after its "of" ("a pair of arms"): one term with it, not a term of its own
+_COUNTS = frozenset((w,) for w in ("pair", "plurality", "multiplicity", "number", "series", "set", "couple", "group"))
 
 
 @dataclass(frozen=True)
@@ -82,12 +87,21 @@ def _terms(reader: _Reader) -> list[Term]:
             # "a lever"; "the spring" with no antecedent (reported), which the claims after it lean on
             if root.article or root.definite:
                 roots.setdefault(id(root), root)
-    terms = []
+    terms: list[Term] = []
+    count: Mention | None = None  # "a pair" waiting for the phrase after its "of"
     for root in sorted(roots.values(), key=lambda c: (c.claim, c.start)):
         introduced = _mention(reader, root)
         refs = sorted(referred.get(id(root), ()), key=lambda c: (c.claim, c.start))
         # a reference is listed once even when read twice (a coordination's readings: "the first and second arms")
         mentions = tuple(dict.fromkeys(_mention(reader, r) for r in refs))
+        if count is not None and count.claim == introduced.claim and _OF.fullmatch(
+            reader.claims[root.claim].text, count.end, introduced.start
+        ):
+            # "a pair of curved rockers" is one term, named by the whole phrase
+            start, text = count.start, reader.claims[root.claim].text
+            introduced = Mention(introduced.claim, start, introduced.end, text[start : introduced.end])
+            terms.pop()
+        count = introduced if root.words in _COUNTS and not mentions else None
         terms.append(Term(_name(introduced.text, root.raw[-1]), introduced, mentions))
     return terms
 
