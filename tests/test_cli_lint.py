@@ -86,7 +86,7 @@ def test_lint_json_has_claims_findings_and_summary(tmp_path, capsys):
         capsys, "lint", "--json", write(tmp_path, "c.txt", BROKEN + "4. The chair of claim 1, with the lever.\n")
     )
     report = json.loads(out)
-    assert code == 1 and set(report) == {"claims", "findings", "summary"}
+    assert code == 1 and set(report) == {"claims", "findings", "summary", "claim_count", "terms"}
     assert report["claims"][1] == {"num": 2, "parents": [1], "parent": 1, "depth": 2, "independent": False,
                                    "text": "The chair of claim 1, wherein the seat is round.",
                                    "key": report["claims"][1]["key"]}

@@ -27,7 +27,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from spg.cli import dea, evaluate, generate, lint, pairs, reproduce, serve, stats, train
+from spg.cli import dea, evaluate, generate, lint, pairs, renumber, reproduce, serve, stats, train
 from spg.data import DataError
 from spg.errors import InputError, escaped
 
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show the traceback of any error instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (lint, stats, evaluate, dea, generate, pairs, train, reproduce, serve):
+    for module in (lint, renumber, stats, evaluate, dea, generate, pairs, train, reproduce, serve):
         module.register(sub)
     return parser
 

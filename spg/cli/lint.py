@@ -51,7 +51,7 @@ def _lint(args: argparse.Namespace) -> int:
         raise InputError(f"{args.file}: --docx-comments needs a Word document (.docx) to comment; got "
                          "text or JSON")
     description = read_description(args.description) if args.description else claim_set.description
-    result = lint(claim_set.forest, description, suppressions, args.antecedent)
+    result = lint(claim_set.forest, description, suppressions, args.antecedent, terms=bool(args.html or args.json))
     if args.html:
         _not_an_input(args.html, args)
         write_report(args.html, render_html(result, claim_set.name), force=args.force)

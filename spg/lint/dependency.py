@@ -63,15 +63,10 @@ class _Ancestry:
         return [p for p in cited if not included >> self.index[p] & 1]
 
 
-def check_multiple_dependency(forest: Forest) -> list[Finding]:
-    """Findings of both 1.75(c) rules, in claim order. Citations are read from each claim's text; a claim whose
-    parents were given as data without citing wording is only checked for its basis.
-
-    A claim is multiple dependent when one citation names several claims ("claims 1 and 2", "claim 3 or 1"), or
-    when separate citations name claims that do not include each other.
-    """
-    ancestry = _Ancestry(forest)
-    multiple: dict[int, tuple[list[int], list[Reference]]] = {}  # claim → (cited claims, their citations)
+def _multiple(ancestry: _Ancestry) -> dict[int, tuple[list[int], list[Reference]]]:
+    """The multiple dependent claims: claim → (cited claims, their citations)."""
+    forest = ancestry.forest
+    multiple: dict[int, tuple[list[int], list[Reference]]] = {}
     for num in ancestry.index:
         parents = ancestry.parents(num)
         if len(parents) < 2:
@@ -80,6 +75,23 @@ def check_multiple_dependency(forest: Forest) -> list[Finding]:
         refs = [r for r in extract_references(text, num) if not set(r.nums).isdisjoint(parents)]
         if any(len(r.nums) > 1 for r in refs) or len(ancestry.effective(parents)) > 1:
             multiple[num] = (parents, refs)
+    return multiple
+
+
+def multiple_dependent_claims(forest: Forest) -> dict[int, list[int]]:
+    """Each multiple dependent claim (as :func:`check_multiple_dependency` reads them) with the claims it cites."""
+    return {num: parents for num, (parents, _) in _multiple(_Ancestry(forest)).items()}
+
+
+def check_multiple_dependency(forest: Forest) -> list[Finding]:
+    """Findings of both 1.75(c) rules, in claim order. Citations are read from each claim's text; a claim whose
+    parents were given as data without citing wording is only checked for its basis.
+
+    A claim is multiple dependent when one citation names several claims ("claims 1 and 2", "claim 3 or 1"), or
+    when separate citations name claims that do not include each other.
+    """
+    ancestry = _Ancestry(forest)
+    multiple = _multiple(ancestry)
     by_position = {ancestry.index[n]: n for n in multiple}
     multiple_mask = sum(1 << i for i in by_position)
     out = []

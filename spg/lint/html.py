@@ -12,8 +12,10 @@ from html import escape
 
 from spg.forest import Claim
 from spg.lint.check import LintResult
+from spg.lint.fees import ClaimCounts
 from spg.lint.finding import SEVERITIES, Finding
 from spg.lint.rules import RULES
+from spg.lint.terms import Term
 from spg.lint.text import summary_line, tree_order
 
 CSS = """
@@ -45,6 +47,8 @@ ol.findings{margin:0;padding-left:22px;font-size:14px;list-style:none}ol.finding
 .tree a{color:#0b57a4;text-decoration:none;font-weight:600}.tree .count{margin-left:6px}
 .tree .snippet{color:#3d4650}
 .outside{color:#c62828;font-weight:600}
+table.terms a,table.counts a{color:#0b57a4;text-decoration:none;font-weight:600}
+table.terms td.term{font-weight:600}table.terms .quote{color:#59636e;font-size:13px}
 """
 
 
@@ -153,10 +157,45 @@ def render_body(result: LintResult, name: str) -> str:
     return (
         f"<h1>spg lint: {escape(name)}</h1><p class=sub>{escape(summary_line(result))}; description support: "
         f"{support}</p><h2>Summary</h2>{_summary_tables(result)}"
+        + f"<h2>Claim count</h2>{_counts_table(result.claim_count)}"
         + (f'<h2>Claim set</h2><ol class="findings">{set_items}</ol>' if set_items else "")
         + f'<h2>Claim tree</h2><div class="tree">{"".join(tree)}</div>'
-        f"<h2>Claims</h2>{''.join(blocks)}"
+        + (f"<h2>Terms</h2>{_term_table(result.terms)}" if result.terms is not None else "")
+        + f"<h2>Claims</h2>{''.join(blocks)}"
     )
+
+
+def _claim_link(num: int) -> str:
+    return f'<a href="#claim-{num}">{num}</a>'
+
+
+def _counts_table(counts: ClaimCounts) -> str:
+    """The claim counts the USPTO charges by, and each fee trigger hit (:mod:`spg.lint.fees`)."""
+    multiple = ", ".join(f"{_claim_link(n)} (cites {', '.join(map(str, p))})" for n, p in counts.multiple.items())
+    rows = (f"<tr><td>independent claims</td><td class=n>{counts.independent}</td></tr>"
+            f"<tr><td>claims in all</td><td class=n>{counts.total}</td></tr>"
+            f"<tr><td>claims as counted for fees</td><td class=n>{counts.counted}</td></tr>"
+            f"<tr><td>multiple dependent claims{': ' + multiple if multiple else ''}</td>"
+            f"<td class=n>{len(counts.multiple)}</td></tr>")
+    triggers = counts.triggers()
+    listed = ("".join(f"<li>{_badge('warning')} {escape(t)}</li>" for t in triggers) if triggers else
+              "<li>within the basic filing fee (3 independent claims, 20 in all, no multiple dependent claim)</li>")
+    return f'<table class="counts" style="width:auto">{rows}</table><ul class="fees">{listed}</ul>'
+
+
+def _term_table(terms: list[Term]) -> str:
+    """The term map: each term, the claim introducing it and the claims referring to it, each a link to the
+    claim."""
+    if not terms:
+        return "<p>No terms.</p>"
+    rows = "".join(
+        f'<tr><td class="term"><a href="#claim-{t.introduced.claim}">{escape(t.name)}</a></td>'
+        f'<td>{_claim_link(t.introduced.claim)} <span class="quote">{escape(t.introduced.text)}</span></td>'
+        f"<td>{', '.join(map(_claim_link, t.claims)) or '—'}</td></tr>"
+        for t in terms
+    )
+    return ('<table class="terms"><tr><th>term</th><th>introduced in claim</th><th>referred to in claims</th></tr>'
+            f"{rows}</table>")
 
 
 # The report's Content-Security-Policy: nothing is fetched, nothing runs; only its own inline style applies.

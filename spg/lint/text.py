@@ -61,8 +61,10 @@ def summary_line(result: LintResult) -> str:
 
 
 def report_lines(result: LintResult) -> list[str]:
-    """What ``spg lint`` prints: the trees, a blank line, every finding, and the summary line."""
-    return [*tree_lines(result.forest), "", *map(str, result.findings), summary_line(result)]
+    """What ``spg lint`` prints: the trees, a blank line, every finding, the claim counts with their fee triggers
+    (:mod:`spg.lint.fees`) and the summary line."""
+    return [*tree_lines(result.forest), "", *map(str, result.findings), result.claim_count.line(),
+            summary_line(result)]
 
 
 def lint_lines(forest: Forest) -> list[str]:
@@ -91,7 +93,10 @@ def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) ->
         ],
         "findings": [f.to_dict() for f in result.findings],
         "summary": {**result.summary(), "description_checked": result.description_checked},
+        "claim_count": result.claim_count.to_dict(),
     }
+    if result.terms is not None:
+        report["terms"] = [t.to_dict() for t in result.terms]
     if paragraphs is not None:
         for claim in report["claims"]:
             claim["paragraph"] = paragraphs.get(claim["num"])

@@ -179,7 +179,7 @@ class App:
         suppressions = suppressions_of(_merged(self.file_suppressions, data.get("suppressions")),
                                        "the request's suppressions")
         claim_set = claim_set_of(name, _text(data, "text"))
-        return lint(claim_set.forest, description or claim_set.description, suppressions), name
+        return lint(claim_set.forest, description or claim_set.description, suppressions, terms=True), name
 
     # ---- routes
 
@@ -232,6 +232,18 @@ class App:
 
         text, name = await run_in_threadpool(run)
         return _download(text, "application/json", _stem(name) + ".lint.json")
+
+    async def renumber(self, request: Request) -> Response:
+        """The editor's claims renumbered with no forward reference, citations updated (:mod:`spg.renumber`)."""
+        data = await _json(request, self.settings.max_body)
+
+        def run() -> dict[str, Any]:
+            from spg.renumber import renumber_text
+
+            claim_set = claim_set_of(_text(data, "name", "pasted claims") or "pasted claims", _text(data, "text"))
+            return {"text": renumber_text(claim_set.forest)}
+
+        return JSONResponse(await run_in_threadpool(run))
 
     async def upload(self, request: Request) -> Response:
         """A claims or description file (text or .docx, the raw bytes as the body) as text for the page."""
@@ -380,6 +392,7 @@ def build_app(settings: Settings, drafter: Drafter | None) -> Starlette:
         Route("/api/report.html", guarded(state.report_html), methods=["POST"]),
         Route("/api/report.json", guarded(state.report_json), methods=["POST"]),
         Route("/api/upload", guarded(state.upload), methods=["POST"]),
+        Route("/api/renumber", guarded(state.renumber), methods=["POST"]),
         Route("/api/commented.docx", guarded(state.commented_docx), methods=["POST"]),
         Route("/api/claims.docx", guarded(state.claims_docx), methods=["POST"]),
         Route("/api/suppressions", guarded(state.save_suppressions), methods=["POST"]),

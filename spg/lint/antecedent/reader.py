@@ -246,6 +246,7 @@ class _Reader:
         self.context: dict[int, tuple[list[str], int, tuple[str, ...]]] = {}
         # (claim, words without a last postpositive "-able" word) → the body's introductions read so (introduce)
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
+        self.links: list[tuple[_Chunk, _Chunk]] | None = None  # (reference, its introduction), kept for the term map
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -692,6 +693,8 @@ class _Reader:
         if found:
             latest = found[0]
             latest.taken = True
+            if self.links is not None:
+                self.links.append((ref, latest))
             if (
                 latest.reintroduces is not None
                 and latest.claim != ref.claim
@@ -864,9 +867,9 @@ class _Reader:
         return "antecedent", in_scope[:1] or ([c for c in elsewhere if c.words == words] or elsewhere)[:1]
 
 
-def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, int]:
-    """(findings when ``report``, definite references, those with basis) — one pass for both public readers."""
-    reader = _Reader(forest)
+def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[list[AntecedentFinding], int, int]:
+    """(findings when ``report``, definite references, those with basis) — one pass for every public reader."""
+    reader = reader or _Reader(forest)
     claims = forest.claims
     findings: list[AntecedentFinding] = []
     total = resolved = 0

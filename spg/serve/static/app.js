@@ -64,10 +64,10 @@ function selectTab(name) {
   }
 }
 
-// A link of a report's claim tree scrolls to its claim in the same report (both tabs show one).
+// A link of a report's claim tree, claim count or term map scrolls to its claim in the same report (both tabs show one).
 function followTreeLinks(root) {
   root.addEventListener("click", (event) => {
-    const link = event.target.closest(".tree a");
+    const link = event.target.closest(".tree a, table.terms a, table.counts a");
     if (!link) return;
     event.preventDefault();
     const target = root.querySelector(`[id="${link.getAttribute("href").slice(1)}"]`);
@@ -343,6 +343,18 @@ function useDescriptionFile(file, data) {
   state.descriptionName = file.name.replace(/\.[^.]*$/, "") || "draft";
 }
 
+// The editor's claims renumbered by the server (spg renumber's rules); a cycle or a missing claim is shown instead.
+async function renumberClaims() {
+  try {
+    const data = await (await post("/api/renumber", checkRequest())).json();
+    $("claims").value = data.text;
+    showMessage("");
+    runLint();
+  } catch (error) {
+    showMessage(error.message);
+  }
+}
+
 // ---- wiring
 
 async function start() {
@@ -365,6 +377,7 @@ async function start() {
     sameAsOpened() ? documentRequest() : checkRequest()));
   $("download-docx").addEventListener("click", () => download("/api/commented.docx", documentRequest()));
   $("save-suppressions").addEventListener("click", saveSuppressions);
+  $("renumber").addEventListener("click", renumberClaims);
   $("description-file").addEventListener("change", (e) => openFile(e.target, "description", useDescriptionFile));
   $("draft-button").addEventListener("click", draft);
   $("draft-stop").addEventListener("click", () => state.draftAbort && state.draftAbort.abort());
