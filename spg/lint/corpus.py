@@ -224,13 +224,28 @@ def lint_corpus(
     workers: int | None = None,
     batch_size: int = BATCH_SIZE,
     progress: bool | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> Totals:
     """Lint every record of ``inputs`` into ``out``'s tables on ``workers`` processes (default: every core),
-    resuming a run of the same job killed before it ended; ``progress``: tqdm's bar (None: when on a terminal)."""
+    resuming a run of the same job killed before it ended; ``progress``: tqdm's bar (None: when on a terminal).
+    ``engine="ray"``: on Ray (:mod:`spg.lint.corpus_ray`), the cluster at ``address`` or a local one; inputs may
+    then be URIs Ray reads (``s3://…``)."""
+    files = [f for i in inputs for f in ([str(i)] if engine == "ray" and "://" in str(i) else corpus_files([i]))]
+    out = start_job(out, job_of(files, checker, engine, batch_size))
+    if engine == "ray":
+        from spg.lint.corpus_ray import lint_on_ray
+
+        lint_on_ray(files, out, checker, address=address, workers=workers, batch_size=batch_size,
+                    progress=sys.stderr.isatty() if progress is None else progress)
+        return written_totals(out)
+    return _lint_here(files, out, checker, workers or default_workers(), batch_size, progress)
+
+
+def _lint_here(files: list[str], out: Path, checker: Checker, workers: int, batch_size: int,
+               progress: bool | None) -> Totals:
     from tqdm import tqdm
 
-    files = corpus_files(inputs)
-    out = start_job(out, job_of(files, checker, "local", batch_size))
     done = done_batches(out)
     totals = Totals()
     with tqdm(desc="spg lint", unit=" records", disable=None if progress is None else not progress,
@@ -243,11 +258,20 @@ def lint_corpus(
                     yield number, batch
 
         setup = functools.partial(_worker, checker, out)
-        for _, _, counted in map_batches(_lint_batch, todo(), workers or default_workers(), setup):
+        for _, _, counted in map_batches(_lint_batch, todo(), workers, setup):
             totals += counted
             bar.update(counted.records)
             bar.set_postfix(claims=f"{totals.claims:,}", refresh=False)
-    return totals
+    return written_totals(out) if done else totals
+
+
+def written_totals(out: Path) -> Totals:
+    """The records, claims and bad records of the claim-set table as written."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(out / TABLES[0], format="parquet").to_table(columns=["claims", "bad"])
+    return Totals(table.num_rows, pc.sum(table["claims"]).as_py() or 0, table.num_rows - table["bad"].null_count)
 
 
 def read_tables(out: str | Path):
