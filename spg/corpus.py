@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from spg.data import DataError, _open_binary, source_paths, text_lines
-from spg.errors import InputError, decode_utf8, parse_json
+from spg.errors import decode_utf8, parse_json
 
 SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".parquet")
 ID_KEYS = ("id", "application_number", "patent_number")  # spg.data's, in its order
@@ -126,13 +126,18 @@ def read_items(file: str, stream: BinaryIO) -> Iterator[Item]:
 
 
 def items(files: Iterable[str]) -> Iterator[Item]:
-    """Every record of the files, in order; a file that cannot be read is an InputError naming it."""
+    """Every record of the files, in order; a file that cannot be read on (a truncated .gz) ends with an item
+    holding the error, after the last record read."""
     for file in files:
+        last = None
         try:
             with _open_binary(Path(file)) as stream:
-                yield from read_items(file, stream)
+                for last in read_items(file, stream):
+                    yield last
         except (OSError, EOFError) as e:
-            raise InputError(f"{file}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+            after = f"; the records after {last.where} are lost" if last else ""
+            position = last.position + 1 if last else 0
+            yield Item(file, position, file, None, f"{file}: cannot read ({getattr(e, 'strerror', None) or e}){after}")
 
 
 def batches(records: Iterable[Item], size: int) -> Iterator[tuple[int, list[Item]]]:

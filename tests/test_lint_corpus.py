@@ -133,6 +133,16 @@ def test_a_parquet_table_with_a_claims_column_and_a_folder_of_json_files_are_inp
                                     + uspto["info"].to_pylist())
 
 
+def test_a_truncated_gzip_file_ends_with_a_row_naming_where_reading_stopped(tmp_path, corpus):
+    data = corpus[1].read_bytes()
+    (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
+    totals = lint_corpus([tmp_path / "cut.jsonl.gz"], tmp_path / "out", Checker(), workers=1, progress=False)
+    claim_sets, _ = read_tables(tmp_path / "out")
+    last = claim_sets.to_pylist()[-1]
+    assert totals.bad == 1 and last["bad"].startswith(f"{(tmp_path / 'cut.jsonl.gz').resolve()}: cannot read (")
+    assert last["bad"].endswith(f"line {last['position'] - 1} are lost") and last["position"] > 1
+
+
 def test_a_bad_record_is_a_row_naming_it_and_the_run_goes_on_exit_1(tmp_path, capsys, corpus):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"id": "X1", "claims": 5}\nnot json\n\xff\n' + corpus[0].read_bytes().split(b"\n")[0] + b"\n")
@@ -191,10 +201,14 @@ def test_another_job_in_the_folder_is_refused_and_a_folder_spg_did_not_create_to
     (["MORE"], "several inputs, --workers"),
     (["--workers", "2"], "need --out DIR"),
     (["--out", "OUT", "--workers", "0"], "--workers 0: expected a positive number"),
+    (["--out", "INSIDE"], "lies inside the input"),
 ])
 def test_usage_errors_are_one_line_exit_2(corpus, tmp_path, capsys, argv, expected):
-    argv = [str(corpus[1]) if a == "MORE" else str(tmp_path / "out") if a == "OUT" else a for a in argv]
-    assert main(["lint", str(corpus[0]), *argv]) == 2
+    places = {"MORE": str(corpus[1]), "OUT": str(tmp_path / "out"), "INSIDE": str(tmp_path / "data" / "out")}
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.jsonl").write_bytes(corpus[0].read_bytes())
+    first = str(tmp_path / "data") if "INSIDE" in argv else str(corpus[0])
+    assert main(["lint", first, *[places.get(a, a) for a in argv]]) == 2
     err = capsys.readouterr().err
     assert expected in err and len(err.strip().splitlines()) == 1
 

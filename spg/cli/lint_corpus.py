@@ -57,9 +57,10 @@ def lint_corpus_command(args: argparse.Namespace, suppressions: Suppressions) ->
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise InputError(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive number")
     out = Path(args.out)
-    if any(out.resolve() == Path(i).resolve() or out.resolve() in Path(i).resolve().parents for i in inputs
-           if "://" not in i):
-        raise InputError(f"{out}: is, or holds, one of the inputs; choose another folder for the output")
+    for given in (Path(i).resolve() for i in inputs if "://" not in i):
+        if out.resolve() == given or out.resolve() in given.parents or given in out.resolve().parents:
+            raise InputError(f"{out}: is, holds or lies inside the input {given}; choose a folder apart from the "
+                             "inputs for the output")
     totals = lint_corpus(inputs, out, Checker(suppressions, args.antecedent, args.field), workers=args.workers,
                          batch_size=args.batch_size or BATCH_SIZE, engine=args.engine, address=args.ray_address)
     rates = write_report(out)
