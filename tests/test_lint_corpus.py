@@ -180,7 +180,7 @@ def test_the_report_gives_findings_per_1000_claims_from_the_tables(corpus, tmp_p
     header, *rows = [line for line in (tmp_path / "out" / "report.md").read_text().splitlines() if line.startswith("|")]
     column = [c.strip() for c in header.split("|")].index("US grant")
     antecedent = next(r for r in rows if r.startswith("| antecedent |"))
-    assert antecedent.split("|")[column].strip() == f"{rate:.1f}"
+    assert antecedent.split("|")[column].strip() == f"{rate:.2f}"
     assert "data:image/png;base64," in (tmp_path / "out" / "report.html").read_text()
 
 

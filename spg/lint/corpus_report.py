@@ -72,7 +72,7 @@ def markdown(rates: Rates) -> str:
         "| claims | " + " | ".join(f"{rates.claims[k]:,}" for k in kinds) + " |",
         "| bad records | " + " | ".join(f"{rates.bad[k]:,}" for k in kinds) + " |",
     ]
-    lines += [f"| {rule} | " + " | ".join(f"{rates.per_1000(k, rule):.1f}" for k in kinds) + " |"
+    lines += [f"| {rule} | " + " | ".join(f"{rates.per_1000(k, rule):.2f}" for k in kinds) + " |"
               for rule in rates.rules]
     return "\n".join(lines) + "\n"
 
@@ -86,7 +86,7 @@ def plot(rates: Rates) -> bytes:
 
     kinds, rules = [k for k in rates.kinds if k != ALL] or [ALL], rates.rules
     height = 0.8 / len(kinds)
-    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.45 * max(len(rules), 1) * max(len(kinds), 1) ** 0.5))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.2 * max(len(rules), 1) * max(len(kinds), 1) ** 0.5))
     for i, kind in enumerate(kinds):
         ax.barh([r + i * height for r in range(len(rules))], [rates.per_1000(kind, rule) for rule in rules],
                 height=height, label=kind)
@@ -107,7 +107,7 @@ def html(rates: Rates, png: bytes) -> str:
     head = "".join(f"<th>{escape(k)}</th>" for k in kinds)
     rows = [("records", [f"{rates.records[k]:,}" for k in kinds]), ("claims", [f"{rates.claims[k]:,}" for k in kinds]),
             ("bad records", [f"{rates.bad[k]:,}" for k in kinds])]
-    rows += [(rule, [f"{rates.per_1000(k, rule):.1f}" for k in kinds]) for rule in rates.rules]
+    rows += [(rule, [f"{rates.per_1000(k, rule):.2f}" for k in kinds]) for rule in rates.rules]
     body = "".join(f"<tr><td class=rule>{escape(name)}</td>" + "".join(f"<td class=n>{v}</td>" for v in values)
                    + "</tr>" for name, values in rows)
     image = base64.b64encode(png).decode()
