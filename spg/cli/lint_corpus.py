@@ -29,13 +29,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "ray://head:10001 (default: start a local one on 127.0.0.1)")
     p.add_argument("--batch-size", type=int, default=None, metavar="N", help="with --out: records per batch "
                    "(a part file of the local engine; default 128)")
+    p.set_defaults(usage_error=p.error)  # argparse's one-line usage error, for option combinations it cannot check
 
 
 def is_corpus_run(args: argparse.Namespace) -> bool:
     corpus_only = args.more or args.workers is not None or args.engine != "local" or args.ray_address \
         or args.batch_size is not None
     if args.out is None and corpus_only:
-        raise InputError("several inputs, --workers, --engine, --ray-address and --batch-size need --out DIR "
+        args.usage_error("several inputs, --workers, --engine, --ray-address and --batch-size need --out DIR "
                          "(a corpus run); expected --out DIR, or one claim set")
     return args.out is not None
 
@@ -46,16 +47,16 @@ def lint_corpus_command(args: argparse.Namespace, suppressions: Suppressions) ->
 
     given = [f"--{name.replace('_', '-')}" for name in _ONE_CLAIM_SET if getattr(args, name)]
     if given:
-        raise InputError(f"{given[0]} is for one claim set; --out lints every record of the inputs (expected one "
+        args.usage_error(f"{given[0]} is for one claim set; --out lints every record of the inputs (expected one "
                          "or the other)")
     inputs = [args.file, *args.more]
     if "-" in inputs:
         raise InputError("--out reads files, not standard input ('-'); expected JSON Lines, JSON or Parquet files")
     if args.engine != "ray" and args.ray_address:
-        raise InputError("--ray-address needs --engine ray")
+        args.usage_error("--ray-address needs --engine ray")
     for name in ("workers", "batch_size"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
-            raise InputError(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive number")
+            args.usage_error(f"--{name.replace('_', '-')} {getattr(args, name)}: expected a positive number")
     out = Path(args.out)
     for given in (Path(i).resolve() for i in inputs if "://" not in i):
         if out.resolve() == given or out.resolve() in given.parents or given in out.resolve().parents:
