@@ -231,6 +231,12 @@ def lint_corpus(
     resuming a run of the same job killed before it ended; ``progress``: tqdm's bar (None: when on a terminal).
     ``engine="ray"``: on Ray (:mod:`spg.lint.corpus_ray`), the cluster at ``address`` or a local one; inputs may
     then be URIs Ray reads (``s3://…``)."""
+    import importlib.util
+
+    for module in ("pyarrow", "matplotlib", *(["ray"] if engine == "ray" else [])):
+        if importlib.util.find_spec(module) is None:
+            raise InputError(f"spg lint --out{' --engine ray' if engine == 'ray' else ''} needs {module}; expected "
+                             "it installed: pip install 'spg[corpus]'")
     files = [f for i in inputs for f in ([str(i)] if engine == "ray" and "://" in str(i) else corpus_files([i]))]
     out = start_job(out, job_of(files, checker, engine, batch_size))
     if engine == "ray":
