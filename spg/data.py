@@ -242,14 +242,18 @@ def _open_binary(path: Path):
 
 
 def _text_lines(path: Path) -> Iterator[str | DataError]:
-    """Each line of ``path`` as text, read as UTF-8 line by line (a byte-order mark at the start is dropped), so
-    that bytes that are not UTF-8 are a DataError naming their line, yielded in its place."""
     with _open_binary(path) as f:
-        for n, line in enumerate(f, 1):
-            try:
-                yield line.decode("utf-8-sig" if n == 1 else "utf-8")
-            except UnicodeDecodeError as e:
-                yield DataError(f"{path} line {n}: byte {e.object[e.start]:#04x} is not UTF-8; expected UTF-8 text")
+        yield from text_lines(f, path)
+
+
+def text_lines(lines: Iterable[bytes], name: object) -> Iterator[str | DataError]:
+    """Each line of a binary stream as text, read as UTF-8 line by line (a byte-order mark at the start is dropped),
+    so that bytes that are not UTF-8 are a DataError naming their line of ``name``, yielded in its place."""
+    for n, line in enumerate(lines, 1):
+        try:
+            yield line.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError as e:
+            yield DataError(f"{name} line {n}: byte {e.object[e.start]:#04x} is not UTF-8; expected UTF-8 text")
 
 
 def _records_of_json(path: Path, require_claims: bool) -> Iterator[Record | DataError]:

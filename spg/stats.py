@@ -11,7 +11,7 @@ be plugged in (:func:`hf_token_counter`).
 
 from __future__ import annotations
 
-import statistics
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -61,9 +61,48 @@ class Summary:
 
     @classmethod
     def of(cls, values: list[int]) -> Summary:
-        if not values:
+        return cls.of_counts(Counter(values))
+
+    @classmethod
+    def of_counts(cls, counts: Counter) -> Summary:
+        """The summary of the values ``counts`` tallies (value → how many times): exact, as if from the list of them,
+        in memory that grows with the distinct values only, not with the documents."""
+        n = sum(counts.values())
+        if not n:
             return cls(0.0, 0.0, 0, 0)
-        return cls(statistics.fmean(values), statistics.median(values), min(values), max(values))
+        values = sorted(counts)
+        middle = []  # the values at the middle position(s): one for an odd n, two for an even one
+        seen = 0
+        for value in values:
+            seen += counts[value]
+            while len(middle) < 2 and seen > (n - 1) // 2 + len(middle):
+                middle.append(value)
+        median = middle[0] if n % 2 else (middle[0] + middle[1]) / 2
+        return cls(math.fsum(v * c for v, c in counts.items()) / n, median, values[0], values[-1])
+
+
+ROWS = ("claims", "independent", "dependent", "depth", "claim", "desc")  # what each document adds to the table
+
+
+def document_row(record: Record, count: LengthFn = count_words) -> tuple[int, ...]:
+    """One document's values of :data:`ROWS` and whether its links are gold: what a worker sends back."""
+    f = record.claims
+    return (len(f), f.num_independent, f.num_dependent, f.max_depth, count(claim_set_text(f)),
+            count(record.description), int(record.gold_links))
+
+
+@dataclass
+class Tally:
+    """The corpus statistics so far, one document row at a time (:func:`document_row`): a count per distinct
+    value, so memory stays flat however many documents, and rows may arrive from any number of workers."""
+
+    counts: dict[str, Counter] = field(default_factory=lambda: {k: Counter() for k in ROWS})
+    gold: int = 0
+
+    def add(self, row: tuple[int, ...]) -> None:
+        for key, value in zip(ROWS, row):
+            self.counts[key][value] += 1
+        self.gold += row[-1]
 
 
 @dataclass(frozen=True)
@@ -89,34 +128,26 @@ class CorpusStats:
 
 def corpus_stats(records: Iterable[Record], count: LengthFn = count_words, unit: str = "words") -> CorpusStats:
     """Statistics of a stream of records; ``count`` measures the claim-set and description lengths."""
-    per_doc: dict[str, list[int]] = {k: [] for k in ("claims", "independent", "dependent", "depth", "claim", "desc")}
-    gold = 0
+    tally = Tally()
     for r in records:
-        f = r.claims
-        per_doc["claims"].append(len(f))
-        per_doc["independent"].append(f.num_independent)
-        per_doc["dependent"].append(f.num_dependent)
-        per_doc["depth"].append(f.max_depth)
-        per_doc["claim"].append(count(claim_set_text(f)))
-        per_doc["desc"].append(count(r.description))
-        gold += r.gold_links
+        tally.add(document_row(r, count))
+    return stats_of(tally, unit)
+
+
+def stats_of(tally: Tally, unit: str = "words") -> CorpusStats:
+    """The statistics a tally holds; ``unit``: what the lengths were counted in."""
+    c = tally.counts
     length = "words" if unit == "words" else "tokens"
-    rows = {
-        "Claims / doc": per_doc["claims"],
-        "Independent / doc": per_doc["independent"],
-        "Dependent / doc": per_doc["dependent"],
-        "Max tree depth": per_doc["depth"],
-        f"Claim {length}": per_doc["claim"],
-        f"Desc. {length}": per_doc["desc"],
-    }
+    names = ("Claims / doc", "Independent / doc", "Dependent / doc", "Max tree depth", f"Claim {length}",
+             f"Desc. {length}")
     return CorpusStats(
-        documents=len(per_doc["claims"]),
-        gold_link_documents=gold,
-        claims=sum(per_doc["claims"]),
-        dependent_claims=sum(per_doc["dependent"]),
+        documents=sum(c["claims"].values()),
+        gold_link_documents=tally.gold,
+        claims=sum(v * n for v, n in c["claims"].items()),
+        dependent_claims=sum(v * n for v, n in c["dependent"].items()),
         unit=unit,
-        rows={k: Summary.of(v) for k, v in rows.items()},
-        depth_histogram=dict(sorted(Counter(per_doc["depth"]).items())),
+        rows={name: Summary.of_counts(c[key]) for name, key in zip(names, ROWS)},
+        depth_histogram=dict(sorted(c["depth"].items())),
     )
 
 
@@ -142,3 +173,56 @@ def to_markdown(stats: CorpusStats) -> str:
         "Max tree depth (documents): " + ", ".join(f"{d}: {n}" for d, n in stats.depth_histogram.items()),
     ]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- every core (spg stats --workers)
+
+
+def _counter(tokenizer: str | None) -> LengthFn:
+    """The length function of a worker: words, or the tokenizer loaded once in the worker."""
+    return hf_token_counter(tokenizer) if tokenizer else count_words
+
+
+def _rows(count: LengthFn, number: int, batch: list) -> list[tuple[int, ...] | str]:
+    """Each record's row, or the message naming it when it is bad (as :func:`spg.data.load_records` words it)."""
+    import json
+
+    from spg.data import record_from_json
+    from spg.errors import InputError, parse_json
+
+    rows: list[tuple[int, ...] | str] = []
+    for item in batch:
+        try:
+            if item.error is not None:
+                raise InputError(item.error)
+            rows.append(document_row(record_from_json(parse_json(item.text, item.where), item.where), count))
+        except json.JSONDecodeError as e:
+            rows.append(f"{item.where}: not valid JSON ({e.msg} at column {e.colno})")
+        except InputError as e:
+            rows.append(str(e))
+    return rows
+
+
+def tally_corpus(inputs, workers: int, tokenizer: str | None = None, skipped: list[str] | None = None) -> Tally:
+    """The tally of every record of ``inputs`` (JSON Lines, JSON, Parquet, folders: :mod:`spg.corpus`), counted on
+    ``workers`` processes. A bad record raises DataError, the first in input order, unless ``skipped`` is a list:
+    then its message is added there (in input order) and counting goes on."""
+    import functools
+
+    from spg.corpus import batches, corpus_files, items, map_batches
+    from spg.data import DataError
+
+    tally, waiting, following = Tally(), {}, 0
+    setup = functools.partial(_counter, tokenizer)
+    for number, _, rows in map_batches(_rows, batches(items(corpus_files(inputs)), 64), workers, setup):
+        waiting[number] = rows  # taken in input order, so that the first bad record is the one reported
+        while following in waiting:
+            for row in waiting.pop(following):
+                if isinstance(row, str):
+                    if skipped is None:
+                        raise DataError(row)
+                    skipped.append(row)
+                else:
+                    tally.add(row)
+            following += 1
+    return tally

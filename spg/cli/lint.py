@@ -9,6 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
+from spg.cli.lint_corpus import add_arguments as add_corpus_arguments
+from spg.cli.lint_corpus import is_corpus_run, lint_corpus_command
 from spg.errors import InputError
 from spg.files import check_destination, write_docx, write_report
 from spg.lint import lint, report_json, report_lines
@@ -42,6 +44,8 @@ def _not_an_input(path: str, args: argparse.Namespace) -> None:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    if is_corpus_run(args):
+        return lint_corpus_command(args, _suppressions(args))
     if args.docx_comments:
         _not_an_input(args.docx_comments, args)
         check_destination(args.docx_comments, COMMENTS)
@@ -101,4 +105,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--docx-comments", metavar="OUT.docx", help="with a .docx input: write a copy of it with each "
                    "finding as a Word comment on its words (the input is never changed; OUT is marked as spg's by "
                    f"the custom document property spg={COMMENTS} and only such a file is replaced)")
+    add_corpus_arguments(p)
     p.set_defaults(func=_lint)

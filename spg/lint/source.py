@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spg.data import DataError, record_from_json
+from spg.data import DataError, Record, record_from_json
 from spg.errors import decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
@@ -141,10 +141,16 @@ def claim_set_of(name: str, text: str, record: str | None = None, field: str | N
             raise DataError(f"{name}: {option} needs JSON or JSON Lines patent records, got claim text")
         return ClaimSet(name, parse_claims(text))
     value, where = _pick(name, _decode(name, text), record)
+    found = record_of(value, where, field)
+    return ClaimSet(name, found.claims, found.description or None)
+
+
+def record_of(value: object, where: str, field: str | None = None) -> Record:
+    """The patent record of one decoded JSON value (``spg lint --out`` reads a corpus a record at a time), its claim
+    set taken from ``field`` when given; bad input raises DataError naming ``where``."""
     if field is not None:
         value = _field(where, value, field)
-    found = record_from_json(value, where)
-    return ClaimSet(name, found.claims, found.description or None)
+    return record_from_json(value, where)
 
 
 def read_description(path: str) -> str:
