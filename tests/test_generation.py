@@ -14,9 +14,10 @@ from spg.data import Record, load_records
 from spg.evaluate import evaluate, read_prediction_file
 from spg.files import marked
 from spg.forest import Claim, Forest
-from spg.generation.generator import ClaimGenerator
+from spg.generation.generator import ClaimGenerator, tagged_result
 from spg.generation.pointer_decode import (
     DecodeSettings,
+    Generated,
     StateRecorder,
     left_pad,
     pointer_parents,
@@ -24,11 +25,12 @@ from spg.generation.pointer_decode import (
 )
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.runner import RESULT, Document, finished_ids, run
-from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP, STRUCTURE_TOKENS, parse_tagged
+from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP, STRUCTURE_TOKENS, parse_tagged, scored_text
 from spg.model.batch import INSTRUCTION
 from spg.model.prompt import build_prompt
 from spg.model.spg_model import SPGConfig, SPGModel
 from spg.model.tokens import structure_token_ids
+from spg.parse import claim_parents, parse_claims
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +120,39 @@ def test_result_forest_takes_pointer_parents_and_keeps_text_citations_beside(spg
         assert result["forest"] == [{"num": c.num, "text": c.text, "parents": list(c.parents)} for c in parse.forest]
         assert len(result["text_parents"]) == len(result["forest"])
         assert result["claims_text"].startswith("1. ")
+
+
+def agree(result: dict) -> None:
+    """The result's claims say in words what its forest says in structure, in every field a user reads."""
+    for claim in result["forest"]:
+        assert claim_parents(claim["text"], claim["num"]) == tuple(claim["parents"]), claim
+    assert [(c.num, c.text, list(c.parents)) for c in parse_claims(result["claims_text"]).claims] == [
+        (c["num"], c["text"], c["parents"]) for c in result["forest"]]
+
+
+def test_an_spg_claim_cites_the_parent_its_pointer_chose_and_the_raw_text_keeps_its_own_words():
+    # issue 42: the text says "of claim 2" where the pointer chose claim 1; one claim names no parent at all, one
+    # names two; claim 5 hangs under claim 2 after claim 4 (not Eq. 1 order), so nothing may be renumbered.
+    raw = (f"{IND}A chair comprising a seat.{IND_END}{DEP}The chair of claim 1, wherein the seat is red.{DEP_END}"
+           f"{DEP}The chair of claim 2, wherein the seat is round.{DEP_END}"
+           f"{DEP}The chair of claim 1 or 2, further comprising a leg.{DEP_END}"
+           f"{DEP}The chair, wherein the leg is steel.{DEP_END}{EOT}")
+    pointer = [None, 0, 0, 0, 1]
+    result = tagged_result(Generated([], raw, pointer))
+    agree(result)
+    assert [c["parents"] for c in result["forest"]] == [[], [1], [1], [1], [2]]
+    assert result["forest"][2]["text"] == "The chair of claim 1, wherein the seat is round."
+    assert result["forest"][4]["text"] == "The chair according to claim 2, wherein the leg is steel."
+    assert result["text_parents"] == [[], [1], [2], [1, 2], []] and result["pointer_parents"] == pointer
+    assert scored_text(raw).splitlines()[2] == "3. The chair of claim 2, wherein the seat is round."  # scored as written
+
+
+def test_every_generated_claim_set_cites_what_its_forest_says(spg):
+    for seed in range(4):
+        torch.manual_seed(seed)
+        for result in spg_generator(spg, constrained=seed % 2 == 0)(DOCS):
+            if result["forest"]:
+                agree(result)
 
 
 def test_unconstrained_output_may_be_invalid_but_is_reported(spg):
