@@ -25,7 +25,18 @@ from spg.generation.pointer_decode import (
 )
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.runner import RESULT, Document, finished_ids, run
-from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP, STRUCTURE_TOKENS, parse_tagged, scored_text
+from spg.linearize import (
+    DEP,
+    DEP_END,
+    EOT,
+    IND,
+    IND_END,
+    SEP,
+    STRUCTURE_TOKENS,
+    cite_parents,
+    parse_tagged,
+    scored_text,
+)
 from spg.model.batch import INSTRUCTION
 from spg.model.prompt import build_prompt
 from spg.model.spg_model import SPGConfig, SPGModel
@@ -47,8 +58,8 @@ def spg():
     return model
 
 
-def spg_generator(spg, max_new_tokens=48, constrained=True) -> ClaimGenerator:
-    settings = DecodeSettings(max_new_tokens=max_new_tokens, temperature=1.0)
+def spg_generator(spg, max_new_tokens=48, constrained=True, redraws=4) -> ClaimGenerator:
+    settings = DecodeSettings(max_new_tokens=max_new_tokens, temperature=1.0, redraws=redraws)
     return ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, constrained)
 
 
@@ -101,7 +112,9 @@ def test_pointer_takes_the_best_earlier_claim_of_the_same_tree_only(spg):
 
 
 def test_constrained_spg_outputs_are_valid_forests_for_every_seed(spg):
-    gen = spg_generator(spg)
+    # the checker off: it would redraw the random model's dependents, which as written ("<text> according to claim
+    # 1") add no limitation, until none is left to exercise the pointer
+    gen = spg_generator(spg, redraws=0)
     deps = 0
     for seed in range(6):
         torch.manual_seed(seed)
@@ -116,8 +129,8 @@ def test_result_forest_takes_pointer_parents_and_keeps_text_citations_beside(spg
     torch.manual_seed(1)
     gen = spg_generator(spg)
     for result in gen(DOCS):
-        parse = parse_tagged(result["raw"], parents=result["pointer_parents"])
-        assert result["forest"] == [{"num": c.num, "text": c.text, "parents": list(c.parents)} for c in parse.forest]
+        parse = cite_parents(parse_tagged(result["raw"], parents=result["pointer_parents"]).forest)
+        assert result["forest"] == [{"num": c.num, "text": c.text, "parents": list(c.parents)} for c in parse]
         assert len(result["text_parents"]) == len(result["forest"])
         assert result["claims_text"].startswith("1. ")
 
@@ -145,14 +158,6 @@ def test_an_spg_claim_cites_the_parent_its_pointer_chose_and_the_raw_text_keeps_
     assert result["forest"][4]["text"] == "The chair according to claim 2, wherein the leg is steel."
     assert result["text_parents"] == [[], [1], [2], [1, 2], []] and result["pointer_parents"] == pointer
     assert scored_text(raw).splitlines()[2] == "3. The chair of claim 2, wherein the seat is round."  # scored as written
-
-
-def test_every_generated_claim_set_cites_what_its_forest_says(spg):
-    for seed in range(4):
-        torch.manual_seed(seed)
-        for result in spg_generator(spg, constrained=seed % 2 == 0)(DOCS):
-            if result["forest"]:
-                agree(result)
 
 
 def test_unconstrained_output_may_be_invalid_but_is_reported(spg):
