@@ -64,6 +64,22 @@ def canonical(forest: Forest) -> Forest:
     return Forest.from_claims(claims)
 
 
+def cite_parents(forest: Forest) -> Forest:
+    """The forest with each dependent claim's "claim N" references naming its parents, numbers and order kept.
+
+    Where the words and the structure disagree (an SPG model's pointer chose claim 1, its text says "of claim 2"),
+    the structure wins, as in :func:`canonical`: the first reference names the parents and the others go; a
+    dependent claim that names none gets "according to claim N" after its preamble. Claims whose words already
+    agree are left as written.
+    """
+    claims = [
+        c if set(claim_parents(c.text, c.num)) == set(c.parents)
+        else Claim(c.num, _rewrite_references(c.text, c.num, c.num, (), {}, c.parents), c.parents)
+        for c in forest.claims
+    ]
+    return Forest.from_claims(claims, forest.cancelled, forest.unnumbered)
+
+
 def linearize(forest: Forest) -> Serialized:
     """Eq. 1: the forest as one tagged sequence, plus gold parents, depths and tree ids."""
     order = serialisation_order(forest)

@@ -13,3 +13,12 @@ def render(forest: Forest) -> str:
     parents under that numbering, so parsing the result gives the same forest back.
     """
     return "\n".join(f"{c.num}. {c.text}" for c in canonical(forest).claims)
+
+
+def numbered(forest: Forest) -> str:
+    """The claims one per line as numbered, in their own order ("1. A method ...\\n2. The method of claim 1, ...").
+
+    Unlike :func:`render`, nothing is renumbered, reordered or rewritten: a drafted claim set reads, downloads and
+    prints as the same claims its forest holds (``spg generate``'s ``claims_text``).
+    """
+    return "\n".join(f"{c.num}. {c.text}" for c in forest.claims)

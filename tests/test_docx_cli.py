@@ -116,9 +116,21 @@ def test_a_hostile_word_document_is_one_line_and_exit_2(content, words, tmp_path
         assert len(err.splitlines()) == 1 and str(path) in err and words in err, err
 
 
-def test_generate_drafts_from_a_word_description_and_writes_the_claims_as_a_word_document(tmp_path, capsys):
+def test_generate_drafts_from_a_word_description_and_writes_the_claims_as_a_word_document(tmp_path, capsys,
+                                                                                           monkeypatch):
     from tiny import tiny_llama, tiny_tokenizer
 
+    import spg.generation.generator as generator
+    from spg.generation.pointer_decode import Generated
+
+    prompts = []
+
+    def decoded(lm, tokenizer, batch, *args, **kwargs):  # a random tiny model writes no claim: these stand in
+        prompts.extend(tokenizer.decode(p) for p in batch)
+        return [Generated([], "1. A stool with a lock.\n2. The stool of claim 1, wherein the lock is a gravity lock.",
+                          None) for _ in batch]
+
+    monkeypatch.setattr(generator, "generate_batch", decoded)
     base = tmp_path / "base"
     tiny_llama().save_pretrained(base)
     tiny_tokenizer().save_pretrained(base)
@@ -140,6 +152,7 @@ def test_generate_drafts_from_a_word_description_and_writes_the_claims_as_a_word
     assert [p.text for p in document.paragraphs][:2] == ["stool", "What is claimed is:"]
     read = read_docx(data, "claims.docx")
     assert read.claims_text.splitlines() == [f"{c['num']}. {c['text']}" for c in drafted["forest"]]
+    assert len(drafted["forest"]) == 2 and "gravity lock" in prompts[0] and "1. A stool." not in prompts[0]
     (tmp_path / "two.txt").write_text("Another.")
     code, _, err = run(capsys, "generate", "--model", base, "--input", tmp_path / "stool.docx", "--input",
                        tmp_path / "two.txt", "--docx", tmp_path / "x.docx")

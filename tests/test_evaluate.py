@@ -16,10 +16,10 @@ from spg.evaluate import (
     systems_from_fields,
 )
 from spg.forest import Forest
-from spg.linearize import parse_tagged
+from spg.linearize import cite_parents, parse_tagged
 from spg.metrics import text as text_metrics
 from spg.metrics.patentscore import patent_score
-from spg.render import render
+from spg.render import numbered
 
 HUPD_SYSTEMS = [
     "Llama-3-70B", "Mixtral-8*22B", "Mixtral-8*7B", "Mistral-7B",
@@ -189,7 +189,7 @@ def test_scored_text_removes_tags_and_numbers_claims_without_rewriting_them():
 
 
 def test_text_metrics_score_the_generated_text_not_the_pointer_rendering(references, tmp_path):
-    rendered = render(parse_tagged(UNREFERENCED, UNREFERENCED_POINTER).forest)  # what spg generate stores
+    rendered = numbered(cite_parents(parse_tagged(UNREFERENCED, UNREFERENCED_POINTER).forest))  # spg generate's
     assert "according to claim 1" in rendered  # the pointer's parents were written into the text
     row = {"id": "doc0", "raw": UNREFERENCED, "claims_text": rendered, "pointer_parents": UNREFERENCED_POINTER}
     system = read_prediction_file(write_jsonl(tmp_path / "spg.jsonl", [row]))

@@ -15,11 +15,15 @@ from tiny import tiny_llama, tiny_tokenizer
 
 from spg.cli import main
 from spg.cli.generate import CLAIM_WIDTH, claim_lines, print_forest
+from spg.docx import read_docx
 from spg.errors import InputError
 from spg.forest import Claim, Forest
+from spg.generation.pointer_decode import Generated
 from spg.generation.runner import finished_ids
-from spg.lint import lint_lines
+from spg.linearize import DEP, DEP_END, EOT, IND, IND_END
+from spg.lint import lint_lines, tree_lines
 from spg.model.spg_model import SPGConfig, SPGModel
+from spg.parse import claim_parents, parse_claims
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -295,3 +299,67 @@ def test_a_long_claim_is_printed_whole_wrapped_under_its_number():
     rows = lines[0].split("\n")
     assert all(len(r) <= CLAIM_WIDTH for r in rows) and all(r.startswith("   ") for r in rows[1:])
     assert " ".join(r.strip() for r in rows) == "1. " + text
+
+
+# An SPG output whose words and pointer disagree (issue 42): claims 3 and 4 say "of claim 2", the pointer chose
+# claim 1; claim 5 names no parent and the pointer chose claim 2.
+DISAGREEING = (f"{IND}A chair comprising a seat and a back.{IND_END}"
+               f"{DEP}The chair of claim 1, wherein the seat is round.{DEP_END}"
+               f"{DEP}The chair of claim 2, wherein the back is tall.{DEP_END}"
+               f"{DEP}The chair of claim 2, wherein the seat is red.{DEP_END}"
+               f"{DEP}The chair, wherein the back is red.{DEP_END}{EOT}")
+POINTER = [None, 0, 0, 0, 1]
+
+
+def test_one_draft_says_one_claim_set_in_its_record_printout_and_word_document(models, tmp_path, capsys, monkeypatch):
+    import spg.generation.generator as generator
+
+    def decoded(lm, tokenizer, prompts, *args, **kwargs):  # the model's output, as generate_batch returns it
+        return [Generated([], DISAGREEING, POINTER) for _ in prompts]
+
+    monkeypatch.setattr(generator, "generate_batch", decoded)
+    (tmp_path / "chair.txt").write_text("A chair has a seat and a back.")
+    out, word = tmp_path / "r.jsonl", tmp_path / "claims.docx"
+    code = main(["generate", "--model", str(models["spg"]), "--input", str(tmp_path / "chair.txt"), "--output", str(out),
+                 "--docx", str(word), "--no-progress"])
+    assert code == 0
+    (result,) = [json.loads(line) for line in out.read_text().splitlines()]
+    claims = [(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"]]
+    assert [p for _, _, p in claims] == [(), (1,), (1,), (1,), (2,)] and result["pointer_parents"] == POINTER
+    assert result["raw"] == DISAGREEING  # the model's words, for scoring
+    for num, text, parents in claims:
+        assert claim_parents(text, num) == parents, text
+    assert [(c.num, c.text, c.parents) for c in parse_claims(result["claims_text"]).claims] == claims
+    assert [(c.num, c.text, c.parents) for c in parse_claims(read_docx(word.read_bytes(), "c").claims_text).claims] == claims
+    printed = capsys.readouterr().out
+    forest = Forest.from_claims(Claim(*c) for c in claims)
+    assert printed.splitlines()[1:6] == claim_lines(forest)
+    assert "\n".join(tree_lines(forest)) in printed
+
+
+def test_a_draft_with_no_claims_writes_no_claims_document_and_exits_1(models, tmp_path, capsys):
+    (tmp_path / "chair.txt").write_text("A chair has a seat.")
+    word = tmp_path / "claims.docx"
+    # A random tiny model closes no claim in 6 tokens: the token budget ends claim 1 (spg.generation.whole_claims).
+    code = main(["generate", "--model", str(models["spg"]), "--input", str(tmp_path / "chair.txt"), "--docx", str(word),
+                 "--max-new-tokens", "6", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1 and not word.exists()
+    assert [line for line in err.splitlines() if "claims.docx" in line] == [
+        f"{word}: not written: the draft of chair has no claims (the token budget ended claim 1; a larger "
+        "--max-new-tokens gives more)"]
+
+
+def test_the_printout_reports_what_spg_lint_reports_with_the_description(tmp_path, capsys):
+    claims = [(1, "A chair comprising a seat and a gimbal.", ()), (2, "The chair of claim 1, wherein the seat is red.", (1,))]
+    description = "A chair has a seat, which is red."
+    result = {"id": "d", "mode": "spg", "new_tokens": 9, "raw": "", "valid": True,
+              "forest": [{"num": n, "text": t, "parents": list(p)} for n, t, p in claims]}
+    print_forest(result, description)
+    printed = capsys.readouterr().out.splitlines()
+    (tmp_path / "c.txt").write_text("\n".join(f"{n}. {t}" for n, t, _ in claims))
+    (tmp_path / "d.txt").write_text(description)
+    main(["lint", "--no-config", "--description", str(tmp_path / "d.txt"), str(tmp_path / "c.txt")])
+    linted = capsys.readouterr().out.splitlines()
+    assert any("[description-support]" in line and "gimbal" in line for line in linted)
+    assert printed[4:] == linted

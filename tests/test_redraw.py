@@ -272,9 +272,10 @@ def test_a_streamer_is_shown_each_claim_once_it_passes_and_never_one_the_checker
         seen: list[Forest] = []
         result = generator([doc], streamer=ClaimStreamer(spg.tokenizer, True, seen.append))[0]
         assert result["redraws"] >= 1
-        final = [c["text"] for c in result["forest"]]
-        assert seen and [c.text for c in seen[-1].claims] == final
-        for forest in seen:  # each view a prefix of the printed claims: a claim once shown is never taken back
+        # the claims as the model wrote them (the printed forest's "of claim N" is then written from the pointer)
+        final = [c.text for c in parse_tagged(result["raw"]).forest.claims]
+        assert seen and [c.text for c in seen[-1].claims] == final and len(final) == len(result["forest"])
+        for forest in seen:  # each view a prefix of the written claims: a claim once shown is never taken back
             texts = [c.text for c in forest.claims]
             assert texts == final[: len(texts)]
             assert not [t for t in texts if any(ch in t for ch in chars)]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,20 @@ try:
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
     requirement_missing("selenium (the dev extra)", module_level=True)
+import uvicorn  # noqa: E402
+from test_generate_cli import DISAGREEING, POINTER  # noqa: E402
 from test_serve import CLAIMS, DOCX_CLAIMS, start_server, stop  # noqa: E402
+from tiny import tiny_tokenizer  # noqa: E402
+
+from spg.docx import read_docx  # noqa: E402
+from spg.forest import Claim, Forest  # noqa: E402
+from spg.generation.config import GenerateConfig  # noqa: E402
+from spg.generation.generator import tagged_result  # noqa: E402
+from spg.generation.pointer_decode import Generated  # noqa: E402
+from spg.linearize import STRUCTURE_TOKENS, cite_parents  # noqa: E402
+from spg.parse import claim_parents, parse_claims  # noqa: E402
+from spg.serve.app import Settings, build_app  # noqa: E402
+from spg.serve.drafter import Drafter  # noqa: E402
 
 BROWSER, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 WAIT = 30  # seconds an element may take to appear (a loaded 2-core machine)
@@ -208,11 +223,88 @@ def test_a_draft_shows_whole_claims_as_they_are_decoded(browser, server):
 
     wait_for(browser, streaming, timeout=300)
     assert status.text.startswith("done"), browser.find_element(By.ID, "message").text
-    final = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#draft-result .claim .text")]
+    final = tree_of(browser, "draft-result")
     assert seen, "no claim was shown before the draft was done"
     assert final
-    # every claim shown while decoding was whole: the same text the finished draft has for it
+    # every claim shown while decoding was whole: the same text the finished draft has for it, once its "of claim N"
+    # names the pointer's parent (spg.linearize.cite_parents; the claims stream in as the model writes them)
     for texts in seen:
-        for shown, done in zip(texts, final):
-            assert shown == done
+        for shown, (num, done, parents) in zip(texts, final, strict=False):
+            assert cite_parents(Forest.from_claims([Claim(num, shown, parents)])).claims[0].text == done
     assert not browser.find_element(By.ID, "draft-txt").get_attribute("disabled")
+
+
+class DisagreeingSPG:
+    """Stands in for an SPG model whose words and pointer disagree (issue 42): its output goes through the
+    generator's own reading (spg.generation.generator.tagged_result), as a real draft's does."""
+
+    mode = "spg"
+
+    def __init__(self):
+        self.tokenizer = tiny_tokenizer()
+        self.tokenizer.add_tokens(list(STRUCTURE_TOKENS), special_tokens=True)  # the drafter's streamer reads tags
+
+    def __call__(self, docs, streamer=None):
+        return [{"id": docs[0].id, **tagged_result(Generated([], DISAGREEING, POINTER)), "new_tokens": 60,
+                 "cut_by_budget": ""}]
+
+
+@pytest.fixture
+def scripted_server(tmp_path):
+    """``spg serve``'s app on a port of its own, in this process, drafting with :class:`DisagreeingSPG`."""
+    app = build_app(Settings(suppression_file=tmp_path / ".spg-lint.yaml"),
+                    Drafter(GenerateConfig(), load=lambda config: DisagreeingSPG()))
+    sock = socket.create_server(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+def downloaded(folder: Path, pattern: str) -> Path:
+    """The file a click saved into ``folder`` (Chromium writes ``*.crdownload`` until it is whole)."""
+    return wait_for(None, lambda _: next((p for p in folder.glob(pattern) if p.suffix != ".crdownload"), None))
+
+
+def tree_of(driver, panel: str) -> list[tuple[int, str, tuple[int, ...]]]:
+    """(number, text, parents) of each claim the page shows in ``panel``, the parents as its label says them."""
+    rows = []
+    for block in claim_blocks(driver, panel):
+        label = block.find_element(By.CSS_SELECTOR, ".label").text
+        parents = tuple(int(n) for n in label.removeprefix("depends on").replace(",", " ").split()) \
+            if label.startswith("depends on") else ()
+        rows.append((int(block.get_attribute("id").removeprefix("claim-")), block.find_element(By.CSS_SELECTOR, ".text").text,
+                     parents))
+    return rows
+
+
+def test_a_drafts_text_word_and_json_downloads_say_what_its_tree_says(browser, scripted_server, tmp_path):
+    def rows(text: str) -> list[tuple[int, str, tuple[int, ...]]]:
+        return [(c.num, c.text, c.parents) for c in parse_claims(text).claims]
+
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    browser.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+    open_page(browser, scripted_server)
+    browser.find_element(By.ID, "tab-draft").click()
+    browser.find_element(By.ID, "description").send_keys("A chair has a seat and a back, both red.")
+    browser.find_element(By.ID, "draft-button").click()
+    status = browser.find_element(By.ID, "draft-status")
+    wait_for(browser, lambda d: status.text.startswith(("done", "stopped")) or d.find_element(By.ID, "message").text)
+    assert status.text.startswith("done"), (status.text, browser.find_element(By.ID, "message").text)
+    tree = tree_of(browser, "draft-result")
+    assert [parents for _, _, parents in tree] == [(), (1,), (1,), (1,), (2,)]  # the pointer's
+    assert all(claim_parents(text, num) == parents for num, text, parents in tree), tree  # the words say the same
+    browser.find_element(By.ID, "draft-txt").click()
+    assert rows(downloaded(folder, "*.claims.txt").read_text()) == tree
+    browser.find_element(By.ID, "draft-docx").click()
+    assert rows(read_docx(downloaded(folder, "claims.docx").read_bytes(), "claims.docx").claims_text) == tree
+    browser.find_element(By.ID, "draft-to-check").click()
+    wait_for(browser, lambda d: len(claim_blocks(d, "check-result")) == len(tree))
+    assert tree_of(browser, "check-result") == tree
+    browser.find_element(By.ID, "download-json").click()
+    report = json.loads(downloaded(folder, "*.lint.json").read_text())
+    assert [(c["num"], tuple(c["parents"])) for c in report["claims"]] == [(num, parents) for num, _, parents in tree]

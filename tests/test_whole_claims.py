@@ -17,7 +17,7 @@ from spg.generation.pointer_decode import DecodeSettings
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.runner import Document, run
 from spg.generation.whole_claims import whole_plain, whole_tagged
-from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
+from spg.linearize import DEP_END, EOT, IND_END, cite_parents, parse_tagged
 from spg.model.batch import INSTRUCTION
 from spg.model.spg_model import SPGConfig, SPGModel
 
@@ -101,8 +101,8 @@ def test_constrained_outputs_with_a_cut_claim_stay_valid_forests_of_whole_claims
     for result in results:
         assert result["raw"].endswith(EOT)
         assert result["valid"] or not result["forest"], result["reasons"]
-        parsed = parse_tagged(result["raw"], parents=result["pointer_parents"])
-        assert [c.text for c in parsed.forest.claims] == [c["text"] for c in result["forest"]]
+        parsed = cite_parents(parse_tagged(result["raw"], parents=result["pointer_parents"]).forest)
+        assert [c.text for c in parsed.claims] == [c["text"] for c in result["forest"]]
 
 
 def test_the_summary_counts_the_claims_the_budget_ended_and_evaluate_reads_only_whole_claims(spg, tmp_path: Path):

@@ -187,13 +187,15 @@ def claim_lines(forest) -> list[str]:
                           break_long_words=False, break_on_hyphens=False) for c in forest.claims]
 
 
-def print_forest(result: dict) -> None:
+def print_forest(result: dict, description: str | None = None) -> None:
+    """The document's claims in full, then what ``spg lint --no-config --description`` prints for them (the
+    description check included, where ``description`` is given)."""
     from spg.lint import lint_lines
 
     forest = _claims_of(result)
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
     if forest.claims:
-        print("\n".join([*claim_lines(forest), "", *lint_lines(forest)]))
+        print("\n".join([*claim_lines(forest), "", *lint_lines(forest, description)]))
     else:
         print("no claims found in the output:")
         print(result["raw"][:500])
@@ -302,17 +304,25 @@ def run(args: argparse.Namespace) -> int:
     if shard:
         added = merge_shards(output, shard[1], [d.id for d in docs])
         print(f"shard {shard[0]}/{shard[1]}: merged {added} results into {shown(output)}", file=sys.stderr)
+    no_claims = False
     if args.docx:
         drafted = [r for r in summary.results if r["id"] == docs[0].id]
-        if drafted:
+        no_claims = bool(drafted) and not drafted[0]["forest"]
+        if drafted and not no_claims:
             from spg.docx import claims_docx
 
             write_docx(args.docx, CLAIMS_DOCX, claims_docx(_claims_of(drafted[0]), title=docs[0].id))
+        elif no_claims:  # a claims document without claims is no result: the document was not generated
+            why = ("the token budget ended claim 1; a larger --max-new-tokens gives more" if drafted[0]["cut_by_budget"]
+                   else "no claim could be read from the model's output")
+            print(f"{shown(args.docx)}: not written: the draft of {shown(docs[0].id)} has no claims ({why})",
+                  file=sys.stderr)
         else:
             print(f"{shown(args.docx)}: not written: {shown(docs[0].id)} was drafted by an earlier run "
                   f"(in {shown(target)}) or not at all", file=sys.stderr)
+    descriptions = {d.id: d.description for d in reversed(docs)}  # a repeated id: the first one, the one drafted
     for result in summary.results[:SHOW_AT_MOST]:
-        print_forest(result)
+        print_forest(result, descriptions[result["id"]])
     if len(summary.results) > SHOW_AT_MOST:
         print(f"… {len(summary.results) - SHOW_AT_MOST} more documents" + (f" in {output}" if output else ""))
-    return 1 if summary.bad or skipped else 0
+    return 1 if summary.bad or skipped or no_claims else 0

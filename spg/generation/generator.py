@@ -11,8 +11,9 @@ Three kinds of generator share one path:
 One result per document (a JSON object; the fields ``spg evaluate`` reads are ``claims_text``, ``raw``
 and ``pointer_parents``):
 
-``id``, ``mode``, ``raw`` (the generated sequence up to its last whole claim), ``claims_text`` (the forest
-rendered as numbered claims), ``forest`` ([{num, text, parents}], parents from the pointer for ``spg``),
+``id``, ``mode``, ``raw`` (the generated sequence up to its last whole claim, as the model wrote it), ``claims_text``
+(the forest's claims numbered, one per line), ``forest`` ([{num, text, parents}]; for ``spg`` the parents are the
+pointer's and each claim's "of claim N" is written from them),
 ``pointer_parents`` (per claim the serialisation index of the pointer's parent, null for roots; null when there
 is no pointer), ``text_parents`` (per claim, the claims its text cites), ``valid`` and ``reasons`` (the paper's
 valid output, for tagged sequences; null for plain text), ``cut_by_budget`` (the claim the token budget ended,
@@ -41,11 +42,11 @@ from spg.generation.redraw import ClaimCheck
 from spg.generation.runner import Document
 from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
-from spg.linearize import DEP_END, EOT, IND_END, parse_tagged
+from spg.linearize import DEP_END, EOT, IND_END, cite_parents, parse_tagged
 from spg.model.config import EMBEDDED, is_artefact
 from spg.model.prompt import build_prompt
 from spg.parse import parse_claims
-from spg.render import render
+from spg.render import numbered
 
 if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
     from transformers import PreTrainedModel
@@ -60,12 +61,15 @@ def forest_json(forest: Forest) -> list[dict]:
 
 
 def tagged_result(generated: Generated) -> dict:
-    """Fields of an SPG output: the forest takes the pointer's parents; the text's own citations are kept beside."""
+    """Fields of an SPG output: the forest takes the pointer's parents, and each claim's "of claim N" is written
+    from them (spg.linearize.cite_parents), so its words and its structure agree in every output; the text's own
+    citations are kept beside, and ``raw`` keeps the words as generated."""
     with_pointer = parse_tagged(generated.text, parents=generated.parents)
+    forest = cite_parents(with_pointer.forest)
     from_text = parse_tagged(generated.text)
     return {
-        "claims_text": render(with_pointer.forest),
-        "forest": forest_json(with_pointer.forest),
+        "claims_text": numbered(forest),
+        "forest": forest_json(forest),
         "pointer_parents": generated.parents,
         "text_parents": [list(c.parents) for c in from_text.forest.claims],
         "valid": with_pointer.valid,
@@ -77,7 +81,7 @@ def plain_result(generated: Generated) -> dict:
     """Fields of a numbered plain-text output, parsed by the claim parser."""
     forest = parse_claims(generated.text)
     return {
-        "claims_text": render(forest) if forest.claims else "",
+        "claims_text": numbered(forest),
         "forest": forest_json(forest),
         "pointer_parents": None,
         "text_parents": [list(c.parents) for c in forest.claims],

@@ -33,7 +33,7 @@ from transformers import PreTrainedTokenizerBase, StoppingCriteria
 from spg.forest import Forest
 from spg.generation.repetition import token_pieces
 from spg.generation.whole_claims import whole_tagged
-from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, parse_tagged
+from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, cite_parents, parse_tagged
 from spg.lint import Finding, find_all
 from spg.parse import parse_claims
 
@@ -132,7 +132,8 @@ class Claims:
         if not self.tagged:
             return parse_claims(self._text(ids))
         parents = None if self.parents is None or states is None else self.parents(ids, states)
-        return parse_tagged(self._text(ids), parents=parents).forest
+        forest = parse_tagged(self._text(ids), parents=parents).forest
+        return forest if parents is None else cite_parents(forest)  # the claims as spg generate prints them
 
     def first_blocked(self, ids: Sequence[int], states: torch.Tensor | None, check: ClaimCheck,
                       checked: int = 0, until: int | None = None) -> tuple[int, int, int] | None:

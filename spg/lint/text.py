@@ -67,10 +67,11 @@ def report_lines(result: LintResult) -> list[str]:
             summary_line(result)]
 
 
-def lint_lines(forest: Forest) -> list[str]:
-    """:func:`report_lines` of a claim set linted with no description and no suppressions (``spg generate``
-    prints this after each document)."""
-    return report_lines(lint(forest))
+def lint_lines(forest: Forest, description: str | None = None) -> list[str]:
+    """:func:`report_lines` of a claim set linted with no suppressions, against ``description`` when given (``spg
+    generate`` prints this after each document, with the document's description: ``spg lint --no-config
+    --description``)."""
+    return report_lines(lint(forest, description))
 
 
 def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) -> dict:

@@ -12,7 +12,9 @@ job's callback from the worker thread:
 * ``claim`` ``{claims, html, seconds}``: a claim closed; the forest so far, linted against the description, as the
   lint report's body; ``seconds`` since the job started decoding;
 * ``done`` ``{claims_text, forest, html, new_tokens, seconds, first_claim_seconds, cut_by_budget}``: the
-  generator's result, whose parents are the pointer's (the ``claim`` events carry the parents the text cites);
+  generator's result, whose parents are the pointer's and whose claims cite them (``claims_text`` is the same claim
+  set as ``forest``: docs/generation.md, "One claim set per draft"); the ``claim`` events carry the claims as the
+  model writes them, with the parents their text cites;
 * ``error`` ``{message}``: one line; the server goes on.
 """
 
