@@ -411,8 +411,14 @@ def _claim_lines(section: list[_Line]) -> list[tuple[int, int, list[_Line]]]:
 def _claim_line(number: int, lines: list[_Line], auto: bool) -> str:
     first, *rest = lines
     words = [f"{number}. {first.text.strip()}" if auto else first.text.strip()]
-    words += [f"{line.label} {line.text}" if line.label else line.text for line in rest]
+    words += [_shown(line) for line in rest]
     return " ".join(" ".join(words).split())
+
+
+def _labelled(lines: list[_Line]) -> list[tuple[int, str]]:
+    """(paragraph index, the automatic label :func:`_claim_line` writes before its text) for a claim's paragraphs:
+    none before the first, whose label is the claim's number, which the parser strips."""
+    return [(line.index, line.label if k else "") for k, line in enumerate(lines)]
 
 
 def read_docx(data: bytes, name: str, *, tracked_changes: str = "accept") -> DocxText:
@@ -426,8 +432,9 @@ def read_docx(data: bytes, name: str, *, tracked_changes: str = "accept") -> Doc
     return _read(_open(data, name), dropped)[0]
 
 
-def _read(document, dropped: frozenset[str]) -> tuple[DocxText, dict[int, list[int]]]:
-    """:func:`read_docx` of an open document, and each claim's paragraph indices by the index of its first."""
+def _read(document, dropped: frozenset[str]) -> tuple[DocxText, dict[int, list[tuple[int, str]]]]:
+    """:func:`read_docx` of an open document, and each claim's paragraphs (:func:`_labelled`) by the index of its
+    first."""
     lines = _lines(document, dropped)
     found = _claims_start(lines)
     if found is None:
@@ -449,7 +456,7 @@ def _read(document, dropped: frozenset[str]) -> tuple[DocxText, dict[int, list[i
         claim_paragraphs=paragraphs,
         text="\n".join(_shown(line) for line in lines if line.text.strip() or line.label),
     )
-    return text, {index: [line.index for line in group] for _, index, group in claims}
+    return text, {index: _labelled(group) for _, index, group in claims}
 
 
 def _shown(line: _Line) -> str:
@@ -517,10 +524,13 @@ def _alone(piece, lo: int, hi: int):
     return run
 
 
-def _characters(paragraphs: list, dropped: frozenset[str]) -> list[tuple[object, int, str]]:
-    """Every character the paragraphs show, as (piece, offset in it, character); paragraphs joined by a space."""
+def _characters(paragraphs: list, labels: Sequence[str], dropped: frozenset[str]) -> list[tuple[object, int, str]]:
+    """Every character the paragraphs show, as (piece, offset in it, character); paragraphs joined by a space. The
+    automatic label the claim's text carries for a paragraph ("b." of an element Word letters, :func:`_claim_line`)
+    comes first, as characters of no piece: a comment cannot hang on them, but the claim's text is found."""
     out: list[tuple[object, int, str]] = []
-    for p in paragraphs:
+    for p, label in zip(paragraphs, labels):
+        out += [(None, 0, ch) for ch in f"{label} " if label]
         for piece, text in _pieces(p, dropped):
             out += [(piece, i, ch) for i, ch in enumerate(text)]
         out.append((None, 0, " "))
@@ -534,16 +544,19 @@ def _span(claim_text: str, start: int, end: int, characters: list[tuple[object, 
     shown = [i for i, ch in enumerate(claim_text) if not ch.isspace()]
     raw = [i for i, (_, _, ch) in enumerate(characters) if not ch.isspace()]
     offset = "".join(characters[i][2] for i in raw).find("".join(claim_text[i] for i in shown))
-    inside = [k for k, i in enumerate(shown) if start <= i < end]
-    if offset < 0 or not inside:
+    if offset < 0:
         return None
-    return characters[raw[offset + inside[0]]], characters[raw[offset + inside[-1]]]
+    inside = [characters[raw[offset + k]] for k, i in enumerate(shown) if start <= i < end]
+    inside = [c for c in inside if c[0] is not None]  # an automatic label's characters are in no run
+    return (inside[0], inside[-1]) if inside else None
 
 
-def _anchor(paragraphs: list, claim_text: str | None, start: int | None, end: int | None, dropped: frozenset[str]):
-    """(first run, last run) to hang a comment on: the finding's words, else the claim's first paragraph."""
+def _anchor(paragraphs: list, labels: Sequence[str], claim_text: str | None, start: int | None, end: int | None,
+            dropped: frozenset[str]):
+    """(first run, last run) to hang a comment on: the finding's words, else the claim's first paragraph.
+    ``labels``: the automatic label the claim's text shows before each paragraph ("" for none)."""
     if claim_text is not None and start is not None and end is not None and end > start:
-        span = _span(claim_text, start, end, _characters(paragraphs, dropped))
+        span = _span(claim_text, start, end, _characters(paragraphs, labels, dropped))
         if span:
             (first, lo, _), (last, hi, _) = span
             if first is last:
@@ -581,9 +594,10 @@ def commented_docx(data: bytes, findings, claim_paragraphs: Mapping[int, int], *
         index = claim_paragraphs.get(finding.claim, first) if finding.claim is not None else first
         if index >= len(paragraphs):
             continue
-        group = [paragraphs[i] for i in groups.get(index, [index])]
+        group = groups.get(index, [(index, "")])
         claim = forest.by_num.get(finding.claim) if finding.claim is not None else None
-        start, end = _anchor(group, claim.text if claim else None, finding.start, finding.end, dropped)
+        start, end = _anchor([paragraphs[i] for i, _ in group], [label for _, label in group],
+                             claim.text if claim else None, finding.start, finding.end, dropped)
         message = f"{finding.severity}: {finding.message} [{finding.rule}]"
         comment = document.add_comment([Run(start, None), Run(end, None)], message, author=author, initials="spg")
         comment._comment_elm.attrib.pop(f"{W}date", None)  # optional; without it the same findings give the same file

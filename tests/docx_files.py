@@ -23,15 +23,17 @@ def saved(document) -> bytes:
     return out.getvalue()
 
 
-def add_list(document, start: int = 1, fmt: str = "decimal", text: str = "%1.", levels: int = 1) -> int:
+def add_list(document, start: int = 1, fmt: str = "decimal", text: str = "%1.", levels: int = 1,
+             deeper: str = "({})") -> int:
     """A new automatic list in the document's numbering part (an abstractNum and a num pointing at it); its numId.
-    Level k counts in ``fmt`` and shows ``text`` with %1 replaced by level 0's counter (deeper levels: "(%k)")."""
+    Level 0 counts in ``fmt`` and shows ``text`` with %1 replaced by its counter; deeper levels count in letters and
+    show ``deeper`` around their own counter ("(%2)"; LibreOffice's HTML ``<ol type="a">`` is "{}.": "%2.")."""
     numbering = document.part.numbering_part.element
     abstract_id = 1 + max([int(a.get(qn("w:abstractNumId"))) for a in numbering.iter(qn("w:abstractNum"))] + [0])
     num_id = 1 + max([int(n.get(qn("w:numId"))) for n in numbering.iter(qn("w:num"))] + [0])
     lvls = "".join(
         f'<w:lvl w:ilvl="{k}"><w:start w:val="{start if k == 0 else 1}"/><w:numFmt w:val="{fmt if k == 0 else "lowerLetter"}"/>'
-        f'<w:lvlText w:val="{text if k == 0 else f"({chr(0x25)}{k + 1})"}"/><w:lvlJc w:val="left"/>'
+        f'<w:lvlText w:val="{text if k == 0 else deeper.format(f"%{k + 1}")}"/><w:lvlJc w:val="left"/>'
         f'<w:pPr><w:ind w:left="{720 * (k + 1)}" w:hanging="360"/></w:pPr></w:lvl>'
         for k in range(levels))
     abstract = parse_xml(f'<w:abstractNum {nsdecls("w")} w:abstractNumId="{abstract_id}">'

@@ -241,6 +241,33 @@ def test_commented_docx_anchors_each_finding_on_its_words_and_leaves_the_input_a
     assert {"the base", "the spring"} <= set(anchored)
 
 
+@pytest.mark.parametrize("claims_numbered", ["auto", "typed"])
+def test_comments_on_auto_lettered_elements_cover_their_words(claims_numbered):
+    """Issue 42: elements in a second-level Word list lettered "a.", "b." (LibreOffice's .docx of an HTML
+    ``<ol type="a">``: w:numPr paragraphs whose letters are not in the text), under a claim numbered by Word or
+    typed: each comment covers its words, not the claim's first paragraph."""
+    document = docx.Document()
+    document.add_paragraph("What is claimed is:")
+    claims = add_list(document, levels=2, deeper="{}.")
+    elements = claims if claims_numbered == "auto" else add_list(document, levels=2, deeper="{}.")
+    opening = number if claims_numbered == "auto" else lambda p, _: None
+    opening(document.add_paragraph(("" if claims_numbered == "auto" else "1. ") + "A leak detector, comprising:"),
+            claims)
+    number(document.add_paragraph("a sensor measuring a pressure in a pipe; and"), elements, level=1)
+    number(document.add_paragraph("a processor comparing the gradient value with a threshold."), elements, level=1)
+    opening(document.add_paragraph(("" if claims_numbered == "auto" else "2. ")
+                                   + "The leak detector of claim 1, wherein the valve is closed."), claims)
+    data = saved(document)
+    text = read_docx(data, "c.docx")
+    assert text.claims_text.splitlines()[0] == (
+        "1. A leak detector, comprising: a. a sensor measuring a pressure in a pipe; and "
+        "b. a processor comparing the gradient value with a threshold.")
+    result = lint(parse_claims(text.claims_text))
+    out = commented_docx(data, result.findings, text.claim_paragraphs)
+    assert {"thegradientvalue", "thevalve"} <= set(_anchored(out, result))
+    assert _anchored(out, result) == _wanted(result)
+
+
 def test_the_marker_is_a_custom_property_that_keeps_the_others_and_gives_the_same_bytes_each_time():
     data = claims_document(CLAIMS, "numbered")
     assert docx_mark(data) is None and docx_mark(b"not a zip") is None
