@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import copy
 import io
+import posixpath
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from spg.errors import InputError
 from spg.forest import Forest
@@ -41,6 +44,12 @@ MAX_MEMBERS = 5_000
 MAX_XML_BYTES = 32 * 2**20  # one XML part (a 300-page document's text is a few MB); lxml holds it whole in memory
 MAX_RATIO = 200  # Word's XML deflates 5-20x; a member of more than 1 MiB inflating 200x is a bomb
 _RATIO_FROM = 2**20
+# What a request holds is what python-docx loads: every part the relationships reach, inflated, the XML ones as lxml
+# trees (about 125 bytes an element, and the text besides). Bounded together, not per part: 190 referenced parts of
+# 1 MiB each pass every per-part check (benchmarks/docx_memory.py measures the peak these bounds allow).
+MAX_READ_BYTES = 64 * 2**20  # the parts the relationships reach, inflated, together
+MAX_XML_ELEMENTS = 1_000_000  # in the XML parts they reach, together (a 300-page document has a few hundred thousand)
+_CHUNK = 2**20  # parts are scanned inflating this much at a time
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
@@ -123,12 +132,72 @@ def _check_package(data: bytes, name: str) -> None:
     if "word/document.xml" not in {m.filename for m in members}:
         raise InputError(f"{name}: a zip package without word/document.xml; {EXPECTED}")
     try:
-        for m in members:
-            if m.filename.endswith((".xml", ".rels")) and any(s in package.read(m) for s in _DTD):
-                raise InputError(f"{name}: part {m.filename!r} declares a DTD (XML entities, an XML bomb?); "
-                                 f"{EXPECTED}, whose parts never do")
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
+        elements = {m.filename: _scan(package, m, name) for m in members if m.filename.endswith((".xml", ".rels"))}
+        reached = [package.getinfo(n) for n in _reached(package, elements)]
+    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
         raise InputError(f"{name}: a damaged zip package ({' '.join(str(e).split())}); {EXPECTED}") from None
+    size = sum(m.file_size for m in reached)
+    if size > MAX_READ_BYTES:
+        raise InputError(f"{name}: its {len(reached)} parts in use unpack to {size / 2**20:.0f} MB, more than spg "
+                         f"reads ({MAX_READ_BYTES // 2**20} MB); {EXPECTED} of at most that")
+    xml = [m for m in reached if m.filename in elements]
+    if sum(m.file_size for m in xml) > MAX_XML_BYTES:
+        raise InputError(f"{name}: its parts in use hold {sum(m.file_size for m in xml) / 2**20:.0f} MB of XML, more "
+                         f"than spg reads ({MAX_XML_BYTES // 2**20} MB); {EXPECTED} of at most that")
+    count = sum(elements[m.filename] for m in xml)
+    if count > MAX_XML_ELEMENTS:
+        raise InputError(f"{name}: its parts in use hold {count:,} XML elements, more than spg reads "
+                         f"({MAX_XML_ELEMENTS:,}); {EXPECTED} of at most that")
+
+
+def _scan(package: zipfile.ZipFile, member: zipfile.ZipInfo, name: str) -> int:
+    """The XML elements (start tags) of an XML part, read a chunk at a time; InputError if it declares a DTD."""
+    keep = max(map(len, _DTD)) - 1  # a declaration split between two chunks is still found
+    elements, tail = 0, b""
+    with package.open(member) as part:
+        while chunk := part.read(_CHUNK):
+            elements += chunk.count(b"<") - chunk.count(b"</") - chunk.count(b"<?") - chunk.count(b"<!")
+            window = tail + chunk
+            if any(s in window for s in _DTD):
+                raise InputError(f"{name}: part {member.filename!r} declares a DTD (XML entities, an XML bomb?); "
+                                 f"{EXPECTED}, whose parts never do")
+            tail = window[-keep:]
+    return elements
+
+
+def _reached(package: zipfile.ZipFile, elements: Mapping[str, int]) -> list[str]:
+    """The parts a reader of the package loads: those its relationships reach from ``_rels/.rels``, their own
+    relationship parts included (OPC, ECMA-376 part 2; python-docx loads exactly these). ``elements``: the XML
+    parts' element counts, so that no relationship part larger than spg reads is parsed here."""
+    from lxml import etree
+
+    names = set(package.namelist())
+    reached, queue = [], [""]
+    seen = {""}
+    while queue:
+        source = queue.pop()
+        folder, base = posixpath.split(source)
+        rels = posixpath.join(folder, "_rels", f"{base}.rels")
+        reached += [source] if source else []
+        if rels not in names:
+            continue
+        reached.append(rels)
+        if elements.get(rels, 0) > MAX_XML_ELEMENTS:
+            continue  # refused for its size: not parsed here
+        try:
+            with package.open(rels) as part:
+                for _, rel in etree.iterparse(part, tag="{*}Relationship", resolve_entities=False, no_network=True):
+                    target = unquote(rel.get("Target") or "")
+                    if rel.get("TargetMode") != "External" and target:
+                        target = target[1:] if target.startswith("/") else posixpath.normpath(
+                            posixpath.join(folder, target))
+                        if target in names and target not in seen:
+                            seen.add(target)
+                            queue.append(target)
+                    rel.clear()
+        except etree.LxmlError:
+            continue  # a damaged relationship part: python-docx's reading of it says so (_open)
+    return reached
 
 
 def _open(data: bytes, name: str):

@@ -5,7 +5,9 @@ for either), after a description, in a table, and with tracked changes (w:ins / 
 from __future__ import annotations
 
 import io
+import random
 import re
+import zipfile
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
@@ -125,3 +127,38 @@ def claims_document(claims: Sequence[tuple[int, str]], layout: str, description:
         document.add_paragraph("Abstract")
         document.add_paragraph("An abstract that is not a claim. 99. Nor is this.")
     return saved(document)
+
+
+_HEADER = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/header"
+_IMAGE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/image"
+
+
+def with_parts(data: bytes, count: int, size: int, kind: str = "image", referenced: bool = True) -> bytes:
+    """``data`` with ``count`` more parts of ``size`` bytes each: images of zeros (``kind="image"``), of bytes that
+    do not deflate, as a photograph's (``"photo"``), or headers packed with empty paragraphs (``"header"``: the most
+    XML elements a byte holds), each named in the document's relationships when ``referenced`` (so every reader loads
+    it) or lying unused in the package."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    parts = {m.filename: source.read(m) for m in source.infolist()}
+    rels, types = parts["word/_rels/document.xml.rels"].decode(), parts["[Content_Types].xml"].decode()
+    added, overrides = [], ['<Default Extension="png" ContentType="image/png"/>']
+    for i in range(count):
+        if kind == "header":
+            name = f"header{100 + i}.xml"
+            head = f'<?xml version="1.0" encoding="UTF-8"?><w:hdr {nsdecls("w")}>'.encode()
+            parts[f"word/{name}"] = head + b"<w:p/>" * ((size - len(head) - 8) // 6) + b"</w:hdr>"
+            overrides.append(f'<Override PartName="/word/{name}" ContentType="application/vnd.openxmlformats-'
+                             'officedocument.wordprocessingml.header+xml"/>')
+        else:
+            name = f"media/spg{i}.png"
+            parts[f"word/{name}"] = random.Random(i).randbytes(size) if kind == "photo" else bytes(size)
+        added.append(f'<Relationship Id="rIdSpg{i}" Type="{_HEADER if kind == "header" else _IMAGE}" '
+                     f'Target="{name}"/>')
+    if referenced:
+        parts["word/_rels/document.xml.rels"] = rels.replace("</Relationships>", "".join(added) + "</Relationships>")
+    parts["[Content_Types].xml"] = types.replace("</Types>", "".join(overrides) + "</Types>")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, content in parts.items():
+            package.writestr(name, content)
+    return out.getvalue()

@@ -8,10 +8,19 @@ from itertools import islice
 
 import docx
 import pytest
-from docx_files import LAYOUTS, add_list, claims_document, number, saved, tracked_paragraph
+from docx_files import LAYOUTS, add_list, claims_document, number, saved, tracked_paragraph, with_parts
 
 from spg.data import load_records
-from spg.docx import MAX_FILE_BYTES, claims_docx, commented_docx, docx_mark, marked_docx, read_docx
+from spg.docx import (
+    MAX_FILE_BYTES,
+    MAX_READ_BYTES,
+    MAX_XML_ELEMENTS,
+    claims_docx,
+    commented_docx,
+    docx_mark,
+    marked_docx,
+    read_docx,
+)
 from spg.errors import InputError
 from spg.lint import lint
 from spg.parse import parse_claims
@@ -129,6 +138,25 @@ def _with_part(data: bytes, name: str, content: bytes) -> bytes:
         for member in source.infolist():
             package.writestr(member.filename, content if member.filename == name else source.read(member))
     return out.getvalue()
+
+
+def test_what_a_reader_loads_is_bounded_together_not_part_by_part():
+    """Issue 42: 190 referenced parts of 1 MiB each pass every per-part check in a package of a few hundred kB, and
+    python-docx loads them all (~180 MB a request); a package of XML parts dense with elements costs ~20 times its
+    bytes as lxml trees. What the relationships reach is counted, inflated, before python-docx reads a byte."""
+    data = claims_document(CLAIMS, "numbered")
+    many = with_parts(data, 190, 2**20)
+    assert len(many) < 512 * 2**10
+    with pytest.raises(InputError) as e:
+        read_docx(many, "x.docx")
+    _one_line(e, "parts in use unpack to 191 MB", f"({MAX_READ_BYTES // 2**20} MB)")
+    # the same parts lying unused in the package are not loaded, so not counted
+    assert read_docx(with_parts(data, 190, 2**20, referenced=False), "x.docx") == read_docx(data, "x.docx")
+    dense = with_parts(data, 8, 2**20, kind="header")  # 174,000 empty paragraphs a part
+    with pytest.raises(InputError) as e:
+        read_docx(dense, "x.docx")
+    _one_line(e, "XML elements", f"({MAX_XML_ELEMENTS:,})")
+    assert read_docx(with_parts(data, 2, 2**20, kind="header"), "x.docx") == read_docx(data, "x.docx")
 
 
 def test_text_a_doc_file_and_a_zip_without_a_document_are_not_a_docx():

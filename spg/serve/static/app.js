@@ -7,7 +7,7 @@ const LINT_DELAY_MS = 250; // a check after the drafter stops typing this long
 const state = {
   suppressions: { "ignore": [], "accept-terms": [], "per-claim": {} }, // this session's, not yet saved
   claimsName: "pasted claims",
-  docx: null, // {name, base64, text}: the Word document the claims came from, while they are unchanged
+  docx: null, // {name, token, text}: the Word document the claims came from, while they are unchanged
   lintSeq: 0, shownSeq: 0, lintTimer: null,
   descriptionName: "draft", draftText: "", draftAbort: null,
 };
@@ -183,15 +183,6 @@ async function saveSuppressions() {
   }
 }
 
-function readBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).split(",", 2)[1] || "");
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
-
 async function upload(file, kind) {
   const response = await fetch(`/api/upload?kind=${kind}&name=${encodeURIComponent(file.name)}`, {
     method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file,
@@ -216,7 +207,8 @@ async function openFile(input, kind, use) {
 }
 
 async function useClaimsFile(file, data) {
-  state.docx = data.docx ? { name: file.name, base64: await readBase64(file), text: data.text } : null;
+  // the server keeps the document a while: its commented copy is asked for by this token, not sent back
+  state.docx = data.docx ? { name: file.name, token: data.token, text: data.text } : null;
   $("claims").value = data.text;
   state.claimsName = file.name;
   if (data.description && !$("check-description").value.trim()) {
@@ -340,7 +332,7 @@ async function start() {
   $("download-html").addEventListener("click", () => download("/api/report.html", checkRequest()));
   $("download-json").addEventListener("click", () => download("/api/report.json", checkRequest()));
   $("download-docx").addEventListener("click", () => download("/api/commented.docx",
-    { ...checkRequest(), docx: state.docx.base64, name: state.docx.name }));
+    { ...checkRequest(), token: state.docx.token }));
   $("save-suppressions").addEventListener("click", saveSuppressions);
   $("description-file").addEventListener("change", (e) => openFile(e.target, "description", useDescriptionFile));
   $("draft-button").addEventListener("click", draft);
