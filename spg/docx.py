@@ -30,7 +30,7 @@ import posixpath
 import re
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -134,6 +134,10 @@ def _check_package(data: bytes, name: str) -> None:
     try:
         elements = {m.filename: _scan(package, m, name) for m in members if m.filename.endswith((".xml", ".rels"))}
         reached = [package.getinfo(n) for n in _reached(package, elements)]
+        # python-docx parses a part by its content type, not its name: "word/header1.bin" typed as a header too
+        typed = _xml_typed(package)
+        elements |= {m.filename: _scan(package, m, name, dtd=False) for m in reached
+                     if m.filename not in elements and typed(m.filename)}
     except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
         raise InputError(f"{name}: a damaged zip package ({' '.join(str(e).split())}); {EXPECTED}") from None
     size = sum(m.file_size for m in reached)
@@ -150,19 +154,44 @@ def _check_package(data: bytes, name: str) -> None:
                          f"({MAX_XML_ELEMENTS:,}); {EXPECTED} of at most that")
 
 
-def _scan(package: zipfile.ZipFile, member: zipfile.ZipInfo, name: str) -> int:
-    """The XML elements (start tags) of an XML part, read a chunk at a time; InputError if it declares a DTD."""
+def _scan(package: zipfile.ZipFile, member: zipfile.ZipInfo, name: str, dtd: bool = True) -> int:
+    """The XML elements (start tags) of an XML part, read a chunk at a time; InputError if it declares a DTD (when
+    ``dtd``: not for a part only its content type calls XML, an SVG picture's may)."""
     keep = max(map(len, _DTD)) - 1  # a declaration split between two chunks is still found
     elements, tail = 0, b""
     with package.open(member) as part:
         while chunk := part.read(_CHUNK):
             elements += chunk.count(b"<") - chunk.count(b"</") - chunk.count(b"<?") - chunk.count(b"<!")
             window = tail + chunk
-            if any(s in window for s in _DTD):
+            if dtd and any(s in window for s in _DTD):
                 raise InputError(f"{name}: part {member.filename!r} declares a DTD (XML entities, an XML bomb?); "
                                  f"{EXPECTED}, whose parts never do")
             tail = window[-keep:]
     return elements
+
+
+def _xml_typed(package: zipfile.ZipFile) -> Callable[[str], bool]:
+    """Whether [Content_Types].xml gives a part an XML content type ("…+xml", "…/xml"), by its name or extension."""
+    from lxml import etree
+
+    defaults, overrides = {}, {}
+    try:
+        with package.open("[Content_Types].xml") as part:
+            for _, entry in etree.iterparse(part, resolve_entities=False, no_network=True):
+                kind = (entry.get("ContentType") or "").lower()
+                if entry.get("Extension"):
+                    defaults[entry.get("Extension").lower()] = kind
+                elif entry.get("PartName"):
+                    overrides[entry.get("PartName").lstrip("/").lower()] = kind
+                entry.clear()
+    except (KeyError, etree.LxmlError):
+        pass  # no content types, or damaged ones: python-docx's reading says so (_open)
+
+    def typed(part: str) -> bool:
+        kind = overrides.get(part.lower(), defaults.get(part.rsplit(".", 1)[-1].lower(), ""))
+        return kind.endswith(("+xml", "/xml"))
+
+    return typed
 
 
 def _reached(package: zipfile.ZipFile, elements: Mapping[str, int]) -> list[str]:

@@ -133,18 +133,19 @@ _HEADER = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/h
 _IMAGE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/image"
 
 
-def with_parts(data: bytes, count: int, size: int, kind: str = "image", referenced: bool = True) -> bytes:
+def with_parts(data: bytes, count: int, size: int, kind: str = "image", referenced: bool = True,
+               suffix: str = ".xml") -> bytes:
     """``data`` with ``count`` more parts of ``size`` bytes each: images of zeros (``kind="image"``), of bytes that
     do not deflate, as a photograph's (``"photo"``), or headers packed with empty paragraphs (``"header"``: the most
-    XML elements a byte holds), each named in the document's relationships when ``referenced`` (so every reader loads
-    it) or lying unused in the package."""
+    XML elements a byte holds; their names end in ``suffix``, their content type says what they are), each named in
+    the document's relationships when ``referenced`` (so every reader loads it) or lying unused in the package."""
     source = zipfile.ZipFile(io.BytesIO(data))
     parts = {m.filename: source.read(m) for m in source.infolist()}
     rels, types = parts["word/_rels/document.xml.rels"].decode(), parts["[Content_Types].xml"].decode()
     added, overrides = [], ['<Default Extension="png" ContentType="image/png"/>']
     for i in range(count):
         if kind == "header":
-            name = f"header{100 + i}.xml"
+            name = f"header{100 + i}{suffix}"
             head = f'<?xml version="1.0" encoding="UTF-8"?><w:hdr {nsdecls("w")}>'.encode()
             parts[f"word/{name}"] = head + b"<w:p/>" * ((size - len(head) - 8) // 6) + b"</w:hdr>"
             overrides.append(f'<Override PartName="/word/{name}" ContentType="application/vnd.openxmlformats-'

@@ -156,6 +156,9 @@ def test_what_a_reader_loads_is_bounded_together_not_part_by_part():
     with pytest.raises(InputError) as e:
         read_docx(dense, "x.docx")
     _one_line(e, "XML elements", f"({MAX_XML_ELEMENTS:,})")
+    with pytest.raises(InputError) as e:  # python-docx parses a part by its content type, whatever its name
+        read_docx(with_parts(data, 8, 2**20, kind="header", suffix=".bin"), "x.docx")
+    _one_line(e, "XML elements")
     assert read_docx(with_parts(data, 2, 2**20, kind="header"), "x.docx") == read_docx(data, "x.docx")
 
 
