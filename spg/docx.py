@@ -41,7 +41,7 @@ from spg.parse import parse_claims
 MAX_FILE_BYTES = 25 * 2**20  # a claim set or a description with its figures; a 50 MB upload is refused
 MAX_UNPACKED_BYTES = 200 * 2**20  # all members together, as declared
 MAX_MEMBERS = 5_000
-MAX_XML_BYTES = 32 * 2**20  # one XML part (a 300-page document's text is a few MB); lxml holds it whole in memory
+MAX_XML_BYTES = 16 * 2**20  # one XML part, and those read together (a 300-page document holds a few MB): lxml holds them whole
 MAX_RATIO = 200  # Word's XML deflates 5-20x; a member of more than 1 MiB inflating 200x is a bomb
 _RATIO_FROM = 2**20
 # What a request holds is what python-docx loads: every part the relationships reach, inflated, the XML ones as lxml
