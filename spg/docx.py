@@ -45,10 +45,10 @@ MAX_XML_BYTES = 16 * 2**20  # one XML part, and those read together (a 300-page 
 MAX_RATIO = 200  # Word's XML deflates 5-20x; a member of more than 1 MiB inflating 200x is a bomb
 _RATIO_FROM = 2**20
 # What a request holds is what python-docx loads: every part the relationships reach, inflated, the XML ones as lxml
-# trees (about 125 bytes an element, and the text besides). Bounded together, not per part: 190 referenced parts of
+# trees (about 130 bytes an element, and the text besides). Bounded together, not per part: 190 referenced parts of
 # 1 MiB each pass every per-part check (benchmarks/docx_memory.py measures the peak these bounds allow).
 MAX_READ_BYTES = 64 * 2**20  # the parts the relationships reach, inflated, together
-MAX_XML_ELEMENTS = 1_000_000  # in the XML parts they reach, together (a 300-page document has a few hundred thousand)
+MAX_XML_ELEMENTS = 1_000_000  # in the XML parts they reach, together
 _CHUNK = 2**20  # parts are scanned inflating this much at a time
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
