@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import copy
 import io
+import posixpath
 import re
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from spg.errors import InputError
 from spg.forest import Forest
@@ -38,9 +41,15 @@ from spg.parse import parse_claims
 MAX_FILE_BYTES = 25 * 2**20  # a claim set or a description with its figures; a 50 MB upload is refused
 MAX_UNPACKED_BYTES = 200 * 2**20  # all members together, as declared
 MAX_MEMBERS = 5_000
-MAX_XML_BYTES = 32 * 2**20  # one XML part (a 300-page document's text is a few MB); lxml holds it whole in memory
+MAX_XML_BYTES = 16 * 2**20  # one XML part, and those read together (a 300-page document holds a few MB): lxml holds them whole
 MAX_RATIO = 200  # Word's XML deflates 5-20x; a member of more than 1 MiB inflating 200x is a bomb
 _RATIO_FROM = 2**20
+# What a request holds is what python-docx loads: every part the relationships reach, inflated, the XML ones as lxml
+# trees (about 130 bytes an element, and the text besides). Bounded together, not per part: 190 referenced parts of
+# 1 MiB each pass every per-part check (benchmarks/docx_memory.py measures the peak these bounds allow).
+MAX_READ_BYTES = 64 * 2**20  # the parts the relationships reach, inflated, together
+MAX_XML_ELEMENTS = 1_000_000  # in the XML parts they reach, together
+_CHUNK = 2**20  # parts are scanned inflating this much at a time
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
@@ -123,12 +132,101 @@ def _check_package(data: bytes, name: str) -> None:
     if "word/document.xml" not in {m.filename for m in members}:
         raise InputError(f"{name}: a zip package without word/document.xml; {EXPECTED}")
     try:
-        for m in members:
-            if m.filename.endswith((".xml", ".rels")) and any(s in package.read(m) for s in _DTD):
-                raise InputError(f"{name}: part {m.filename!r} declares a DTD (XML entities, an XML bomb?); "
-                                 f"{EXPECTED}, whose parts never do")
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
+        elements = {m.filename: _scan(package, m, name) for m in members if m.filename.endswith((".xml", ".rels"))}
+        reached = [package.getinfo(n) for n in _reached(package, elements)]
+        # python-docx parses a part by its content type, not its name: "word/header1.bin" typed as a header too
+        typed = _xml_typed(package)
+        elements |= {m.filename: _scan(package, m, name, dtd=False) for m in reached
+                     if m.filename not in elements and typed(m.filename)}
+    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
         raise InputError(f"{name}: a damaged zip package ({' '.join(str(e).split())}); {EXPECTED}") from None
+    size = sum(m.file_size for m in reached)
+    if size > MAX_READ_BYTES:
+        raise InputError(f"{name}: its {len(reached)} parts in use unpack to {size / 2**20:.0f} MB, more than spg "
+                         f"reads ({MAX_READ_BYTES // 2**20} MB); {EXPECTED} of at most that")
+    xml = [m for m in reached if m.filename in elements]
+    if sum(m.file_size for m in xml) > MAX_XML_BYTES:
+        raise InputError(f"{name}: its parts in use hold {sum(m.file_size for m in xml) / 2**20:.0f} MB of XML, more "
+                         f"than spg reads ({MAX_XML_BYTES // 2**20} MB); {EXPECTED} of at most that")
+    count = sum(elements[m.filename] for m in xml)
+    if count > MAX_XML_ELEMENTS:
+        raise InputError(f"{name}: its parts in use hold {count:,} XML elements, more than spg reads "
+                         f"({MAX_XML_ELEMENTS:,}); {EXPECTED} of at most that")
+
+
+def _scan(package: zipfile.ZipFile, member: zipfile.ZipInfo, name: str, dtd: bool = True) -> int:
+    """The XML elements (start tags) of an XML part, read a chunk at a time; InputError if it declares a DTD (when
+    ``dtd``: not for a part only its content type calls XML, an SVG picture's may)."""
+    keep = max(map(len, _DTD)) - 1  # a declaration split between two chunks is still found
+    elements, tail = 0, b""
+    with package.open(member) as part:
+        while chunk := part.read(_CHUNK):
+            elements += chunk.count(b"<") - chunk.count(b"</") - chunk.count(b"<?") - chunk.count(b"<!")
+            window = tail + chunk
+            if dtd and any(s in window for s in _DTD):
+                raise InputError(f"{name}: part {member.filename!r} declares a DTD (XML entities, an XML bomb?); "
+                                 f"{EXPECTED}, whose parts never do")
+            tail = window[-keep:]
+    return elements
+
+
+def _xml_typed(package: zipfile.ZipFile) -> Callable[[str], bool]:
+    """Whether [Content_Types].xml gives a part an XML content type ("…+xml", "…/xml"), by its name or extension."""
+    from lxml import etree
+
+    defaults, overrides = {}, {}
+    try:
+        with package.open("[Content_Types].xml") as part:
+            for _, entry in etree.iterparse(part, resolve_entities=False, no_network=True):
+                kind = (entry.get("ContentType") or "").lower()
+                if entry.get("Extension"):
+                    defaults[entry.get("Extension").lower()] = kind
+                elif entry.get("PartName"):
+                    overrides[entry.get("PartName").lstrip("/").lower()] = kind
+                entry.clear()
+    except (KeyError, etree.LxmlError):
+        pass  # no content types, or damaged ones: python-docx's reading says so (_open)
+
+    def typed(part: str) -> bool:
+        kind = overrides.get(part.lower(), defaults.get(part.rsplit(".", 1)[-1].lower(), ""))
+        return kind.endswith(("+xml", "/xml"))
+
+    return typed
+
+
+def _reached(package: zipfile.ZipFile, elements: Mapping[str, int]) -> list[str]:
+    """The parts a reader of the package loads: those its relationships reach from ``_rels/.rels``, their own
+    relationship parts included (OPC, ECMA-376 part 2; python-docx loads exactly these). ``elements``: the XML
+    parts' element counts, so that no relationship part larger than spg reads is parsed here."""
+    from lxml import etree
+
+    names = set(package.namelist())
+    reached, queue = [], [""]
+    seen = {""}
+    while queue:
+        source = queue.pop()
+        folder, base = posixpath.split(source)
+        rels = posixpath.join(folder, "_rels", f"{base}.rels")
+        reached += [source] if source else []
+        if rels not in names:
+            continue
+        reached.append(rels)
+        if elements.get(rels, 0) > MAX_XML_ELEMENTS:
+            continue  # refused for its size: not parsed here
+        try:
+            with package.open(rels) as part:
+                for _, rel in etree.iterparse(part, tag="{*}Relationship", resolve_entities=False, no_network=True):
+                    target = unquote(rel.get("Target") or "")
+                    if rel.get("TargetMode") != "External" and target:
+                        target = target[1:] if target.startswith("/") else posixpath.normpath(
+                            posixpath.join(folder, target))
+                        if target in names and target not in seen:
+                            seen.add(target)
+                            queue.append(target)
+                    rel.clear()
+        except etree.LxmlError:
+            continue  # a damaged relationship part: python-docx's reading of it says so (_open)
+    return reached
 
 
 def _open(data: bytes, name: str):
@@ -411,8 +509,14 @@ def _claim_lines(section: list[_Line]) -> list[tuple[int, int, list[_Line]]]:
 def _claim_line(number: int, lines: list[_Line], auto: bool) -> str:
     first, *rest = lines
     words = [f"{number}. {first.text.strip()}" if auto else first.text.strip()]
-    words += [f"{line.label} {line.text}" if line.label else line.text for line in rest]
+    words += [_shown(line) for line in rest]
     return " ".join(" ".join(words).split())
+
+
+def _labelled(lines: list[_Line]) -> list[tuple[int, str]]:
+    """(paragraph index, the automatic label :func:`_claim_line` writes before its text) for a claim's paragraphs:
+    none before the first, whose label is the claim's number, which the parser strips."""
+    return [(line.index, line.label if k else "") for k, line in enumerate(lines)]
 
 
 def read_docx(data: bytes, name: str, *, tracked_changes: str = "accept") -> DocxText:
@@ -426,8 +530,9 @@ def read_docx(data: bytes, name: str, *, tracked_changes: str = "accept") -> Doc
     return _read(_open(data, name), dropped)[0]
 
 
-def _read(document, dropped: frozenset[str]) -> tuple[DocxText, dict[int, list[int]]]:
-    """:func:`read_docx` of an open document, and each claim's paragraph indices by the index of its first."""
+def _read(document, dropped: frozenset[str]) -> tuple[DocxText, dict[int, list[tuple[int, str]]]]:
+    """:func:`read_docx` of an open document, and each claim's paragraphs (:func:`_labelled`) by the index of its
+    first."""
     lines = _lines(document, dropped)
     found = _claims_start(lines)
     if found is None:
@@ -449,7 +554,7 @@ def _read(document, dropped: frozenset[str]) -> tuple[DocxText, dict[int, list[i
         claim_paragraphs=paragraphs,
         text="\n".join(_shown(line) for line in lines if line.text.strip() or line.label),
     )
-    return text, {index: [line.index for line in group] for _, index, group in claims}
+    return text, {index: _labelled(group) for _, index, group in claims}
 
 
 def _shown(line: _Line) -> str:
@@ -517,10 +622,13 @@ def _alone(piece, lo: int, hi: int):
     return run
 
 
-def _characters(paragraphs: list, dropped: frozenset[str]) -> list[tuple[object, int, str]]:
-    """Every character the paragraphs show, as (piece, offset in it, character); paragraphs joined by a space."""
+def _characters(paragraphs: list, labels: Sequence[str], dropped: frozenset[str]) -> list[tuple[object, int, str]]:
+    """Every character the paragraphs show, as (piece, offset in it, character); paragraphs joined by a space. The
+    automatic label the claim's text carries for a paragraph ("b." of an element Word letters, :func:`_claim_line`)
+    comes first, as characters of no piece: a comment cannot hang on them, but the claim's text is found."""
     out: list[tuple[object, int, str]] = []
-    for p in paragraphs:
+    for p, label in zip(paragraphs, labels):
+        out += [(None, 0, ch) for ch in f"{label} " if label]
         for piece, text in _pieces(p, dropped):
             out += [(piece, i, ch) for i, ch in enumerate(text)]
         out.append((None, 0, " "))
@@ -534,16 +642,19 @@ def _span(claim_text: str, start: int, end: int, characters: list[tuple[object, 
     shown = [i for i, ch in enumerate(claim_text) if not ch.isspace()]
     raw = [i for i, (_, _, ch) in enumerate(characters) if not ch.isspace()]
     offset = "".join(characters[i][2] for i in raw).find("".join(claim_text[i] for i in shown))
-    inside = [k for k, i in enumerate(shown) if start <= i < end]
-    if offset < 0 or not inside:
+    if offset < 0:
         return None
-    return characters[raw[offset + inside[0]]], characters[raw[offset + inside[-1]]]
+    inside = [characters[raw[offset + k]] for k, i in enumerate(shown) if start <= i < end]
+    inside = [c for c in inside if c[0] is not None]  # an automatic label's characters are in no run
+    return (inside[0], inside[-1]) if inside else None
 
 
-def _anchor(paragraphs: list, claim_text: str | None, start: int | None, end: int | None, dropped: frozenset[str]):
-    """(first run, last run) to hang a comment on: the finding's words, else the claim's first paragraph."""
+def _anchor(paragraphs: list, labels: Sequence[str], claim_text: str | None, start: int | None, end: int | None,
+            dropped: frozenset[str]):
+    """(first run, last run) to hang a comment on: the finding's words, else the claim's first paragraph.
+    ``labels``: the automatic label the claim's text shows before each paragraph ("" for none)."""
     if claim_text is not None and start is not None and end is not None and end > start:
-        span = _span(claim_text, start, end, _characters(paragraphs, dropped))
+        span = _span(claim_text, start, end, _characters(paragraphs, labels, dropped))
         if span:
             (first, lo, _), (last, hi, _) = span
             if first is last:
@@ -581,9 +692,10 @@ def commented_docx(data: bytes, findings, claim_paragraphs: Mapping[int, int], *
         index = claim_paragraphs.get(finding.claim, first) if finding.claim is not None else first
         if index >= len(paragraphs):
             continue
-        group = [paragraphs[i] for i in groups.get(index, [index])]
+        group = groups.get(index, [(index, "")])
         claim = forest.by_num.get(finding.claim) if finding.claim is not None else None
-        start, end = _anchor(group, claim.text if claim else None, finding.start, finding.end, dropped)
+        start, end = _anchor([paragraphs[i] for i, _ in group], [label for _, label in group],
+                             claim.text if claim else None, finding.start, finding.end, dropped)
         message = f"{finding.severity}: {finding.message} [{finding.rule}]"
         comment = document.add_comment([Run(start, None), Run(end, None)], message, author=author, initials="spg")
         comment._comment_elm.attrib.pop(f"{W}date", None)  # optional; without it the same findings give the same file

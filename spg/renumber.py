@@ -158,7 +158,7 @@ def renumber_docx(data: bytes, name: str) -> bytes:
     """A Word document's claims renumbered: typed claim numbers and citations changed in the runs that hold them
     (every other character, run and paragraph property kept), the claims' paragraphs moved into the new order
     (Word's automatic numbers follow by themselves). Tracked changes are read as accepted."""
-    from spg.docx import _CLAIM_START, _dropped, _lines, _open, _paragraphs, _read, _saved
+    from spg.docx import _CLAIM_START, _dropped, _open, _paragraphs, _read, _saved
     from spg.parse import parse_claims
 
     document = _open(data, name)
@@ -170,14 +170,13 @@ def renumber_docx(data: bytes, name: str) -> bytes:
                          "such as 'What is claimed is:'")
     numbers = new_numbers(forest)
     paragraphs = _paragraphs(document.element.body)
-    labels = {line.index: line.label for line in _lines(document, dropped)}
     for c in forest.claims:
         first = found.claim_paragraphs[c.num]
-        for index in groups[first]:
+        for index, label in groups[first]:
             p = paragraphs[index]
             text = _paragraph_text(p, dropped)
             edits = citation_edits(text, c.num, numbers)
-            typed = _CLAIM_START.match(text) if index == first and not labels[index] else None
+            typed = _CLAIM_START.match(text) if index == first and not label else None
             if typed:
                 group = "bracket" if typed.group("bracket") else "num"
                 if numbers[c.num] != int(typed.group(group)):
@@ -219,14 +218,16 @@ def _edit_runs(p, dropped, edits: list[tuple[int, int, str]]) -> None:
                 element.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
 
 
-def _reorder(body, paragraphs: list, groups: dict[int, list[int]], order: list[int], where: dict[int, str]) -> None:
-    """Move each claim's paragraphs (``groups``: first paragraph index → the claim's paragraph indices) so that the
+def _reorder(body, paragraphs: list, groups: dict[int, list[tuple[int, str]]], order: list[int],
+             where: dict[int, str]) -> None:
+    """Move each claim's paragraphs (``groups``: first paragraph index → the claim's (paragraph index, automatic
+    label) pairs) so that the
     claims stand in ``order``; what lies between two claims (empty paragraphs) stays in its place. ``where`` names
     each claim by its first paragraph, for the error of one in a table."""
     firsts = sorted(order)
     blocks = {}
     for first in firsts:
-        start, last = paragraphs[first], paragraphs[groups[first][-1]]
+        start, last = paragraphs[first], paragraphs[groups[first][-1][0]]
         if start.getparent() is not body or last.getparent() is not body:
             raise InputError(f"{where[first]} is inside a table or text box; spg renumber moves claims only among "
                              "the document's own paragraphs")

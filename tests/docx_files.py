@@ -5,7 +5,9 @@ for either), after a description, in a table, and with tracked changes (w:ins / 
 from __future__ import annotations
 
 import io
+import random
 import re
+import zipfile
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
@@ -23,15 +25,17 @@ def saved(document) -> bytes:
     return out.getvalue()
 
 
-def add_list(document, start: int = 1, fmt: str = "decimal", text: str = "%1.", levels: int = 1) -> int:
+def add_list(document, start: int = 1, fmt: str = "decimal", text: str = "%1.", levels: int = 1,
+             deeper: str = "({})") -> int:
     """A new automatic list in the document's numbering part (an abstractNum and a num pointing at it); its numId.
-    Level k counts in ``fmt`` and shows ``text`` with %1 replaced by level 0's counter (deeper levels: "(%k)")."""
+    Level 0 counts in ``fmt`` and shows ``text`` with %1 replaced by its counter; deeper levels count in letters and
+    show ``deeper`` around their own counter ("(%2)"; LibreOffice's HTML ``<ol type="a">`` is "{}.": "%2.")."""
     numbering = document.part.numbering_part.element
     abstract_id = 1 + max([int(a.get(qn("w:abstractNumId"))) for a in numbering.iter(qn("w:abstractNum"))] + [0])
     num_id = 1 + max([int(n.get(qn("w:numId"))) for n in numbering.iter(qn("w:num"))] + [0])
     lvls = "".join(
         f'<w:lvl w:ilvl="{k}"><w:start w:val="{start if k == 0 else 1}"/><w:numFmt w:val="{fmt if k == 0 else "lowerLetter"}"/>'
-        f'<w:lvlText w:val="{text if k == 0 else f"({chr(0x25)}{k + 1})"}"/><w:lvlJc w:val="left"/>'
+        f'<w:lvlText w:val="{text if k == 0 else deeper.format(f"%{k + 1}")}"/><w:lvlJc w:val="left"/>'
         f'<w:pPr><w:ind w:left="{720 * (k + 1)}" w:hanging="360"/></w:pPr></w:lvl>'
         for k in range(levels))
     abstract = parse_xml(f'<w:abstractNum {nsdecls("w")} w:abstractNumId="{abstract_id}">'
@@ -123,3 +127,39 @@ def claims_document(claims: Sequence[tuple[int, str]], layout: str, description:
         document.add_paragraph("Abstract")
         document.add_paragraph("An abstract that is not a claim. 99. Nor is this.")
     return saved(document)
+
+
+_HEADER = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/header"
+_IMAGE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/image"
+
+
+def with_parts(data: bytes, count: int, size: int, kind: str = "image", referenced: bool = True,
+               suffix: str = ".xml") -> bytes:
+    """``data`` with ``count`` more parts of ``size`` bytes each: images of zeros (``kind="image"``), of bytes that
+    do not deflate, as a photograph's (``"photo"``), or headers packed with empty paragraphs (``"header"``: the most
+    XML elements a byte holds; their names end in ``suffix``, their content type says what they are), each named in
+    the document's relationships when ``referenced`` (so every reader loads it) or lying unused in the package."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    parts = {m.filename: source.read(m) for m in source.infolist()}
+    rels, types = parts["word/_rels/document.xml.rels"].decode(), parts["[Content_Types].xml"].decode()
+    added, overrides = [], ['<Default Extension="png" ContentType="image/png"/>']
+    for i in range(count):
+        if kind == "header":
+            name = f"header{100 + i}{suffix}"
+            head = f'<?xml version="1.0" encoding="UTF-8"?><w:hdr {nsdecls("w")}>'.encode()
+            parts[f"word/{name}"] = head + b"<w:p/>" * ((size - len(head) - 8) // 6) + b"</w:hdr>"
+            overrides.append(f'<Override PartName="/word/{name}" ContentType="application/vnd.openxmlformats-'
+                             'officedocument.wordprocessingml.header+xml"/>')
+        else:
+            name = f"media/spg{i}.png"
+            parts[f"word/{name}"] = random.Random(i).randbytes(size) if kind == "photo" else bytes(size)
+        added.append(f'<Relationship Id="rIdSpg{i}" Type="{_HEADER if kind == "header" else _IMAGE}" '
+                     f'Target="{name}"/>')
+    if referenced:
+        parts["word/_rels/document.xml.rels"] = rels.replace("</Relationships>", "".join(added) + "</Relationships>")
+    parts["[Content_Types].xml"] = types.replace("</Types>", "".join(overrides) + "</Types>")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, content in parts.items():
+            package.writestr(name, content)
+    return out.getvalue()

@@ -8,10 +8,19 @@ from itertools import islice
 
 import docx
 import pytest
-from docx_files import LAYOUTS, add_list, claims_document, number, saved, tracked_paragraph
+from docx_files import LAYOUTS, add_list, claims_document, number, saved, tracked_paragraph, with_parts
 
 from spg.data import load_records
-from spg.docx import MAX_FILE_BYTES, claims_docx, commented_docx, docx_mark, marked_docx, read_docx
+from spg.docx import (
+    MAX_FILE_BYTES,
+    MAX_READ_BYTES,
+    MAX_XML_ELEMENTS,
+    claims_docx,
+    commented_docx,
+    docx_mark,
+    marked_docx,
+    read_docx,
+)
 from spg.errors import InputError
 from spg.lint import lint
 from spg.parse import parse_claims
@@ -131,6 +140,28 @@ def _with_part(data: bytes, name: str, content: bytes) -> bytes:
     return out.getvalue()
 
 
+def test_what_a_reader_loads_is_bounded_together_not_part_by_part():
+    """Issue 42: 190 referenced parts of 1 MiB each pass every per-part check in a package of a few hundred kB, and
+    python-docx loads them all (~180 MB a request); a package of XML parts dense with elements costs ~20 times its
+    bytes as lxml trees. What the relationships reach is counted, inflated, before python-docx reads a byte."""
+    data = claims_document(CLAIMS, "numbered")
+    many = with_parts(data, 190, 2**20)
+    assert len(many) < 512 * 2**10
+    with pytest.raises(InputError) as e:
+        read_docx(many, "x.docx")
+    _one_line(e, "parts in use unpack to 191 MB", f"({MAX_READ_BYTES // 2**20} MB)")
+    # the same parts lying unused in the package are not loaded, so not counted
+    assert read_docx(with_parts(data, 190, 2**20, referenced=False), "x.docx") == read_docx(data, "x.docx")
+    dense = with_parts(data, 8, 2**20, kind="header")  # 174,000 empty paragraphs a part
+    with pytest.raises(InputError) as e:
+        read_docx(dense, "x.docx")
+    _one_line(e, "XML elements", f"({MAX_XML_ELEMENTS:,})")
+    with pytest.raises(InputError) as e:  # python-docx parses a part by its content type, whatever its name
+        read_docx(with_parts(data, 8, 2**20, kind="header", suffix=".bin"), "x.docx")
+    _one_line(e, "XML elements")
+    assert read_docx(with_parts(data, 2, 2**20, kind="header"), "x.docx") == read_docx(data, "x.docx")
+
+
 def test_text_a_doc_file_and_a_zip_without_a_document_are_not_a_docx():
     with pytest.raises(InputError) as e:
         read_docx(b"1. A widget.\n", "x.docx")
@@ -239,6 +270,33 @@ def test_commented_docx_anchors_each_finding_on_its_words_and_leaves_the_input_a
         wanted.append(claim.text[finding.start:finding.end])
     assert sorted(anchored) == sorted(wanted)
     assert {"the base", "the spring"} <= set(anchored)
+
+
+@pytest.mark.parametrize("claims_numbered", ["auto", "typed"])
+def test_comments_on_auto_lettered_elements_cover_their_words(claims_numbered):
+    """Issue 42: elements in a second-level Word list lettered "a.", "b." (LibreOffice's .docx of an HTML
+    ``<ol type="a">``: w:numPr paragraphs whose letters are not in the text), under a claim numbered by Word or
+    typed: each comment covers its words, not the claim's first paragraph."""
+    document = docx.Document()
+    document.add_paragraph("What is claimed is:")
+    claims = add_list(document, levels=2, deeper="{}.")
+    elements = claims if claims_numbered == "auto" else add_list(document, levels=2, deeper="{}.")
+    opening = number if claims_numbered == "auto" else lambda p, _: None
+    opening(document.add_paragraph(("" if claims_numbered == "auto" else "1. ") + "A leak detector, comprising:"),
+            claims)
+    number(document.add_paragraph("a sensor measuring a pressure in a pipe; and"), elements, level=1)
+    number(document.add_paragraph("a processor comparing the gradient value with a threshold."), elements, level=1)
+    opening(document.add_paragraph(("" if claims_numbered == "auto" else "2. ")
+                                   + "The leak detector of claim 1, wherein the valve is closed."), claims)
+    data = saved(document)
+    text = read_docx(data, "c.docx")
+    assert text.claims_text.splitlines()[0] == (
+        "1. A leak detector, comprising: a. a sensor measuring a pressure in a pipe; and "
+        "b. a processor comparing the gradient value with a threshold.")
+    result = lint(parse_claims(text.claims_text))
+    out = commented_docx(data, result.findings, text.claim_paragraphs)
+    assert {"thegradientvalue", "thevalve"} <= set(_anchored(out, result))
+    assert _anchored(out, result) == _wanted(result)
 
 
 def test_the_marker_is_a_custom_property_that_keeps_the_others_and_gives_the_same_bytes_each_time():

@@ -38,6 +38,31 @@ def test_scope_is_own_earlier_text_and_every_ancestor_not_a_sibling():
     assert "'a spring' (claim 2) introduces it, but claim 4 does not depend on that claim" in findings[0].message
 
 
+def test_scope_follows_a_forward_citation_down_the_real_chain():
+    # issue 42: 2 cites 3, which cites 1, so claim 1's "a grinding gap" is in claim 2's scope; the forward reference
+    # itself is the structure rule's finding, not a missing antecedent with a false reason
+    texts = [
+        "A grinder comprising a burr defining a grinding gap.",
+        "The grinder of claim 3, further comprising a cup below the grinding gap.",
+        "The grinder of claim 1, further comprising a timer, wherein the cup is steel.",
+        "The grinder of claim 2, wherein the timer and the cup are steel, and the lid is red.",
+    ]
+    findings = check_antecedents(parse_claims("\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1))))
+    # claim 3 does not reach claim 2's cup; claim 4 reads all three; findings stay in document order
+    assert [(f.claim, f.term) for f in findings] == [(3, "the cup"), (4, "the lid")]
+
+
+def test_a_citation_cycle_keeps_the_earlier_claim_as_the_scope():
+    # 2 ⇄ 3 (the structure rules report the cycle): the earlier claim is read first and the later one depends on it,
+    # as in document order
+    forest = Forest.from_parents(
+        ["A door comprising a frame.", "The door of claim 3, further comprising a spring.",
+         "The door of claim 2, wherein the spring and the frame are steel."],
+        [[], [3], [2]],
+    )
+    assert [(f.claim, f.term) for f in check_antecedents(forest)] == [(3, "the frame")]
+
+
 def test_an_introduction_out_of_scope_is_named_by_its_words_not_by_its_head_alone():
     texts = [
         "A stool comprising a front frame and a rear frame.",

@@ -603,6 +603,41 @@ def test_the_commented_docx_has_each_finding_as_a_comment_and_the_upload_is_unch
     assert len(list(python_docx.Document(io.BytesIO(suppressed.content)).comments)) < len(comments)
 
 
+def test_the_commented_copy_of_any_docx_that_opens_comes_back(server):
+    """Issue 42: a 9 MB document opens (under the 10 MB request limit) but sent back in base64 it was 12 MB and
+    refused (413). The page asks for the kept document by the token its upload answered."""
+    import io
+
+    import docx as python_docx
+    from docx_files import claims_document, with_parts
+
+    data = with_parts(claims_document(DOCX_CLAIMS, "numbered"), 1, 9 * 2**20, kind="photo")
+    assert 9 * 2**20 < len(data) < 10 * 2**20
+    opened = upload(server, "big.docx", data)
+    assert opened.status_code == 200, opened.text
+    response = httpx.post(f"{server}/api/commented.docx", timeout=120, json={"token": opened.json()["token"]})
+    assert response.status_code == 200, response.text
+    assert 'filename="big.commented.docx"' in response.headers["content-disposition"]
+    assert any("lever" in c.text for c in python_docx.Document(io.BytesIO(response.content)).comments)
+    gone = httpx.post(f"{server}/api/commented.docx", timeout=30, json={"token": "not-a-token"})
+    assert gone.status_code == 410 and "open it again" in gone.json()["error"]
+
+
+def test_kept_documents_are_the_latest_few_for_a_while():
+    from spg.serve.kept import KeptDocuments
+
+    now = [0.0]
+    kept = KeptDocuments(max_bytes=10, count=2, seconds=60, clock=lambda: now[0])
+    a, b = kept.keep("a.docx", b"aaaa"), kept.keep("b.docx", b"bbbb")
+    assert kept.get(a) == ("a.docx", b"aaaa")
+    c = kept.keep("c.docx", b"cc")  # a third: the oldest goes
+    assert kept.get(a) is None and kept.get(b) == ("b.docx", b"bbbb")
+    d = kept.keep("d.docx", b"d" * 9)  # over the bytes: the oldest go until it fits
+    assert kept.get(b) is None and kept.get(c) is None and kept.get(d) == ("d.docx", b"d" * 9)
+    now[0] = 61.0
+    assert kept.get(d) is None
+
+
 def test_drafted_claims_download_as_a_docx_that_reads_back(server):
     import io
 

@@ -182,6 +182,31 @@ def test_an_opened_docx_is_checked_and_offers_the_commented_copy(browser, server
     wait_for(browser, lambda d: not button.is_enabled())
 
 
+def test_the_commented_copy_of_a_9_mb_docx_downloads(browser, server, tmp_path):
+    """Issue 42: a document just under the request limit opens; its commented copy comes back too (the page asks for
+    the kept document by token; sent back in base64 it was over the limit: 413)."""
+    import io
+    import time
+
+    import docx as python_docx
+    from docx_files import claims_document, with_parts
+
+    url, _ = server
+    open_page(browser, url)
+    browser.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    path = tmp_path / "big.docx"
+    path.write_bytes(with_parts(claims_document(DOCX_CLAIMS, "auto"), 1, 9 * 2**20, kind="photo"))
+    browser.find_element(By.ID, "claims-file").send_keys(str(path))
+    button = browser.find_element(By.ID, "download-docx")
+    wait_for(browser, lambda d: button.is_enabled())
+    button.click()
+    copy = tmp_path / "big.commented.docx"
+    wait_for(browser, lambda d: copy.is_file() or d.find_element(By.ID, "message").text, timeout=120)
+    assert not browser.find_element(By.ID, "message").text
+    time.sleep(1)  # the download is renamed into place once written
+    assert any("lever" in c.text for c in python_docx.Document(io.BytesIO(copy.read_bytes())).comments)
+
+
 def test_an_opened_description_docx_fills_the_draft_tab(browser, server, tmp_path):
     import docx as python_docx
     from docx_files import saved

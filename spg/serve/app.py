@@ -43,6 +43,7 @@ from spg.lint.html import CSS, render_body, render_html
 from spg.lint.source import claim_set_of, description_of, docx_claims, is_docx
 from spg.lint.suppress import claim_key, suppressions_of
 from spg.serve.drafter import Drafter, Job
+from spg.serve.kept import KeptDocuments
 
 CSP = (REPORT_CSP.replace("style-src 'unsafe-inline'", "style-src 'self' 'unsafe-inline'")
        + "; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -50,6 +51,8 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 SUPPRESSIONS_KIND = "lint-suppressions"  # the marker of a suppression file spg serve wrote (spg.files)
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 STATIC = {"app.js": "text/javascript", "app.css": "text/css"}
+KEPT_DOCUMENTS = 4  # opened Word documents kept for their commented copy (spg.serve.kept)
+WORD_AT_ONCE = 2  # Word documents read at once: the server's memory for them is at most twice one's peak
 
 
 class HttpError(Exception):
@@ -170,6 +173,14 @@ class App:
         suppressions_of(self.file_suppressions, str(path))  # a malformed file stops spg serve before it starts
         static = resources.files("spg.serve").joinpath("static")
         self.static = {name: static.joinpath(name).read_bytes() for name in ("index.html", *STATIC)}
+        self.kept = KeptDocuments(KEPT_DOCUMENTS * settings.max_body, KEPT_DOCUMENTS)  # for their commented copy
+        self.word_at_once = asyncio.Semaphore(WORD_AT_ONCE)
+
+    async def _word(self, read, *args):
+        """``read(*args)``, which opens a Word document, on the thread pool, at most WORD_AT_ONCE at a time: each
+        may hold what spg.docx bounds a document to (docs/serve.md), the others wait for their turn."""
+        async with self.word_at_once:
+            return await run_in_threadpool(read, *args)
 
     # ---- reading requests
 
@@ -215,22 +226,35 @@ class App:
         result, name = await run_in_threadpool(self._check, data)
         return _download(render_html(result, name), "text/html; charset=utf-8", _stem(name) + ".lint.html")
 
+    def _original(self, data: dict[str, Any]) -> tuple[str, bytes]:
+        """(name, bytes) of the Word document a request names: the one the upload answered ``token`` for (kept a
+        while: spg.serve.kept), or one sent in base64 in ``docx`` (scripts; a third larger, within the request
+        limit)."""
+        if "token" not in data:
+            return _text(data, "name", "claims.docx"), _docx_bytes(data)
+        kept = self.kept.get(_text(data, "token"))
+        if kept is None:
+            raise HttpError(410, f"the Word document is no longer kept (spg serve keeps the last {KEPT_DOCUMENTS} "
+                                 f"opened, {self.kept.seconds / 60:.0f} minutes each, none after a restart); "
+                                 "open it again")
+        return kept
+
     async def report_json(self, request: Request) -> Response:
-        """``spg lint --json``'s report; with the Word document the claims came from (base64 in ``docx``, as for
+        """``spg lint --json``'s report; with the Word document the claims came from (``token`` or ``docx``, as for
         the commented copy), its claims as the command line reads them and each claim's and finding's
         ``paragraph``."""
         data = await _json(request, self.settings.max_body)
-        original = _docx_bytes(data) if "docx" in data else None
+        opened, original = self._original(data) if "token" in data or "docx" in data else ("", None)
 
         def run() -> tuple[str, str]:
             paragraphs = None
             if original is not None:
-                doc = docx_claims(original, _text(data, "name", "claims.docx"))
+                doc = docx_claims(original, opened)
                 data["text"], paragraphs = doc.claims_text, doc.claim_paragraphs
             result, name = self._check(data)
             return json.dumps(report_json(result, paragraphs), ensure_ascii=False, indent=1), name
 
-        text, name = await run_in_threadpool(run)
+        text, name = await (self._word(run) if original is not None else run_in_threadpool(run))
         return _download(text, "application/json", _stem(name) + ".lint.json")
 
     async def renumber(self, request: Request) -> Response:
@@ -255,27 +279,27 @@ class App:
         if not data:
             raise HttpError(400, f"{shown(name)}: the file is empty; expected {kind}")
         if kind == "description":
-            text = await run_in_threadpool(description_of, name, data)
+            text = await self._word(description_of, name, data)
             return JSONResponse({"name": name, "docx": is_docx(name, data), "text": text, "description": ""})
         if is_docx(name, data):
-            doc = await run_in_threadpool(docx_claims, data, name)
-            return JSONResponse({"name": name, "docx": True, "text": doc.claims_text, "description": doc.description})
+            doc = await self._word(docx_claims, data, name)
+            return JSONResponse({"name": name, "docx": True, "text": doc.claims_text, "description": doc.description,
+                                 "token": self.kept.keep(name, data)})
         return JSONResponse({"name": name, "docx": False, "text": decode_utf8(data, name), "description": ""})
 
     async def commented_docx(self, request: Request) -> Response:
-        """The uploaded Word document (base64 in ``docx``) with each finding as a comment; the upload is not kept."""
+        """A Word document with each finding as a comment: the one ``token`` or ``docx`` names (:meth:`_original`)."""
         from spg.docx import commented_docx
 
         data = await _json(request, self.settings.max_body)
-        name = _text(data, "name", "claims.docx")
-        original = _docx_bytes(data)
+        name, original = self._original(data)
 
         def run() -> bytes:
             doc = docx_claims(original, name)
             result, _ = self._check({**data, "text": doc.claims_text})
             return commented_docx(original, result.findings, doc.claim_paragraphs, name=name)
 
-        return _download(await run_in_threadpool(run), DOCX, _stem(name) + ".commented.docx")
+        return _download(await self._word(run), DOCX, _stem(name) + ".commented.docx")
 
     async def claims_docx(self, request: Request) -> Response:
         """Drafted claims (``text``, numbered claims) as a Word document."""

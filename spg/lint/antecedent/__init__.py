@@ -160,6 +160,11 @@ reading of claim practice:
   dependent claim restating its parent's words around an element is not read (granted claims do it too often).
   Every other finding of this module is untouched by it.
 
+Claims are read in an order that puts each after every claim it cites, document order otherwise, so the scope is
+the real dependency chain however the claims are ordered ("2. The grinder of claim 3" with 3 citing claim 1 reads
+claim 1 for claim 2); the forward reference itself is the structure rule's finding (``forward-reference``), and a
+citation cycle keeps, for each claim in it, only the claims read before. Findings come out in claim order.
+
 Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
 pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
 under a multiple dependency get an explicit ancestor set (a bit set).

@@ -3,10 +3,11 @@ on), and the two public readers: :func:`check_antecedents` and :func:`reference_
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 
-from spg.forest import Forest
+from spg.forest import Claim, Forest
 from spg.lint.antecedent.chunks import _Chunk, _chunks
 from spg.lint.antecedent.words import (
     _ACTION_HEADS,
@@ -73,28 +74,73 @@ class AntecedentFinding:
     message: str
 
 
+def _cited(claim: Claim, i: int, index: dict[int, int]) -> list[int]:
+    """Document indices of the claims ``claim`` (at index ``i``) depends on: its parents that exist, or else a
+    parent its opening names in a way the parser leaves independent (an earlier claim only: a reading, not a
+    citation)."""
+    cited = sorted({index[p] for p in claim.parents if p in index and index[p] != i})
+    if cited:
+        return cited
+    # "The printhead according to 1, wherein said notch …": a parent cited by its number alone is the claim's scope
+    # all the same (the parser leaves such a claim independent, as the gold links do)
+    bare = bare_citation(claim.text, claim.num)
+    if bare is not None and bare in index and index[bare] < i:
+        return [index[bare]]
+    if "cl" in claim.text[:60].lower():
+        # "The fastener of clam 27, wherein the cushion members …": a citation in the opening that the gold links
+        # (USPTO reference tags) do not know, a misspelt "claim", is the claim's scope too; the parser reads it
+        # (claim_parents), only the links handed to it leave the claim independent
+        return sorted({index[n] for n in claim_parents(claim.text[:60], claim.num) if n in index and index[n] < i})
+    return []
+
+
+def _reading_order(cited: list[list[int]]) -> list[int]:
+    """Document indices in an order that reads every claim after the claims it cites, otherwise in document order
+    (the earliest ready claim first). A claim in a citation cycle never becomes ready: the earliest one left is read
+    next, without the parents not read yet. O(n log n)."""
+    waiting = [len(ps) for ps in cited]
+    children: list[list[int]] = [[] for _ in cited]
+    for i, ps in enumerate(cited):
+        for p in ps:
+            children[p].append(i)
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    order: list[int] = []
+    placed = [False] * len(cited)
+    stuck = 0  # the earliest claim that may be left in a cycle
+    while len(order) < len(cited):
+        if not ready:
+            while placed[stuck]:
+                stuck += 1
+            ready = [stuck]
+        i = heapq.heappop(ready)
+        if placed[i]:
+            continue
+        placed[i] = True
+        order.append(i)
+        for child in children[i]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                heapq.heappush(ready, child)
+    return order
+
+
 class _Ancestry:
-    """``is_ancestor(a, c)`` for claim indices in O(1): tree intervals, bit sets under multiple dependency."""
+    """``is_ancestor(a, c)`` for claim indices in O(1): tree intervals, bit sets under multiple dependency.
+
+    Indices are positions in the reading order (``claims``, ``order``): every claim after the claims it cites, so
+    a claim citing a later one ("2. The grinder of claim 3") is read with its real chain, 2 → 3 → 1, in scope; the
+    forward reference itself is the structure rule's finding."""
 
     def __init__(self, forest: Forest) -> None:
         index = {c.num: i for i, c in reversed(list(enumerate(forest.claims)))}
-        self.parents = [
-            sorted({index[p] for p in c.parents if p in index and index[p] < i}) for i, c in enumerate(forest.claims)
-        ]
-        for i, c in enumerate(forest.claims):
-            if not self.parents[i]:
-                # "The printhead according to 1, wherein said notch …": a parent cited by its number alone is the
-                # claim's scope all the same (the parser leaves such a claim independent, as the gold links do)
-                cited = bare_citation(c.text, c.num)
-                if cited is not None and cited in index and index[cited] < i:
-                    self.parents[i] = [index[cited]]
-                elif "cl" in c.text[:60].lower():
-                    # "The fastener of clam 27, wherein the cushion members …": a citation in the opening that the
-                    # gold links (USPTO reference tags) do not know, a misspelt "claim", is the claim's scope too;
-                    # the parser reads it (claim_parents), only the links handed to it leave the claim independent
-                    self.parents[i] = sorted(
-                        {index[n] for n in claim_parents(c.text[:60], c.num) if n in index and index[n] < i}
-                    )
+        cited = [_cited(c, i, index) for i, c in enumerate(forest.claims)]
+        self.order = _reading_order(cited)
+        self.claims = [forest.claims[i] for i in self.order]
+        position = [0] * len(cited)
+        for k, i in enumerate(self.order):
+            position[i] = k
+        # a claim in a citation cycle keeps only the parents read before it (the structure rules report the cycle)
+        self.parents = [sorted(position[p] for p in cited[i] if position[p] < k) for k, i in enumerate(self.order)]
         n = len(self.parents)
         children: list[list[int]] = [[] for _ in range(n)]
         self.multi = [False] * n  # the claim or one of its ancestors cites several parents
@@ -232,8 +278,8 @@ class _Reader:
     """One forest's state while its claims are read in order."""
 
     def __init__(self, forest: Forest) -> None:
-        self.claims = forest.claims
         self.ancestry = _Ancestry(forest)
+        self.claims = self.ancestry.claims  # in reading order: a chunk's ``claim`` indexes this list
         self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
         self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
@@ -870,11 +916,13 @@ class _Reader:
 def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[list[AntecedentFinding], int, int]:
     """(findings when ``report``, definite references, those with basis) — one pass for every public reader."""
     reader = reader or _Reader(forest)
-    claims = forest.claims
+    claims = reader.claims
     findings: list[AntecedentFinding] = []
+    blocks: list[tuple[int, int]] = []  # (document index, where its claim's findings start), in reading order
     total = resolved = 0
     for ci, claim in enumerate(claims):
         here = len(findings)
+        blocks.append((reader.ancestry.order[ci], here))
         tokens = _TOKEN_RE.findall(claim.text)
         dependent = bool(reader.ancestry.parents[ci])
         chunks, actions = _chunks(tokens, ci, dependent)
@@ -923,6 +971,9 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
                 findings += _introduced_again(reader)
                 findings[here:] = sorted(findings[here:], key=lambda f: f.start)
             reader.again.clear()
+    if report:  # back to claim order
+        ends = [start for _, start in blocks[1:]] + [len(findings)]
+        findings = [f for (_, start), end in sorted(zip(blocks, ends)) for f in findings[start:end]]
     return findings, total, resolved
 
 

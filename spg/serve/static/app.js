@@ -9,7 +9,7 @@ const state = {
   suppressions: noSuppressions(), // this session's, not yet saved
   claimKeys: {}, // claim number → its key (spg.lint.suppress.claim_key), from the last check
   claimsName: "pasted claims",
-  docx: null, // {name, base64, text}: the Word document the claims came from, while they are unchanged
+  docx: null, // {name, token, text}: the Word document the claims came from, while they are unchanged
   lintSeq: 0, shownSeq: 0, lintTimer: null,
   descriptionName: "draft", draftText: "", draftAbort: null,
 };
@@ -85,7 +85,7 @@ function checkRequest() {
 // The check of the Word document the claims came from, while they are as opened: its downloads are the command
 // line's for the document (the commented copy; the JSON with each claim's paragraph), not for its text alone.
 function documentRequest() {
-  return { ...checkRequest(), docx: state.docx.base64, name: state.docx.name };
+  return { ...checkRequest(), token: state.docx.token, name: state.docx.name };
 }
 
 function sameAsOpened() {
@@ -206,15 +206,6 @@ async function saveSuppressions() {
   }
 }
 
-function readBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).split(",", 2)[1] || "");
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
-
 async function upload(file, kind) {
   const response = await fetch(`/api/upload?kind=${kind}&name=${encodeURIComponent(file.name)}`, {
     method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file,
@@ -239,7 +230,8 @@ async function openFile(input, kind, use) {
 }
 
 async function useClaimsFile(file, data) {
-  state.docx = data.docx ? { name: file.name, base64: await readBase64(file), text: data.text } : null;
+  // the server keeps the document a while: its commented copy is asked for by this token, not sent back
+  state.docx = data.docx ? { name: file.name, token: data.token, text: data.text } : null;
   $("claims").value = data.text;
   state.claimsName = file.name;
   if (data.description && !$("check-description").value.trim()) {
