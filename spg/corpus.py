@@ -1,14 +1,16 @@
 """Corpora read as streams of raw records, cut into numbered batches and mapped over every core of one machine.
 
-What ``spg lint --out`` and ``spg stats --workers`` share. A corpus is any number of inputs: JSON Lines files
-(``.jsonl``, ``.jsonl.gz``), JSON files (one record, or a list of them), folders of either (HUPD: one JSON file per
+What ``spg lint --out``, ``spg stats --workers`` and ``spg evaluate --workers`` share. A corpus is any number of
+inputs: JSON Lines files (``.jsonl``, ``.jsonl.gz``), JSON files (one record, or a list of them), folders of either (HUPD: one JSON file per
 patent) and Parquet files with a claims column. Each record is an :class:`Item`: where it is and its JSON text,
 left undecoded so that the reading process only splits and counts, and the workers do the decoding and the work.
 
 Batches are numbered from the start of the inputs and depend on nothing but the inputs and the batch size, so a
 job can name its results after them (a resumed run skips the batches it has) and any number of processes gives
 the same batches. :func:`map_batches` runs one function over them in ``workers`` processes (one: this process),
-keeping at most two batches per worker in flight, so memory stays flat however large the corpus.
+keeping at most two batches per worker in flight, so memory stays flat however large the corpus; :func:`in_order`
+hands its results on in batch order. Batches need not hold :class:`Item`: ``spg evaluate`` maps its documents'
+rule-based scoring over them the same way.
 """
 
 from __future__ import annotations
@@ -140,9 +142,9 @@ def items(files: Iterable[str]) -> Iterator[Item]:
             yield Item(file, position, file, None, f"{file}: cannot read ({getattr(e, 'strerror', None) or e}){after}")
 
 
-def batches(records: Iterable[Item], size: int) -> Iterator[tuple[int, list[Item]]]:
-    """(number, items) of each run of ``size`` records, numbered from 0."""
-    batch: list[Item] = []
+def batches(records: Iterable[Any], size: int) -> Iterator[tuple[int, list]]:
+    """(number, items) of each run of ``size`` records (:class:`Item` or any other), numbered from 0."""
+    batch: list = []
     number = 0
     for item in records:
         batch.append(item)
@@ -174,7 +176,7 @@ def _start(setup: Callable[[], Any]) -> None:
     _state = setup()
 
 
-def _run(task: Callable[[Any, int, list[Item]], Any], number: int, batch: list[Item]) -> Any:
+def _run(task: Callable[[Any, int, list], Any], number: int, batch: list) -> Any:
     return task(_state, number, batch)
 
 
@@ -184,11 +186,11 @@ def default_workers() -> int:
 
 
 def map_batches(
-    task: Callable[[Any, int, list[Item]], Any],
-    numbered: Iterable[tuple[int, list[Item]]],
+    task: Callable[[Any, int, list], Any],
+    numbered: Iterable[tuple[int, list]],
     workers: int,
     setup: Callable[[], Any],
-) -> Iterator[tuple[int, list[Item], Any]]:
+) -> Iterator[tuple[int, list, Any]]:
     """(number, batch, ``task(state, number, batch)``) for every batch, as each is done; ``state`` is what
     ``setup()`` returns, built once in each of ``workers`` processes (module-level functions, picklable)."""
     if workers <= 1:
@@ -196,7 +198,7 @@ def map_batches(
         for number, batch in numbered:
             yield number, batch, task(state, number, batch)
         return
-    pending: dict[Future, tuple[int, list[Item]]] = {}
+    pending: dict[Future, tuple[int, list]] = {}
     with ProcessPoolExecutor(workers, initializer=_start, initargs=(setup,)) as pool:
         try:
             for number, batch in numbered:
@@ -210,7 +212,19 @@ def map_batches(
             raise
 
 
-def _finished(pending: dict[Future, tuple[int, list[Item]]]) -> Iterator[tuple[int, list[Item], Any]]:
+def in_order(done: Iterable[tuple[int, list, Any]]) -> Iterator[tuple[int, list, Any]]:
+    """:func:`map_batches`'s (number, batch, result) in batch order, whatever order the workers finish in (a batch
+    done early waits only for those before it), so that every number of workers hands on what one process does."""
+    waiting: dict[int, tuple[list, Any]] = {}
+    following = 0
+    for number, batch, result in done:
+        waiting[number] = batch, result
+        while following in waiting:
+            yield following, *waiting.pop(following)
+            following += 1
+
+
+def _finished(pending: dict[Future, tuple[int, list]]) -> Iterator[tuple[int, list, Any]]:
     done, _ = wait(pending, return_when=FIRST_COMPLETED)
     for future in done:
         number, batch = pending.pop(future)

@@ -23,7 +23,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -258,53 +258,130 @@ def always_root(references: Sequence[Record]) -> DEA:
     return sum((dependency_edge_accuracy(r.claims, root_parents(r.claims)) for r in references), DEA())
 
 
+RULE_BATCH = 32  # documents per batch of rule-based scoring (every system's prediction of each)
+
+
+@dataclass(frozen=True)
+class RuleScoring:
+    """What each process scoring documents holds for the whole run: the systems' names, in order, and the
+    PatentScore_rule reading."""
+
+    systems: tuple[str, ...]
+    reading: str
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One system's rule-based scores on one document, as a worker hands them back: the text the text metrics read,
+    the document's scores without them, and its structure (added to the system's sums, then dropped)."""
+
+    text: str
+    document: DocumentScores
+    structure: Structure
+
+
+def rule_scores(
+    scoring: RuleScoring, number: int, batch: list[tuple[str, Forest, str, tuple[Prediction | None, ...]]]
+) -> list[list[Scored]]:
+    """PatentScore_rule (SP/AC/CC), DEA, alignment, agreement and validity of every system on each document of a
+    batch (id, gold forest, reference text, each system's prediction or None): the task
+    :func:`spg.corpus.map_batches` runs. Each reference text is prepared once, for all systems, and dropped after."""
+    out = []
+    for doc_id, gold, ref, predictions in batch:
+        prepared = prepare_text(ref)
+        out.append([_scored(name, doc_id, gold, prepared, given, scoring.reading)
+                    for name, given in zip(scoring.systems, predictions, strict=True)])
+    return out
+
+
+def _scored(name: str, doc_id: str, gold: Forest, prepared: PreparedText, given: Prediction | None,
+            reading: str) -> Scored:
+    prediction = given or Prediction("")  # a missing prediction is scored as an empty claim set
+    cand = scored_text(generated_sequence(prediction))
+    status = "missing" if given is None else "empty" if not cand.strip() else "ok"
+    ps = patent_score(cand, prepared, reading)
+    structure = structure_of(gold, prediction)
+    document = DocumentScores(
+        system=name, id=doc_id, status=status, sentence_bleu=None,  # the text metrics: filled in by score_system
+        sp=ps.struct, ac=ps.ante, cc=ps.count, ps=ps.normalized, ps_total=ps.total,
+        dea=structure.dea.overall, dea_counts=structure.dea.counts,
+        dea_pos=structure.dea_positional.overall, dea_pos_counts=structure.dea_positional.counts,
+        aligned=structure.aligned.value, agreement=structure.agreement.value, valid=structure.validity.valid,
+        reasons=structure.validity.reasons, r1=None,
+    )
+    return Scored(cand, document, structure)
+
+
+@dataclass
+class RuleResults:
+    """One system's rule-based results, in reference order: each document's scores and scored text (what the
+    report and the text metrics need) and the sums of the structures (no document's structure is kept)."""
+
+    texts: list[str] = field(default_factory=list)
+    documents: list[DocumentScores] = field(default_factory=list)
+    dea: DEA = field(default_factory=DEA)
+    positional: DEA = field(default_factory=DEA)
+    aligned: Ratio = field(default_factory=Ratio)
+    agreement: Ratio = field(default_factory=Ratio)
+    valid: Ratio = field(default_factory=Ratio)
+
+    def add(self, scored: Scored) -> None:
+        self.texts.append(scored.text)
+        self.documents.append(scored.document)
+        s = scored.structure
+        self.dea, self.positional = self.dea + s.dea, self.positional + s.dea_positional
+        self.aligned, self.agreement = self.aligned + s.aligned, self.agreement + s.agreement
+        self.valid += Ratio(int(s.validity.valid), 1)
+
+
+def score_documents(
+    systems: Sequence[System],
+    references: Sequence[Record],
+    refs: Sequence[str],
+    *,
+    patentscore: str = DEFAULT_READING,
+    workers: int = 1,
+    progress: bool = True,
+) -> list[RuleResults]:
+    """The rule-based scores of every system on every reference (``refs``: their numbered texts), on ``workers``
+    processes through :mod:`spg.corpus`'s batches (one: this process); any number of workers gives what one does."""
+    import functools
+
+    from tqdm import tqdm
+
+    from spg.corpus import batches, in_order, map_batches
+
+    results = [RuleResults() for _ in systems]
+    work = ((r.id, r.claims, ref, tuple(s.predictions.get(r.id) for s in systems))
+            for r, ref in zip(references, refs, strict=True))
+    setup = functools.partial(RuleScoring, tuple(s.name for s in systems), patentscore)
+    done = map_batches(rule_scores, batches(work, RULE_BATCH), workers, setup)
+    with tqdm(total=len(references), desc="rule-based scores", unit="doc", disable=not progress, leave=False) as bar:
+        for _, _, scored in in_order(done):  # reference order, so that sums and documents are one process's
+            for document in scored:
+                for result, one in zip(results, document, strict=True):
+                    result.add(one)
+            bar.update(len(scored))
+    return results
+
+
 def score_system(
     system: System,
     references: Sequence[Record],
+    refs: Sequence[str],
+    ruled: RuleResults,
     *,
     bertscore: bool = True,
     bertscore_model: str | None = None,
     per_claim: bool = False,
-    progress: bool = True,
-    prepared_refs: dict[str, PreparedText] | None = None,
-    patentscore: str = DEFAULT_READING,
 ) -> tuple[SystemScores, list[DocumentScores]]:
-    """Every metric for one system over every reference record (see the module docstring for missing ones): its
-    row and its per-document scores.
-
-    ``patentscore`` is the PatentScore_rule reading of SP, AC, CC and PS ("calibrated" or "appendix",
-    :mod:`spg.metrics.patentscore`).
-
-    ``prepared_refs`` (reference text → its :func:`prepare_text`) is filled as references are read; pass
-    one dict for all systems so that each reference is preprocessed once.
+    """One system's row and per-document scores: its rule-based results (:func:`score_documents`) with the text
+    metrics (BLEU, ROUGE-1, BERTScore), computed here in batches over its scored texts and the references' ``refs``.
     """
-    from tqdm import tqdm
-
-    prepared_refs = {} if prepared_refs is None else prepared_refs
-
     unmatched = sorted(set(system.predictions) - {r.id for r in references})
-    preds, refs, docs, structures = [], [], [], []
-    for record in tqdm(references, desc=system.name, unit="doc", disable=not progress, leave=False):
-        prediction = system.predictions.get(record.id)
-        prediction = prediction or Prediction("")
-        cand = scored_text(generated_sequence(prediction))
-        status = "missing" if record.id not in system.predictions else "empty" if not cand.strip() else "ok"
-        ref = numbered_text(record.claims)
-        if ref not in prepared_refs:
-            prepared_refs[ref] = prepare_text(ref)
-        ps = patent_score(cand, prepared_refs[ref], patentscore)
-        structure = structure_of(record.claims, prediction)
-        structures.append(structure)
-        preds.append(cand)
-        refs.append(ref)
-        docs.append(DocumentScores(
-            system=system.name, id=record.id, status=status, sentence_bleu=text_metrics.sentence_bleu(cand, ref),
-            sp=ps.struct, ac=ps.ante, cc=ps.count, ps=ps.normalized, ps_total=ps.total,
-            dea=structure.dea.overall, dea_counts=structure.dea.counts,
-            dea_pos=structure.dea_positional.overall, dea_pos_counts=structure.dea_positional.counts,
-            aligned=structure.aligned.value, agreement=structure.agreement.value, valid=structure.validity.valid,
-            reasons=structure.validity.reasons, r1=None,
-        ))
+    preds, docs = ruled.texts, ruled.documents
+    for doc, cand, ref in zip(docs, preds, refs, strict=True):
+        doc.sentence_bleu = text_metrics.sentence_bleu(cand, ref)
     for doc, r1 in zip(docs, text_metrics.rouge1_per_doc(preds, refs), strict=True):
         doc.r1 = r1
     bs_mean = None
@@ -318,9 +395,7 @@ def score_system(
         values = list(values)
         return sum(values) / len(values) if values else None
 
-    dea, positional = sum((s.dea for s in structures), DEA()), sum((s.dea_positional for s in structures), DEA())
-    aligned, agreement = sum((s.aligned for s in structures), Ratio()), sum((s.agreement for s in structures), Ratio())
-    valid = sum((Ratio(int(s.validity.valid), 1) for s in structures), Ratio())
+    dea, positional, aligned, agreement = ruled.dea, ruled.positional, ruled.aligned, ruled.agreement
     statuses = [d.status for d in docs]
     row = SystemScores(
         system=system.name, source=system.source, n=len(docs), missing=statuses.count("missing"),
@@ -329,7 +404,7 @@ def score_system(
         bleu_hf=text_metrics.hf_bleu(preds, refs) if docs else None,
         r1=mean(d.r1 for d in docs), bs=bs_mean, sp=mean(d.sp for d in docs), ac=mean(d.ac for d in docs),
         cc=mean(d.cc for d in docs), ps=mean(d.ps for d in docs), dea=dea.overall, dea_pos=positional.overall,
-        aligned=aligned.value, valid=valid.value, dea_detail=dea.as_dict(), dea_pos_detail=positional.as_dict(),
+        aligned=aligned.value, valid=ruled.valid.value, dea_detail=dea.as_dict(), dea_pos_detail=positional.as_dict(),
         aligned_detail={"value": aligned.value, "aligned": aligned.hits, "total": aligned.total},
         agreement={"value": agreement.value, "agree": agreement.hits, "total": agreement.total},
     )
@@ -345,25 +420,19 @@ def evaluate(
     per_claim: bool = False,
     progress: bool = True,
     patentscore: str = DEFAULT_READING,
+    workers: int = 1,
 ) -> Evaluation:
-    """The full report: one row per system, the per-document scores, and how the numbers were made."""
+    """The full report: one row per system, the per-document scores, and how the numbers were made. The rule-based
+    scores are computed on ``workers`` processes, all systems in one pass, before any text metric loads a model."""
     if not references:
         raise EvaluateError("no reference records to evaluate against")
     check_reading(patentscore)
     check_ids(systems, references)
-    prepared_refs: dict[str, PreparedText] = {}  # shared: every system is scored against the same references
+    refs = [numbered_text(r.claims) for r in references]
+    ruled = score_documents(systems, references, refs, patentscore=patentscore, workers=workers, progress=progress)
     results = [
-        score_system(
-            s,
-            references,
-            bertscore=bertscore,
-            bertscore_model=bertscore_model,
-            per_claim=per_claim,
-            progress=progress,
-            prepared_refs=prepared_refs,
-            patentscore=patentscore,
-        )
-        for s in systems
+        score_system(s, references, refs, r, bertscore=bertscore, bertscore_model=bertscore_model, per_claim=per_claim)
+        for s, r in zip(systems, ruled, strict=True)
     ]
     return Evaluation(
         rows=[row for row, _ in results],

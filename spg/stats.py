@@ -209,20 +209,18 @@ def tally_corpus(inputs, workers: int, tokenizer: str | None = None, skipped: li
     then its message is added there (in input order) and counting goes on."""
     import functools
 
-    from spg.corpus import batches, corpus_files, items, map_batches
+    from spg.corpus import batches, corpus_files, in_order, items, map_batches
     from spg.data import DataError
 
-    tally, waiting, following = Tally(), {}, 0
+    tally = Tally()
     setup = functools.partial(_counter, tokenizer)
-    for number, _, rows in map_batches(_rows, batches(items(corpus_files(inputs)), 64), workers, setup):
-        waiting[number] = rows  # taken in input order, so that the first bad record is the one reported
-        while following in waiting:
-            for row in waiting.pop(following):
-                if isinstance(row, str):
-                    if skipped is None:
-                        raise DataError(row)
-                    skipped.append(row)
-                else:
-                    tally.add(row)
-            following += 1
+    # taken in input order, so that the first bad record is the one reported
+    for _, _, rows in in_order(map_batches(_rows, batches(items(corpus_files(inputs)), 64), workers, setup)):
+        for row in rows:
+            if isinstance(row, str):
+                if skipped is None:
+                    raise DataError(row)
+                skipped.append(row)
+            else:
+                tally.add(row)
     return tally

@@ -2,7 +2,7 @@
 
 Bad input or usage exits 2 with one line naming the file, the line or record, the field and what was expected,
 no traceback unless ``spg --debug``; arguments are checked before any model loads (``load_generator`` and
-``score_system`` are replaced by functions that fail the test if they are reached).
+``score_documents`` are replaced by functions that fail the test if they are reached).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def no_scoring(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a system was scored before the arguments were checked")
 
-    monkeypatch.setattr("spg.evaluate.score_system", refuse)
+    monkeypatch.setattr("spg.evaluate.score_documents", refuse)
 
 
 # ---------------------------------------------------------------- the contract itself

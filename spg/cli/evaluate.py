@@ -64,6 +64,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "'appendix' is the appendix's definitions as written, 'precise' the calibrated reading with AC from the "
         "claim checker's antecedent analysis (docs/patentscore.md)",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="score SP/AC/CC, PatentScore, DEA and validity on N processes, in batches of documents as spg lint --out "
+        "does (0: every core; default 1, this process); the table is the same for any N. BLEU, ROUGE-1 and "
+        "BERTScore are computed in this process",
+    )
     p.add_argument("--json", action="store_true", help="print the report (rows, always-root row, settings) as JSON")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed reference records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -93,12 +102,15 @@ def check_bertscore_model(name: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from spg.corpus import default_workers
     from spg.evaluate import check_report_folder, evaluate, read_prediction_file, systems_from_fields, write_report
 
     if args.out:
         check_report_folder(args.out)
     if not args.predictions and not args.field and not args.all_fields:
         raise InputError("give predictions files, --field NAME or --all-fields")
+    if args.workers < 0:
+        raise InputError(f"--workers {args.workers}: expected a number of processes (0: every core)")
     if args.name and len(args.name) != len(args.predictions):
         raise InputError(f"{len(args.name)} --name for {len(args.predictions)} predictions files; expected one each")
     skipped: list[DataError] = []
@@ -121,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         per_claim=args.bertscore_per_claim,
         progress=not args.no_progress,
         patentscore=args.patentscore,
+        workers=args.workers or default_workers(),
     )
     if args.json:
         print(json.dumps(report.table_json(), indent=2))
