@@ -57,9 +57,10 @@ _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "whe
 # pivoted …" says two things of one element, as "is" does; "a processor that processes …" restricts, as "for" does)
 _PREDICATES = frozenset({(), (";",), (",",), (".",), (":",), ("and",), ("is",), ("are",), ("being",), ("wherein",)})
 _RELATIVE_PREDICATES = frozenset((pronoun, copula) for pronoun in ("that", "which") for copula in ("is", "are"))
-_MARKUSH_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\b")
+_MARKUSH = r"\b(?:consisting of|(?:selected|chosen) (?:from|among))"  # a Markush group's opening
+_MARKUSH_RE = re.compile(_MARKUSH + r"\b")
+_MARKUSH_LIST_RE = re.compile(_MARKUSH + r"\s*:")
 _DEPENDENT_WORDS = 8  # words after an element that tell a dependent claim's from its parent's (told_apart)
-_MARKUSH_LIST_RE = re.compile(r"\b(?:consisting of|(?:selected|chosen) (?:from|among))\s*:")
 
 
 @dataclass(frozen=True)
