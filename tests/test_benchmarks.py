@@ -66,7 +66,7 @@ def test_each_written_next_claim_reads_as_claim_k_plus_1_of_a_document_of_its_si
     from spg.parse import parse_claims
 
     documents = {r.id: r for r in load_records(uspto_path)}
-    rows = [json.loads(line) for line in (REPO / "benchmarks" / name).read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in (REPO / "benchmarks" / "sets" / name).read_text(encoding="utf-8").splitlines()]
     assert len(rows) == size and {r["category"] for r in rows} == kinds
     for r in rows:
         assert checker_split(r["id"]) in sides, r["id"]
