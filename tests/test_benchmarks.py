@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +42,25 @@ def help_runs(tmp_path_factory) -> dict:
 def test_every_benchmark_answers_help(script, help_runs):
     done = help_runs[script]
     assert done.returncode == 0 and done.stdout.startswith("usage:"), done.stderr[-2000:]
+
+
+def _expanded(pattern: str) -> set[str]:
+    """``a{1,2}b`` → {a1b, a2b}, every brace group in turn (the cards name a family of files this way)."""
+    head, brace, rest = pattern.partition("{")
+    if not brace:
+        return {pattern}
+    options, _, tail = rest.partition("}")
+    return {head + o + t for o in options.split(",") for t in _expanded(tail)}
+
+
+def test_the_sets_sit_apart_from_the_scripts_each_on_a_card():
+    # a labelled set beside the scripts, or one no card describes, is data nobody can tell the origin of
+    folder = REPO / "benchmarks" / "sets"
+    assert not sorted((REPO / "benchmarks").glob("*.jsonl")), "labelled and written sets belong in benchmarks/sets/"
+    named = {n if n.endswith(".jsonl") else n + ".jsonl" for token in re.findall(r"`([^`\s]+)`",
+             (folder / "README.md").read_text(encoding="utf-8")) for n in _expanded(token)}
+    sets = sorted(p.name for p in folder.glob("*.jsonl"))
+    assert len(sets) >= 29 and [s for s in sets if s not in named] == []
 
 
 FIVE_KINDS = {"error-free", "non-distinctive repetition", "preamble inconsistency", "verbose redundancy",
