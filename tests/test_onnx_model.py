@@ -64,13 +64,24 @@ def test_constrained_decoding_on_onnx_gives_valid_forests_with_pointer_parents(e
     assert any(p is not None for r in results for p in r["pointer_parents"])
 
 
-def test_a_batch_is_decoded_row_by_row_as_each_row_alone(exported):
+def test_a_batch_decodes_in_one_run_per_step_each_row_as_it_decodes_alone(exported):
     _, spg = exported
-    prompts = [spg.tokenizer.encode("a longer prompt here"), spg.tokenizer.encode("x")]  # lengths differ
-    greedy = DecodeSettings(max_new_tokens=8, min_new_tokens=8, do_sample=False)
-    together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
-    alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+    prompts = [spg.tokenizer.encode("a longer prompt here"), spg.tokenizer.encode("x"),
+               spg.tokenizer.encode("a prompt")]  # lengths differ: left padding
+    greedy = DecodeSettings(max_new_tokens=8, min_new_tokens=8, do_sample=False, prompt_lookup_tokens=0)
+    scores = []
+    hook = spg.lm.get_output_embeddings().register_forward_hook(lambda m, a, out: scores.append(out[:, -1].clone()))
+    try:
+        together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
+        runs = len(scores)
+        alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+    finally:
+        hook.remove()
     assert [o.ids for o in together] == [o.ids for o in alone]
+    assert runs == 8  # the prompts' run (row by row inside it) and 7 steps, each for the whole batch
+    by_row = [torch.stack(scores[runs + 8 * row : runs + 8 * (row + 1)])[:, 0] for row in range(len(prompts))]
+    for row, alone_scores in enumerate(by_row):  # the same logits, bit for bit, as the row alone
+        assert torch.equal(torch.stack(scores[:runs])[:, row], alone_scores)
 
 
 def test_the_sessions_workers_do_not_spin_between_steps(exported):

@@ -466,18 +466,6 @@ def generate_batch(
 
     ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
     """
-    rows = getattr(lm, "rows_per_call", None)  # a model that decodes fewer rows at once (spg.generation.onnx_model)
-    if rows is not None and len(prompts) > rows:
-        return [
-            out
-            for start in range(0, len(prompts), rows)
-            for out in generate_batch(
-                lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
-                row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
-                check=check,
-                streamer=streamer,
-            )
-        ]
     if check is not None and settings.redraws:
         return _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check, streamer)
     call = _generate(lm, tokenizer, prompts, settings, tagged=tagged, spg=spg, grammar=grammar,

@@ -1,0 +1,105 @@
+"""Where a decoding step's time goes: the model's forward against everything around it, and the reads that make the
+host wait for the device (issue 41; benchmarks/decode_step.py prints them, tests/test_decode_step.py counts them).
+
+A step of transformers' ``generate`` is one forward, then on the host the logits processors (grammar, loop control,
+pointer states, sampling), the stopping criteria and the bookkeeping of the next step's inputs. On a GPU the host
+work overlaps the device's as long as the host never reads a device value: each read (``.item()``, ``.tolist()``,
+``bool(tensor)``, ``.cpu()``, ...) waits until every queued kernel has run. So the profile counts those reads where they
+are made outside the forward, on any device: on the CPU a read costs nothing, but the same code on a GPU waits there.
+Each read is charged to the first caller outside torch (file and function), so a count says who reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+# Tensor methods that hand a value to the host (on a device: wait for it)
+READS = ("item", "tolist", "cpu", "numpy", "__bool__", "__int__", "__float__", "__index__")
+
+
+@dataclass
+class StepProfile:
+    """What :func:`profiled` saw: forwards (their count, tokens they fed and seconds inside them), the wall time of
+    the block, and reads made outside a forward by caller."""
+
+    forwards: int = 0
+    prefills: int = 0  # forwards over more than one position per row: a call's prompt (or drafts)
+    fed_tokens: int = 0  # input positions of every forward, per row (a prefill counts its prompt)
+    forward_seconds: float = 0.0
+    seconds: float = 0.0
+    reads: Counter = field(default_factory=Counter)  # "file:function" -> reads outside the forward
+    _inside: int = 0
+
+    @property
+    def steps(self) -> int:
+        """Forwards over one position per row: decoding steps."""
+        return self.forwards - self.prefills
+
+    @property
+    def host_seconds(self) -> float:
+        return self.seconds - self.forward_seconds
+
+
+def _caller() -> str:
+    frame = sys._getframe(2)
+    while frame is not None and ("/torch/" in frame.f_code.co_filename or frame.f_code.co_filename.endswith(
+            "step_profile.py")):
+        frame = frame.f_back
+    if frame is None:
+        return "?"
+    path = frame.f_code.co_filename
+    short = path.split("site-packages/")[-1] if "site-packages/" in path else path.split("/spg/")[-1]
+    return f"{short}:{frame.f_code.co_name}"
+
+
+@contextlib.contextmanager
+def profiled(model: torch.nn.Module) -> Iterator[StepProfile]:
+    """Within the block, time every forward of ``model`` and count the host reads made outside them."""
+    profile = StepProfile()
+    started: list[float] = []
+
+    def before(module, args, kwargs):
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        if ids is not None:
+            profile.fed_tokens += ids.shape[-1]
+            profile.prefills += ids.shape[-1] > 1
+        profile._inside += 1
+        started.append(time.perf_counter())
+
+    def after(module, args, kwargs, output):
+        profile.forward_seconds += time.perf_counter() - started.pop()
+        profile.forwards += 1
+        profile._inside -= 1
+
+    originals = {name: getattr(torch.Tensor, name) for name in READS}
+
+    def counting(name):
+        original = originals[name]
+
+        def read(self, *args, **kwargs):
+            if not profile._inside:
+                profile.reads[_caller()] += 1
+            return original(self, *args, **kwargs)
+
+        return read
+
+    hooks = [model.register_forward_pre_hook(before, with_kwargs=True),
+             model.register_forward_hook(after, with_kwargs=True)]
+    for name in READS:
+        setattr(torch.Tensor, name, counting(name))
+    start = time.perf_counter()
+    try:
+        yield profile
+    finally:
+        profile.seconds = time.perf_counter() - start
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, original)
+        for hook in hooks:
+            hook.remove()
