@@ -184,3 +184,33 @@ def test_the_checker_in_the_loop_redraws_on_onnx_from_the_kept_cache_with_or_wit
     outputs = [run(drafted, check) for drafted in (0, 5)]
     assert outputs[0] == outputs[1] and outputs[0]["redraws"] >= 1 and outputs[0]["valid"]
     assert not [c for c in outputs[0]["forest"] if first in c["text"]]
+
+
+def test_a_redrawn_row_of_a_batch_continues_from_its_slice_of_the_batchs_cache(exported):
+    # issue 41: a row of a batch is redrawn from the batch's cache (its prompt is not read again), as it is alone
+    from spg.forest import Forest
+    from spg.generation.redraw import ClaimCheck
+    from spg.lint import Finding
+
+    _, spg = exported
+    docs = [Document("d", "a hinge and a hinge pin; the hinge pin in the hinge"), Document("e", "A lamp.")]
+    settings = DecodeSettings(max_new_tokens=40, do_sample=False)
+    generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)
+    generator.check = ClaimCheck(lambda forest: [], frozenset())
+    first = generator(docs[:1])[0]["forest"][0]["text"].strip()[0]
+
+    def holding(forest: Forest) -> list[Finding]:
+        return [Finding("test-char", "warning", c.num, "blocked") for c in forest.claims if first in c.text]
+
+    generator.check = ClaimCheck(holding, frozenset({"test-char"}), frozenset({"test-char"}))
+    fed = []
+    hook = spg.lm.register_forward_pre_hook(lambda m, args, kwargs: fed.append(kwargs["input_ids"].shape[-1]),
+                                            with_kwargs=True)
+    try:
+        together = generator(docs)
+    finally:
+        hook.remove()
+    alone = [generator([doc])[0] for doc in docs]
+    assert together == alone and together[0]["redraws"] >= 1
+    prompt = len(generator.prompt(docs[0]))
+    assert max(fed[1:]) < prompt  # after the batch's prompt run, no forward reads a whole prompt again

@@ -99,6 +99,15 @@ class OnnxCache(Cache):
     def get_seq_length(self, layer_idx: int = 0) -> int:
         return self.length
 
+    def row(self, row: int, length: int) -> OnnxCache:
+        """Row ``row``'s keys and values as a one-row cache holding its first ``length`` positions (a batch keeps
+        each row's from slot 0 on: :meth:`OnnxCausalLM.forward`), so that a redraw of that row continues from it
+        instead of reading its prompt again (spg.generation.pointer_decode)."""
+        alone = OnnxCache(self.reserve)
+        alone.buffers = {name: buffer[row : row + 1].copy() for name, buffer in self.buffers.items()}
+        alone.length = length
+        return alone
+
     def crop(self, tokens_to_remove: int) -> None:
         """Forget the last ``-tokens_to_remove`` positions (assisted generation drops the drafted tokens it did not
         keep); the next forward writes over them."""
