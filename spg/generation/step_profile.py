@@ -62,6 +62,7 @@ def _caller() -> str:
 @contextlib.contextmanager
 def profiled(model: torch.nn.Module) -> Iterator[StepProfile]:
     """Within the block, time every forward of ``model`` and count the host reads made outside them."""
+    model = model.get_base_model() if hasattr(model, "peft_config") else model  # a PeftModel's generate runs this one's
     profile = StepProfile()
     started: list[float] = []
 
