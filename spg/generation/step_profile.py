@@ -33,6 +33,7 @@ class StepProfile:
     prefills: int = 0  # forwards over more than one position per row: a call's prompt (or drafts)
     fed_tokens: int = 0  # input positions of every forward, per row (a prefill counts its prompt)
     forward_seconds: float = 0.0
+    step_seconds: float = 0.0  # of those, in the decoding steps' forwards
     seconds: float = 0.0
     reads: Counter = field(default_factory=Counter)  # "file:function" -> reads outside the forward
     _inside: int = 0
@@ -64,18 +65,21 @@ def profiled(model: torch.nn.Module) -> Iterator[StepProfile]:
     """Within the block, time every forward of ``model`` and count the host reads made outside them."""
     model = model.get_base_model() if hasattr(model, "peft_config") else model  # a PeftModel's generate runs this one's
     profile = StepProfile()
-    started: list[float] = []
+    started: list[tuple[float, bool]] = []  # per forward under way: its start, whether it decodes one position per row
 
     def before(module, args, kwargs):
         ids = kwargs.get("input_ids", args[0] if args else None)
-        if ids is not None:
-            profile.fed_tokens += ids.shape[-1]
-            profile.prefills += ids.shape[-1] > 1
+        fed = ids.shape[-1] if ids is not None else 1
+        profile.fed_tokens += fed
+        profile.prefills += fed > 1
         profile._inside += 1
-        started.append(time.perf_counter())
+        started.append((time.perf_counter(), fed == 1))
 
     def after(module, args, kwargs, output):
-        profile.forward_seconds += time.perf_counter() - started.pop()
+        start, step = started.pop()
+        seconds = time.perf_counter() - start
+        profile.forward_seconds += seconds
+        profile.step_seconds += seconds if step else 0.0
         profile.forwards += 1
         profile._inside -= 1
 
