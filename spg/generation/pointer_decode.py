@@ -252,7 +252,7 @@ def kv_cache(settings: DecodeSettings, device_type: str) -> str:
     """
     setting = settings.cache_implementation
     if setting == "auto":
-        return "static" if settings.compile and device_type in COMPILED_DEVICES else "dynamic"
+        return "static" if settings.compiled and device_type in COMPILED_DEVICES else "dynamic"
     if setting not in ("static", "dynamic"):
         raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
     return setting
@@ -413,7 +413,7 @@ def _generate(
         logits_processor=LogitsProcessorList([InOrder(processors)]),
         eos_token_id=stops,
         pad_token_id=pad_id,
-        disable_compile=not settings.compile,
+        disable_compile=not settings.compiled,
         streamer=streamer,
         **cached,
         **sampling,

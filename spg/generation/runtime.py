@@ -16,6 +16,7 @@ decoding"), build that runtime's model.
 from __future__ import annotations
 
 import importlib.util
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,8 @@ def load_model(name_or_dir: str | None, settings: DecodeSettings, *, zero_shot: 
     ``dtype`` as spg.model.backbone resolves them. On the CPU a merged artefact loads from its ready form, built once (spg.model.ready); a GPU run
     merges at load, so a large model is not copied into the cache."""
     where = resolve_device(device)
+    if settings.deterministic:
+        deterministic()
     torch_dtype = resolve_dtype(dtype, where)
     artefact = is_artefact(name_or_dir) and not zero_shot
     ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
@@ -99,6 +102,17 @@ def load_model(name_or_dir: str | None, settings: DecodeSettings, *, zero_shot: 
         if runtime == "onnx":
             spg = on_onnx(spg)
     return Loaded(spg.lm, spg.tokenizer, spg)
+
+
+def deterministic() -> None:
+    """Deterministic kernels from here on in this process (``deterministic: true``): torch's deterministic algorithms
+    (an operation without one warns rather than fails: a decode should not die on a kernel), cuDNN's deterministic
+    choice, and cuBLAS's fixed workspace, which it reads when it starts, so before the model's first CUDA matrix
+    product (a value the user set is kept)."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
 
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
