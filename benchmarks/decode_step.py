@@ -107,15 +107,16 @@ def main() -> None:
     parser.add_argument("--ratio-new-tokens", type=int, default=96, help="new tokens per row there (96)")
     parser.add_argument("--repeats", type=int, default=2, help="alternated runs of the comparison (2)")
     parser.add_argument("--greedy", action="store_true", help="greedy instead of the model's sampling at T = 0.1")
+    parser.add_argument("--device", default="cpu", help="cpu (default), or cuda: benchmarks/decode_gpu.sh runs it")
     args = parser.parse_args()
 
     config = GenerateConfig.load(flags=[("--model", "model", args.model)])
     settings = dataclasses.replace(config.decode, runtime=args.runtime, max_new_tokens=args.new_tokens,
                                    do_sample=config.decode.do_sample and not args.greedy)
-    generator = load_generator(args.model, settings, constrained=config.constrained, device="cpu",
+    generator = load_generator(args.model, settings, constrained=config.constrained, device=args.device,
                                max_prompt_tokens=args.max_prompt_tokens)
     drawn = f"sampled at T = {settings.temperature:g}" if settings.do_sample else "greedy"
-    print(f"{args.model} on {type(generator.lm).__name__} ({torch.get_num_threads()} torch threads), prompts cut to "
+    print(f"{args.model} on {type(generator.lm).__name__}, {args.device} ({torch.get_num_threads()} torch threads), prompts cut to "
           f"{args.max_prompt_tokens} tokens, checker {'on' if settings.redraws else 'off'}, {drawn}")
     docs = documents(max([*args.batch_sizes, args.ratio_docs]))
     prompts = [generator.prompt(d) for d in docs]
