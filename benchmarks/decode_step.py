@@ -1,7 +1,8 @@
 """Where a batched decoding step's time goes on the CPU, and what batching buys there (issue 41), in one run.
 
 The shipped model (or ``--model``) on the CPU, with its own decoding settings (grammar, loop control, the pointer's
-states, sampling at T = 0.1, the checker in the loop), on the first granted US documents of the shared USPTO set's
+states, the checker in the loop), greedy as issue 41's figures are (``--sampled``: the model's sampling at T = 0.1), on
+the first granted US documents of the shared USPTO set's
 ``checker_split`` test side, prompts cut to ``--max-prompt-tokens``:
 
 * for each of ``--batch-sizes`` (16 and 64): one batch decoded by ``generate_batch`` (what ``spg generate
@@ -106,13 +107,13 @@ def main() -> None:
     parser.add_argument("--ratio-batch", type=int, default=8, help="the batch compared with batch 1 (8)")
     parser.add_argument("--ratio-new-tokens", type=int, default=96, help="new tokens per row there (96)")
     parser.add_argument("--repeats", type=int, default=2, help="alternated runs of the comparison (2)")
-    parser.add_argument("--greedy", action="store_true", help="greedy instead of the model's sampling at T = 0.1")
+    parser.add_argument("--sampled", action="store_true", help="the model's sampling at T = 0.1 instead of greedy")
     parser.add_argument("--device", default="cpu", help="cpu (default), or cuda: benchmarks/decode_gpu.sh runs it")
     args = parser.parse_args()
 
     config = GenerateConfig.load(flags=[("--model", "model", args.model)])
     settings = dataclasses.replace(config.decode, runtime=args.runtime, max_new_tokens=args.new_tokens,
-                                   do_sample=config.decode.do_sample and not args.greedy)
+                                   do_sample=config.decode.do_sample and args.sampled)
     generator = load_generator(args.model, settings, constrained=config.constrained, device=args.device,
                                max_prompt_tokens=args.max_prompt_tokens)
     drawn = f"sampled at T = {settings.temperature:g}" if settings.do_sample else "greedy"
