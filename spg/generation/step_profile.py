@@ -26,12 +26,11 @@ READS = ("item", "tolist", "cpu", "numpy", "__bool__", "__int__", "__float__", "
 
 @dataclass
 class StepProfile:
-    """What :func:`profiled` saw: forwards (their count, tokens they fed and seconds inside them), the wall time of
-    the block, and reads made outside a forward by caller."""
+    """What :func:`profiled` saw: forwards (their count and seconds inside them), the wall time of the block, and
+    reads made outside a forward by caller."""
 
     forwards: int = 0
     prefills: int = 0  # forwards over more than one position per row: a call's prompt (or drafts)
-    fed_tokens: int = 0  # input positions of every forward, per row (a prefill counts its prompt)
     forward_seconds: float = 0.0
     step_seconds: float = 0.0  # of those, in the decoding steps' forwards
     seconds: float = 0.0
@@ -75,7 +74,6 @@ def profiled(model: torch.nn.Module) -> Iterator[StepProfile]:
         synchronize()
         ids = kwargs.get("input_ids", args[0] if args else None)
         fed = ids.shape[-1] if ids is not None else 1
-        profile.fed_tokens += fed
         profile.prefills += fed > 1
         profile._inside += 1
         started.append((time.perf_counter(), fed == 1))
