@@ -105,12 +105,16 @@ def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
     out = []
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
         return out
+    # whether the words before and after each "and" say something, from the first and last word that does: asked
+    # of each half anew, a long clause of many "and"s took time quadratic in its length
+    acting = [k for k, w in enumerate(said) if _acts((w,))]
+    if not acting:
+        return out
     for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
         if said[i] == "and":
-            first, then = said[:i], said[i + 1 :]
             # "… connected to the switch and disposed at …": the second shares its subject
-            if not _acts(then[:1]) and _acts(first) and _acts(then):
-                out += [_restated(first), _restated(then)]
+            if not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
+                out += [_restated(said[:i]), _restated(said[i + 1 :])]
     return out
 
 
@@ -275,6 +279,53 @@ def _numbers(said: tuple[str, ...]) -> Counter[str]:
     return Counter(w for w in said if any(ch.isdigit() for ch in w))
 
 
+class _Siblings:
+    """The earlier claims with the same parents that :func:`_near` and :func:`_adds_what_its_chain_says` may find a
+    claim repeating, found by what both ask of the two claims, in claim order: compared with every sibling, a claim
+    set of many claims citing claim 1 took time quadratic in its size. :func:`_near`: both at most
+    :data:`NEAR_LONGEST` content words, with the same numbers; :func:`_adds_what_its_chain_says`: the sibling's
+    content words are the claim's with one to :data:`MOST_ADDED` words inserted, so it is that much shorter, and
+    its first and last words are among the claim's first and last ``MOST_ADDED + 1``."""
+
+    def __init__(self, readings: dict[int, Reading]) -> None:
+        self.readings = readings
+        self.stems: dict[int, list[str]] = {}
+        self.order: dict[int, int] = {}  # claim → its place among the siblings kept
+        self.by_numbers: dict[tuple, list[int]] = {}
+        self.by_ends: dict[tuple, list[int]] = {}
+
+    def _stems(self, num: int) -> list[str]:
+        got = self.stems.get(num)
+        if got is None:
+            got = self.stems[num] = [s for _, s in content(self.readings[num].body)]
+        return got
+
+    def _numbers(self, num: int) -> tuple:
+        return tuple(sorted(_numbers(self.readings[num].body).items()))
+
+    def add(self, num: int, parents: tuple[int, ...]) -> None:
+        self.order[num] = len(self.order)
+        stems = self._stems(num)
+        if len(stems) <= NEAR_LONGEST:
+            self.by_numbers.setdefault((parents, self._numbers(num)), []).append(num)
+        if len(stems) >= SHORTEST_NARROWING:
+            self.by_ends.setdefault((parents, len(stems), stems[0], stems[-1]), []).append(num)
+
+    def near(self, num: int, parents: tuple[int, ...]) -> list[int]:
+        if len(self._stems(num)) > NEAR_LONGEST:
+            return []
+        return self.by_numbers.get((parents, self._numbers(num)), [])
+
+    def fewer(self, num: int, parents: tuple[int, ...]) -> list[int]:
+        mine = self._stems(num)
+        if len(mine) > NEAR_LONGEST or not self.order:
+            return []
+        firsts, lasts = set(mine[: MOST_ADDED + 1]), set(mine[-MOST_ADDED - 1 :])
+        found = {e for n in range(len(mine) - MOST_ADDED, len(mine)) for first in firsts for last in lasts
+                 for e in self.by_ends.get((parents, n, first, last), ())}
+        return sorted(found, key=self.order.__getitem__)
+
+
 def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]) -> list[Finding]:
     """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word, with its
     limitations in another order or other words (:func:`_said`), or with the same words that say what is claimed
@@ -282,7 +333,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
     exact: dict[tuple, int] = {}
     reworded: dict[tuple, int] = {}
     bags: dict[tuple, list[int]] = {}
-    siblings: dict[tuple[int, ...], list[int]] = {}
+    siblings = _Siblings(readings)
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -301,10 +352,10 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             earlier = next((e for e in bags.get(bag, ()) if not _swapped(readings[e].body, r.body)), None)
             how = "the same limitations in other words"
         if earlier is None:
-            earlier = next((e for e in siblings.get(c.parents, ()) if _near(r, readings[e])), None)
-        if earlier is None and above.get(c.num) and siblings.get(c.parents):
+            earlier = next((e for e in siblings.near(c.num, c.parents) if _near(r, readings[e])), None)
+        if earlier is None and above.get(c.num) and (fewer := siblings.fewer(c.num, c.parents)):
             chain = _chain_clauses([readings[a] for a in above[c.num]])
-            earlier = next((e for e in siblings[c.parents] if _adds_what_its_chain_says(r, readings[e], chain)), None)
+            earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
             how = "the same limitations, with words its chain already says"
         if earlier is not None:
             out.append(Finding(
@@ -318,7 +369,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             reworded.setdefault(order, c.num)
         if bag[1]:
             bags.setdefault(bag, []).append(c.num)
-            siblings.setdefault(c.parents, []).append(c.num)
+            siblings.add(c.num, c.parents)
     return out
 
 
