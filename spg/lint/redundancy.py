@@ -111,10 +111,9 @@ def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
     if not acting:
         return out
     for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
-        if said[i] == "and":
-            # "… connected to the switch and disposed at …": the second shares its subject
-            if not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
-                out += [_restated(said[:i]), _restated(said[i + 1 :])]
+        # "… connected to the switch and disposed at …": the second shares its subject
+        if said[i] == "and" and not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
+            out += [_restated(said[:i]), _restated(said[i + 1 :])]
     return out
 
 
@@ -388,15 +387,28 @@ def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
     return any(needle in (plain if chooses else every) for every, plain in texts)
 
 
-def _said_closely(said: tuple[str, ...], r: Reading, close: float) -> bool:
+def _said_closely(said: tuple[str, ...], chain: Iterable[tuple[_Words, float]]) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
-    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of claim ``r``'s words at most ``close``
-    times as long, in any order and form, and that stretch names no alternatives: the dependent
-    restates that part of its parent in other words ("wherein the ridges each have a continuously rounded surface"
-    under "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim
-    are a new combination, which narrows."""
+    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
+    ``close`` times as long (each claim with its own), in any order and form, and that stretch names no
+    alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each have a
+    continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words gathered
+    from all over a long claim are a new combination, which narrows."""
     stems = tuple(stem for _, stem in content(said))
-    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems, close, said)
+    if len(stems) < SHORTEST_NARROWING:
+        return False
+    need = Counter(stems)
+    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
+    return any(_close(need, words, stems, close, own, passive) for words, close in chain)
+
+
+class _Words:
+    """A claim's words as :func:`_close` reads them, read once however many dependents it is compared with."""
+
+    def __init__(self, r: Reading) -> None:
+        self.body = r.body
+        self.where = content(r.body)
+        self.counted = Counter(stem for _, stem in self.where)
 
 
 def _bounds_said(said: tuple[str, ...]) -> frozenset[tuple[str, str]]:
@@ -437,16 +449,17 @@ def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: C
             tuple(x for x in order if x not in turned))
 
 
-def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float, said: tuple[str, ...] = ()) -> bool:
-    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of ``r``'s words at most
-    ``close`` times as many as they are, a stretch that names no alternatives and does not give two parts of the
-    restatement (its stems in ``order``) each other's place ("from the conservator to the compartment" is not
-    restated by "from the compartment to the conservator")."""
+def _close(need: Counter[str], words: _Words, order: tuple[str, ...], close: float,
+           own: frozenset[tuple[str, str]], passive: set[str]) -> bool:
+    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's ``words`` at most
+    ``close`` times as many as they are, a stretch that names no alternatives (but for the restatement's ``own``
+    bounds) and does not give two parts of the restatement (its stems in ``order``; ``passive``: its verbs in the
+    passive) each other's place ("from the conservator to the compartment" is not restated by "from the compartment
+    to the conservator")."""
     total = sum(need.values())
-    where = content(r.body)
-    if not need <= Counter(stem for _, stem in where):
+    where, body = words.where, words.body
+    if not need.keys() <= words.counted.keys() or any(words.counted[stem] < n for stem, n in need.items()):
         return False
-    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
     have: Counter[str] = Counter()
     missing, lo = total, 0
     for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
@@ -455,8 +468,8 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float,
         have[stem] += 1
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
-            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1], own)
-                    and not _swapped(*_unturned(where[lo : hi + 1], r.body, need, order, passive))):
+            if (hi - lo + 1 <= close * total and not _chooses(body[max(first - LEAD, 0) : last + LEAD + 1], own)
+                    and not _swapped(*_unturned(where[lo : hi + 1], body, need, order, passive))):
                 return True
             gone = where[lo][1]
             have[gone] -= 1
@@ -496,6 +509,13 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
     listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
     joined: dict[int, tuple[str, str]] = {}
+    read: dict[int, _Words] = {}
+
+    def words_of(a: int) -> _Words:  # each claim of a chain read once for all its dependents
+        if a not in read:
+            read[a] = _Words(readings[a])
+        return read[a]
+
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -523,9 +543,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif any(_said_closely(r.body[len(r.opening) :], readings[a],
-                               CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT) for a in above[c.num]
-                 if a not in listing):
+        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), CLOSE if forest.by_num[a].parents else
+                                                       CLOSE_INDEPENDENT) for a in above[c.num] if a not in listing)):
             why = "only restates, in other words, what is recited in"
         else:
             continue
