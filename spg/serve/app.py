@@ -42,6 +42,7 @@ from spg.lint.html import CSS, render_body, render_html
 from spg.lint.source import claim_set_of, description_of, docx_claims, is_docx
 from spg.lint.suppress import suppressions_of
 from spg.serve.drafter import Drafter, Job
+from spg.serve.worker import CheckAbandoned, Checks, CheckTooLong
 
 CSP = (REPORT_CSP.replace("style-src 'unsafe-inline'", "style-src 'self' 'unsafe-inline'")
        + "; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -58,12 +59,16 @@ class HttpError(Exception):
         super().__init__(message)
         self.status, self.message = status, message
 
+    def __reduce__(self):  # raised in a check's worker process (spg.serve.worker) and answered by the server
+        return HttpError, (self.status, self.message)
+
 
 @dataclass
 class Settings:
     max_body: int = 10 * 2**20  # bytes of one request's body
     suppression_file: Path = field(default_factory=lambda: Path(".spg-lint.yaml"))
     host: str = "127.0.0.1"
+    check_seconds: float = 60.0  # the longest one /api/lint check may run (spg.serve.worker)
 
 
 def _size(n: int) -> str:
@@ -140,6 +145,11 @@ class App:
         suppressions_of(self.file_suppressions, str(path))  # a malformed file stops spg serve before it starts
         static = resources.files("spg.serve").joinpath("static")
         self.static = {name: static.joinpath(name).read_bytes() for name in ("index.html", *STATIC)}
+        self.checks = Checks(settings.check_seconds)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a check's worker process gets of this state (spg.serve.worker): not the drafter, nor the workers."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("drafter", "checks", "static")}
 
     # ---- reading requests
 
@@ -172,13 +182,16 @@ class App:
 
     async def check(self, request: Request) -> Response:
         data = await _json(request, self.settings.max_body)
-
-        def run() -> dict[str, Any]:
-            result, name = self._check(data)
-            return {"html": render_body(result, name), "summary": result.summary(), "claims": len(result.forest),
-                    "findings": [f.to_dict() for f in result.findings]}
-
-        return JSONResponse(await run_in_threadpool(run))
+        try:
+            answer = await self.checks.run(request.is_disconnected, lint_answer, self, data)
+        except CheckAbandoned:
+            if self.checks.stopping():
+                raise HttpError(503, "spg serve is stopping; the check did not finish") from None
+            return Response(status_code=204)  # nobody is there to read it
+        except CheckTooLong:
+            raise HttpError(503, f"the check took longer than {self.settings.check_seconds:g} s, the most spg serve "
+                                 "gives one (--check-seconds); check a claim set this large with spg lint") from None
+        return JSONResponse(answer)
 
     async def report_html(self, request: Request) -> Response:
         data = await _json(request, self.settings.max_body)
@@ -286,6 +299,13 @@ class App:
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
+def lint_answer(state: App, data: dict[str, Any]) -> dict[str, Any]:
+    """/api/lint's answer to ``data``, in a worker process (spg.serve.worker) given a copy of the routes' state."""
+    result, name = state._check(data)
+    return {"html": render_body(result, name), "summary": result.summary(), "claims": len(result.forest),
+            "findings": [f.to_dict() for f in result.findings]}
+
+
 def _stem(name: str) -> str:
     """A download's file name from the input's: its last part without the extension, in safe characters."""
     stem = Path(name.replace("\\", "/")).name
@@ -347,4 +367,6 @@ def build_app(settings: Settings, drafter: Drafter | None) -> Starlette:
         Route("/api/draft", guarded(state.draft), methods=["POST"]),
         Route("/api/warm", guarded(state.warm), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.checks = state.checks  # told by spg.cli.serve when the server stops (spg.serve.worker)
+    return app
