@@ -18,7 +18,7 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
 from spg.serve.app import Settings, build_app  # noqa: E402
-from spg.serve.worker import CheckAbandoned, Checks  # noqa: E402
+from spg.serve.worker import INLINE, CheckAbandoned, Checks  # noqa: E402
 
 
 def _gone(pid: int) -> bool:
@@ -37,7 +37,8 @@ def test_a_check_whose_client_left_has_its_worker_ended():
         return left.is_set()
 
     async def scenario() -> int:
-        task = asyncio.create_task(checks.run(is_disconnected, time.sleep, 600))  # a check that would run 10 minutes
+        # a large check that would run 10 minutes
+        task = asyncio.create_task(checks.run(is_disconnected, INLINE + 1, time.sleep, 600))
         while not checks.running:
             await asyncio.sleep(0.01)
         (pid,) = checks.running
@@ -55,7 +56,8 @@ def test_a_check_past_the_time_limit_is_refused_in_one_line(tmp_path):
     settings = Settings(max_body=2**20, suppression_file=tmp_path / ".spg-lint.yaml", check_seconds=0.001)
     client = TestClient(build_app(settings, None), base_url="http://127.0.0.1:8000")
     claims = "\n".join(["1. A widget comprising a frame, a lever and a bar."]
-                       + [f"{n}. The widget of claim {n - 1}, wherein the lever is {n} mm long." for n in range(2, 300)])
+                       + [f"{n}. The widget of claim {n - 1}, wherein the lever is {n} mm long." for n in range(2, 1500)])
+    assert len(claims) > INLINE  # a check that runs in a worker
     response = client.post("/api/lint", json={"text": claims})
     assert response.status_code == 503
     error = response.json()["error"]

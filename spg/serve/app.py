@@ -183,7 +183,8 @@ class App:
     async def check(self, request: Request) -> Response:
         data = await _json(request, self.settings.max_body)
         try:
-            answer = await self.checks.run(request.is_disconnected, lint_answer, self, data)
+            size = sum(len(v) for v in data.values() if isinstance(v, str))
+            answer = await self.checks.run(request.is_disconnected, size, lint_answer, self, data)
         except CheckAbandoned:
             if self.checks.stopping():
                 raise HttpError(503, "spg serve is stopping; the check did not finish") from None

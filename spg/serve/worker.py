@@ -5,7 +5,9 @@ its client left, and stopping the server then waited on it and printed the threa
 in a process forked from a small fork server that has imported the checker (a few milliseconds to start, no import
 per check); the request waits for it without holding a thread, and the process is killed when the client leaves,
 when the time limit passes (the client gets one clear 503 line) or when the server stops. At most one check per core
-runs at once; the others wait their turn, and leave the queue when their client leaves.
+runs at once; the others wait their turn, and leave the queue when their client leaves. A check of at most
+:data:`INLINE` characters (what a page sends while a drafter types) runs on a thread as before: its work is bounded
+by its size (linear, docs/lint.md "Size classes"), and a worker would cost it more than the check itself.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 # what a worker runs: imported once by the fork server, so that a check starts without importing them
 PRELOAD = ["spg.lint", "spg.lint.html", "spg.lint.source", "spg.serve.app"]
 POLL = 0.1  # seconds between looks at whether the client is still there
+INLINE = 64_000  # characters: a check this small runs on a thread (well under a second on a busy 2-core machine)
 
 
 class CheckAbandoned(Exception):
@@ -62,9 +65,12 @@ class Checks:
         # stops within its grace period instead of cancelling requests (a traceback each)
         self.stopping: Callable[[], bool] = lambda: False
 
-    async def run(self, is_disconnected: Callable[[], Any], fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` in a worker: its value, or what it raised. ``is_disconnected``: an async callable (Starlette's
-        ``request.is_disconnected``). Raises :class:`CheckAbandoned` or :class:`CheckTooLong`."""
+    async def run(self, is_disconnected: Callable[[], Any], size: int, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker (on a thread if ``size``, the characters checked, is at most :data:`INLINE`): its
+        value, or what it raised. ``is_disconnected``: an async callable (Starlette's ``request.is_disconnected``).
+        Raises :class:`CheckAbandoned` or :class:`CheckTooLong`."""
+        if size <= INLINE:
+            return await asyncio.to_thread(fn, *args)
         if self._turns is None:
             self._turns = asyncio.Semaphore(self.workers)
         while True:  # a turn, unless the client leaves first
