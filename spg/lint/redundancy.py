@@ -97,23 +97,37 @@ def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
 
 
-def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
+def _shape(clause: tuple[str, ...]) -> tuple[int, str, str]:
+    return (len(clause), clause[0], clause[-1]) if clause else (0, "", "")
+
+
+def _joined(said: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tuple[str, ...]]:
     """The two clauses an "and" joins inside one ("a lever pivoted to the frame and a seat fixed to the lever"), each
     :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
     and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
-    has a subject of its own."""
-    out = []
+    has a subject of its own. A half is only ever compared with a whole clause of its claim, so only halves of the
+    length and first and last words (``shapes``, :func:`_shape`) of one are made: a long clause of many "and"s made
+    one half per "and", each as long as the clause (time and memory quadratic in its length)."""
+    out: list[tuple[str, ...]] = []
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
         return out
-    # whether the words before and after each "and" say something, from the first and last word that does: asked
-    # of each half anew, a long clause of many "and"s took time quadratic in its length
+    # whether the words before and after each "and" say something, from the first and last word that does
     acting = [k for k, w in enumerate(said) if _acts((w,))]
     if not acting:
         return out
+    # the clause _restated, and where each of its words stands in ``said``: each half's shape without making it
+    kept = [(k, _SAME_VERB.get(w, w)) for k, w in enumerate(said) if w not in COPULA]
+    before = 0  # words of ``kept`` before position i
     for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
+        while before < len(kept) and kept[before][0] < i:
+            before += 1
         # "… connected to the switch and disposed at …": the second shares its subject
         if said[i] == "and" and not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
-            out += [_restated(said[:i]), _restated(said[i + 1 :])]
+            # said[i] is "and", so kept[before] is the "and" itself and the second half starts after it
+            first = (before, kept[0][1], kept[before - 1][1]) if before else (0, "", "")
+            then = (len(kept) - before - 1, kept[before + 1][1], kept[-1][1]) if before + 1 < len(kept) else (0, "", "")
+            if first in shapes or then in shapes:
+                out += [_restated(said[:i]), _restated(said[i + 1 :])]
     return out
 
 
@@ -570,11 +584,12 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
+        shapes = {_shape(_restated(said)) for said in readings[c.num].limitations if _counts(said)}
         for k, said in enumerate(readings[c.num].limitations):
             if not _counts(said):
                 continue
             clause = _restated(said)
-            halves = _joined(said)
+            halves = _joined(said, shapes)
             if k == 0 and not c.parents:
                 halves += _after_transition(said)
             # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)
