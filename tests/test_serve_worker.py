@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -19,6 +20,13 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from spg.serve.app import Settings, build_app  # noqa: E402
 from spg.serve.worker import INLINE, CheckAbandoned, Checks  # noqa: E402
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 def _gone(pid: int) -> bool:
@@ -73,6 +81,7 @@ def test_a_check_error_comes_back_as_the_server_answers_it(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the server's workers in /proc (Linux)")
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_the_server_stops_under_load_without_a_traceback(tmp_path, how):
     proc, url = start_server(tmp_path)
@@ -80,8 +89,14 @@ def test_the_server_stops_under_load_without_a_traceback(tmp_path, how):
     text = "1. A widget comprising a frame, " + "the lever and a bar, " * 100_000 + "and a seat."
     threading.Thread(target=lambda: httpx.post(f"{url}/api/lint", json={"text": text}, timeout=120),
                      daemon=True).start()
-    time.sleep(2)
+    began = time.monotonic()
+    workers: list[int] = []  # the server's grandchildren: the workers its fork server started
+    while not workers and time.monotonic() - began < 120:
+        time.sleep(0.05)
+        workers = [w for c in _children(proc.pid) for w in _children(c)]
+    assert workers, "no check started"
     proc.send_signal(how)
     proc.wait(timeout=60)
     stderr = proc.stderr.read()
     assert "Traceback" not in stderr and "ERROR" not in stderr and proc.returncode in (0, 130, -how), stderr
+    assert all(_gone(pid) for pid in workers)

@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         server_config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
         server = uvicorn.Server(server_config)
         app.state.checks.stopping = lambda: server.should_exit  # running checks end at once (spg.serve.worker)
+        app.state.checks.warm_up()
         server.run(sockets=[sock])
     finally:
         drafter.close()

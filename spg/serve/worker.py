@@ -65,6 +65,13 @@ class Checks:
         # stops within its grace period instead of cancelling requests (a traceback each)
         self.stopping: Callable[[], bool] = lambda: False
 
+    def warm_up(self) -> None:
+        """Start the fork server now (it imports the checker), not at the first large check: while a worker starts
+        the server cannot tell it to stop."""
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
     async def run(self, is_disconnected: Callable[[], Any], size: int, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in a worker (on a thread if ``size``, the characters checked, is at most :data:`INLINE`): its
         value, or what it raised. ``is_disconnected``: an async callable (Starlette's ``request.is_disconnected``).
