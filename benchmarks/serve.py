@@ -141,6 +141,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="server starts to time")
     parser.add_argument("--requests", type=int, default=50, help="lint round trips to time")
     parser.add_argument("--concurrent", type=int, default=50, help="lint requests sent at once during a draft")
+    parser.add_argument("--no-draft", action="store_true",
+                        help="only start-up and the checks (the --concurrent ones without a draft): no model is loaded")
     parser.add_argument("--paste-seconds", type=float, default=20,
                         help="seconds between opening the Draft tab and sending the description (the second draft)")
     args = parser.parse_args()
@@ -162,6 +164,11 @@ def main() -> None:
         idle = round_trips(url, text, args.requests)
         print(f"20-claim lint round trip: median {statistics.median(idle) * 1000:.0f} ms, max {max(idle) * 1000:.0f} ms "
               f"over {args.requests} requests (goal < 200 ms)")
+        if args.no_draft:
+            crowd = at_once(url, text, args.concurrent)
+            print(f"{len(crowd)} checks sent at once, no draft: median {statistics.median(crowd):.2f} s, max "
+                  f"{max(crowd):.2f} s (goal < 2 s each)")
+            return
         first = draft(url, description, text, min(args.requests, 20), args.concurrent)
     finally:
         stop(proc)

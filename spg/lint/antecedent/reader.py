@@ -4,6 +4,7 @@ on), and the two public readers: :func:`check_antecedents` and :func:`reference_
 from __future__ import annotations
 
 import re
+import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
@@ -913,7 +914,7 @@ def _read(forest: Forest, report: bool) -> tuple[list[AntecedentFinding], int, i
     total = resolved = 0
     for ci, claim in enumerate(claims):
         here = len(findings)
-        tokens = _TOKEN_RE.findall(claim.text)
+        tokens = list(map(sys.intern, _TOKEN_RE.findall(claim.text)))  # a word once, however often it recurs
         dependent = bool(reader.ancestry.parents[ci])
         chunks, actions = _chunks(tokens, ci, dependent)
         reader.body = 0 if dependent else _body_start(tokens)
