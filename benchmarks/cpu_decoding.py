@@ -96,7 +96,7 @@ def decode_rate(generator: ClaimGenerator, prompts: list[list[int]], settings: D
     # the prompt's forward plus one token, without the grammar (which needs room for a whole forest)
     prefill = timed(generator, prompts, dataclasses.replace(settings, max_new_tokens=1, min_new_tokens=0), False)[0]
     seconds, tokens, _, forwards = timed(generator, prompts, settings, spg_path)
-    steps = max(forwards - (len(prompts) if getattr(generator.lm, "rows_per_call", None) == 1 else 1), 1)
+    steps = max(forwards - 1, 1)
     return (tokens - len(prompts)) / max(seconds - prefill, 1e-9), (tokens - len(prompts)) / steps
 
 

@@ -94,3 +94,15 @@ def test_each_written_next_claim_reads_as_claim_k_plus_1_of_a_document_of_its_si
         (claim,) = parse_claims(r["candidate"]).claims
         assert claim.num == r["k"] + 1 and r["k"] in nums, (r["id"], r["k"])
         assert all(p in nums and p <= r["k"] for p in claim.parents), (r["id"], r["k"], claim.parents)
+
+
+@pytest.mark.slow
+def test_the_size_benchmark_measures_every_class_in_a_process_of_its_own():
+    # the figures themselves are the script's to print (docs/lint.md), never a test's to time
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "lint_sizes.py"), "--quick"], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines()[1:-1]]
+    assert [r[0] for r in rows] == [name for name in ("line", "flat", "chained", "citations", "json")
+                                    for _ in range(2)], done.stdout
+    assert all(float(r[2]) > 0 and float(r[5]) > 0 for r in rows) and all("/3" in r[4] for r in rows[1::2])

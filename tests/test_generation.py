@@ -528,3 +528,25 @@ def test_prompt_lookup_drafts_give_the_same_sampled_outputs(seed):
         (result,) = ClaimGenerator(model.lm, model.tokenizer, "spg", decode, INSTRUCTION, 512, model, True)(DOCS[:1])
         outputs.append((result["raw"], result["pointer_parents"]))
     assert outputs[0] == outputs[1]
+
+
+def test_deterministic_decoding_is_eager_on_a_dynamic_cache_with_deterministic_kernels(tmp_path, monkeypatch):
+    # issue 41: `deterministic: true` (a GenerateConfig key) for GPU runs that must repeat; checked on a GPU by
+    # benchmarks/decode_gpu.sh, here only what it switches
+    from spg.generation import runtime
+    from spg.generation.config import GenerateConfig
+    from spg.generation.pointer_decode import kv_cache
+
+    (tmp_path / "det.yaml").write_text("deterministic: true\n")
+    settings = GenerateConfig.load(tmp_path / "det.yaml").decode
+    assert settings.deterministic and not settings.compiled
+    assert kv_cache(settings, "cuda") == "dynamic"  # no compiled step, so no static cache for it
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    before = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    try:
+        runtime.deterministic()
+        assert torch.are_deterministic_algorithms_enabled() and torch.backends.cudnn.deterministic
+        assert runtime.os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
+    finally:
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
+        torch.backends.cudnn.deterministic = False

@@ -615,3 +615,35 @@ def test_a_transition_after_the_preamble_s_own_words_starts_the_first_limitation
                  "aldehyde with the enzyme in an aqueous medium; and the steps of treating an aldehyde with the "
                  "enzyme in an aqueous medium."):
         assert found(text, "repeated-limitation") == [1], text
+
+
+# ---------------------------------------------------------------- work linear in the claim set (issue 42)
+
+
+def test_a_claim_is_compared_only_with_the_siblings_that_can_repeat_it(monkeypatch):
+    # 300 claims citing claim 1, each with its own number: none can repeat another (_near needs the same numbers,
+    # _adds_what_its_chain_says a sibling one to three words shorter), so none is compared; every pair was (44,850)
+    import spg.lint.redundancy as redundancy
+
+    calls = []
+    for name in ("_near", "_adds_what_its_chain_says"):
+        real = getattr(redundancy, name)
+        monkeypatch.setattr(redundancy, name, lambda *a, real=real, name=name: calls.append(name) or real(*a))
+    text = "1. A widget comprising a frame, a lever pivoted to the frame, and a seat fixed to the lever.\n" + "".join(
+        f"{k}. The widget of claim 1, wherein the lever is {k} mm long and the seat is padded.\n" for k in range(2, 301))
+    assert check_redundancy(parse_claims(text)) == [] and calls == []
+    # a sibling that can repeat it still is compared, and found
+    text += "301. The widget of claim 1, wherein the lever is 300 mm long and the seat is padded.\n"
+    assert [f.claim for f in check_redundancy(parse_claims(text))] == [301]
+
+
+def test_a_long_clause_of_many_ands_makes_only_the_halves_that_can_repeat_a_clause():
+    # each "and" split the clause in two halves as long as the clause: quadratic time and memory (40 kB: 92 MB)
+    from spg.lint.redundancy import _joined, _restated, _shape
+
+    said = tuple(words("a lever pivoted to the frame and " + "a seat fixed to the lever and " * 200 + "a bar"))
+    assert _joined(said, {_shape(_restated(said))}) == []
+    again = tuple(words("a lever pivoted to the frame"))
+    assert again in _joined(said, {_shape(_restated(said)), _shape(again)})
+    assert found("1. A widget comprising a lever pivoted to the frame and " + "a seat fixed to the lever and " * 200
+                 + "a bar; and a lever pivoted to the frame.", "repeated-limitation") == [1]

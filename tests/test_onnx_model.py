@@ -66,13 +66,24 @@ def test_constrained_decoding_on_onnx_gives_valid_forests_with_pointer_parents(e
     assert any(p is not None for r in results for p in r["pointer_parents"])
 
 
-def test_a_batch_is_decoded_row_by_row_as_each_row_alone(exported):
+def test_a_batch_decodes_in_one_run_per_step_each_row_as_it_decodes_alone(exported):
     _, spg = exported
-    prompts = [spg.tokenizer.encode("a longer prompt here"), spg.tokenizer.encode("x")]  # lengths differ
-    greedy = DecodeSettings(max_new_tokens=8, min_new_tokens=8, do_sample=False)
-    together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
-    alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+    prompts = [spg.tokenizer.encode("a longer prompt here"), spg.tokenizer.encode("x"),
+               spg.tokenizer.encode("a prompt")]  # lengths differ: left padding
+    greedy = DecodeSettings(max_new_tokens=8, min_new_tokens=8, do_sample=False, prompt_lookup_tokens=0)
+    scores = []
+    hook = spg.lm.get_output_embeddings().register_forward_hook(lambda m, a, out: scores.append(out[:, -1].clone()))
+    try:
+        together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
+        runs = len(scores)
+        alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+    finally:
+        hook.remove()
     assert [o.ids for o in together] == [o.ids for o in alone]
+    assert runs == 8  # the prompts' run (row by row inside it) and 7 steps, each for the whole batch
+    by_row = [torch.stack(scores[runs + 8 * row : runs + 8 * (row + 1)])[:, 0] for row in range(len(prompts))]
+    for row, alone_scores in enumerate(by_row):  # the same logits, bit for bit, as the row alone
+        assert torch.equal(torch.stack(scores[:runs])[:, row], alone_scores)
 
 
 def test_the_sessions_workers_do_not_spin_between_steps(exported):
@@ -175,3 +186,33 @@ def test_the_checker_in_the_loop_redraws_on_onnx_from_the_kept_cache_with_or_wit
     outputs = [run(drafted, check) for drafted in (0, 5)]
     assert outputs[0] == outputs[1] and outputs[0]["redraws"] >= 1 and outputs[0]["valid"]
     assert not [c for c in outputs[0]["forest"] if first in c["text"]]
+
+
+def test_a_redrawn_row_of_a_batch_continues_from_its_slice_of_the_batchs_cache(exported):
+    # issue 41: a row of a batch is redrawn from the batch's cache (its prompt is not read again), as it is alone
+    from spg.forest import Forest
+    from spg.generation.redraw import ClaimCheck
+    from spg.lint import Finding
+
+    _, spg = exported
+    docs = [Document("d", "a hinge and a hinge pin; the hinge pin in the hinge"), Document("e", "A lamp.")]
+    settings = DecodeSettings(max_new_tokens=40, do_sample=False)
+    generator = ClaimGenerator(spg.lm, spg.tokenizer, "spg", settings, INSTRUCTION, 512, spg, True)
+    generator.check = ClaimCheck(lambda forest: [], frozenset())
+    first = generator(docs[:1])[0]["forest"][0]["text"].strip()[0]
+
+    def holding(forest: Forest) -> list[Finding]:
+        return [Finding("test-char", "warning", c.num, "blocked") for c in forest.claims if first in c.text]
+
+    generator.check = ClaimCheck(holding, frozenset({"test-char"}), frozenset({"test-char"}))
+    fed = []
+    hook = spg.lm.register_forward_pre_hook(lambda m, args, kwargs: fed.append(kwargs["input_ids"].shape[-1]),
+                                            with_kwargs=True)
+    try:
+        together = generator(docs)
+    finally:
+        hook.remove()
+    alone = [generator([doc])[0] for doc in docs]
+    assert together == alone and together[0]["redraws"] >= 1
+    prompt = len(generator.prompt(docs[0]))
+    assert max(fed[1:]) < prompt  # after the batch's prompt run, no forward reads a whole prompt again

@@ -141,3 +141,22 @@ def test_cli_prints_the_depth_table_and_json_report(artefact, uspto_path, tmp_pa
 def test_cli_rejects_a_directory_that_is_no_spg_model(tmp_path, uspto_path, capsys):
     assert main(["dea", "--model", str(tmp_path), str(uspto_path), "--no-progress"]) == 2  # bad input
     assert "not an SPG model directory" in capsys.readouterr().err
+
+
+def test_cli_takes_a_shipped_models_name_as_spg_generate_does(artefact, uspto_path, monkeypatch, capsys):
+    # issue 41: `spg dea --model spg-smollm2` was refused ("not an SPG model directory"); a name in spg.pretrained's
+    # SHIPPED resolves to its artefact directory (an absolute one here: the tiny model)
+    import spg.pretrained
+
+    monkeypatch.setitem(spg.pretrained.SHIPPED, "spg-tiny", artefact)
+    base = ["dea", str(uspto_path), "--gold-links-only", "--limit", "1", "--max-length", "512", "--json", "--no-progress"]
+    assert main([*base, "--model", "spg-tiny"]) == 0
+    by_name = json.loads(capsys.readouterr().out)
+    assert main([*base, "--model", artefact]) == 0
+    assert by_name["dea"] == json.loads(capsys.readouterr().out)["dea"]
+
+
+def test_stage2_settings_take_a_shipped_models_name():
+    from spg.train.config import Stage2Config
+
+    Stage2Config(model="spg-smollm2").check_available()  # spg pairs and spg train stage2 read `model` from these

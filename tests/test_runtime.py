@@ -18,10 +18,11 @@ def test_auto_is_onnx_for_a_model_with_a_ready_form_on_a_float32_cpu_and_torch_e
     assert resolve_runtime("auto", CPU, torch.bfloat16, has_ready_form=True) == "torch"
 
 
-def test_auto_is_torch_for_batches_of_documents_which_onnx_would_decode_row_by_row(monkeypatch):
+def test_auto_is_onnx_on_a_float32_cpu_for_a_ready_model_whatever_the_batch(monkeypatch):
+    # the export decodes a batch in one run per step (issue 41): batches are no longer sent to PyTorch
     monkeypatch.setattr(runtime, "onnx_available", lambda: True)
-    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True, rows=4) == "torch"
-    assert resolve_runtime("onnx", CPU, torch.float32, has_ready_form=True, rows=4) == "onnx"
+    assert resolve_runtime("auto", CPU, torch.float32, has_ready_form=True) == "onnx"
+    assert resolve_runtime("onnx", CPU, torch.float32, has_ready_form=True) == "onnx"
 
 
 def test_auto_is_torch_without_onnx_runtime(monkeypatch):

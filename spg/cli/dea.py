@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("references", nargs="+",
                    help="gold claim sets: folders of HUPD JSON, .json or .jsonl files (optionally .gz)")
     p.add_argument("--split", choices=("train", "dev"), help="only this side of spg's fixed train/dev split")
-    p.add_argument("--model", required=True, metavar="DIR", help="SPG artefact directory (spg train output)")
+    p.add_argument("--model", required=True, metavar="DIR",
+                   help="SPG artefact directory (spg train output) or a shipped model's name (spg-smollm2)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N records")
     p.add_argument("--batch-size", type=int, default=4, metavar="B", help="documents per forward (default 4)")
     p.add_argument("--max-length", type=int, metavar="L", help="prompt + target tokens (default: the model's)")
@@ -49,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
         check_destination(Path(args.out) / name, DEA)
 
     from spg.config import ConfigError, Invalid, check_device
-    from spg.model.config import SPGConfig
+    from spg.model.config import SPGConfig, resolve_artefact
 
     try:
         check_device("--device", args.device)
     except Invalid as e:
         raise ConfigError(str(e)) from None
     try:
-        config = SPGConfig.load(Path(args.model))
+        config = SPGConfig.load(resolve_artefact(args.model))  # a folder, or a shipped model's name
     except (OSError, ValueError, TypeError) as e:  # no spg_config.json, or one that is not SPGConfig's JSON
         raise InputError(f"--model {args.model}: {e}; expected an SPG artefact (spg train output)") from None
     if not config.tagged:

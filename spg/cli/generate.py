@@ -262,7 +262,6 @@ def run(args: argparse.Namespace) -> int:
             max_prompt_tokens=config.max_prompt_tokens,
             dtype=config.dtype,
             device=config.device,
-            rows=min(len(docs), config.batch_size_on("cpu")),  # only the CPU's runtime depends on it
         )
     except (OSError, ValueError) as e:  # a tokenizer library's message names neither the flag nor the folder
         message = " ".join(str(e).split())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 
 from spg.cli.command import add_command
 from spg.errors import InputError
@@ -25,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spg.config import Invalid, check_device_present, load_config
-    from spg.model.config import SPGConfig
+    from spg.model.config import SPGConfig, resolve_artefact
     from spg.train.config import Stage2Config
     from spg.train.pairs import check_pairs_file
 
@@ -35,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if not config.data:
         raise InputError("data is not set: `data` holds the records whose descriptions spg pairs samples from")
     try:
-        SPGConfig.load(Path(config.model))
+        SPGConfig.load(resolve_artefact(config.model))  # a folder, or a shipped model's name
     except (OSError, ValueError, TypeError) as e:
         raise InputError(f"model={config.model}: {e}; expected a Stage I artefact (spg train stage1 output)") from None
     try:

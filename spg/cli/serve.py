@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"this folder or above, else ./{CONFIG_NAME}); spg writes only a new file or one it wrote")
     p.add_argument("--max-upload-mb", type=float, default=10.0,
                    help="largest request the app takes: an uploaded file, pasted claims (default 10)")
+    p.add_argument("--check-seconds", type=float, default=60.0,
+                   help="longest one check may run, in a worker process of its own; past it the page gets one line "
+                        "saying so (default 60); a check whose page left is stopped at once")
 
 
 def _generate_config(args: argparse.Namespace):
@@ -85,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--port must be 0 to 65535, got {args.port}")
     if not args.max_upload_mb > 0:
         raise InputError(f"--max-upload-mb must be above 0, got {args.max_upload_mb}")
+    if not args.check_seconds > 0:
+        raise InputError(f"--check-seconds must be above 0, got {args.check_seconds}")
     config = _generate_config(args)
     suppression_file = Path(args.lint_config) if args.lint_config else (find_config(Path.cwd()) or Path(CONFIG_NAME))
     try:
@@ -96,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                          "pip install 'spg[serve]'") from None
     from spg.serve.drafter import Drafter
 
-    settings = Settings(int(args.max_upload_mb * 2**20), suppression_file, args.host)
+    settings = Settings(int(args.max_upload_mb * 2**20), suppression_file, args.host, args.check_seconds)
     drafter = Drafter(config)
     app = build_app(settings, drafter)  # reads the suppression file: a malformed one is bad input, now
     sock = _listen(args.host, args.port)
@@ -110,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         # an open draft stream must not hold Ctrl-C up: the drafter stops at its next token (Drafter.close)
         server_config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
-        uvicorn.Server(server_config).run(sockets=[sock])
+        server = uvicorn.Server(server_config)
+        app.state.checks.stopping = lambda: server.should_exit  # running checks end at once (spg.serve.worker)
+        app.state.checks.warm_up()
+        server.run(sockets=[sock])
     finally:
         drafter.close()
         sock.close()

@@ -91,6 +91,16 @@ class DecodeSettings:
     # the GGUF's own 4-bit blocks with the adapters beside them (spg.generation.gguf_blocks: the trained model up to
     # float32 rounding, half the file; on the 2-core CPU no faster a step than float32, docs/generation.md).
     onnx_weights: str = "float32"
+    # Reproducible decoding on a GPU (docs/generation.md, "Reproducible decoding"): torch's deterministic algorithms,
+    # cuBLAS's fixed workspace (CUBLAS_WORKSPACE_CONFIG), cuDNN's deterministic kernels, and the decoding step eager
+    # (no compiled step, no CUDA graphs, dynamic cache), so that two greedy runs of the same input and batch on the same
+    # GPU give the same claims. It costs the compiled step's speed. The CPU repeats exactly either way.
+    deterministic: bool = False
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the decoding step may be compiled where transformers compiles it (``compile``, not ``deterministic``)."""
+        return self.compile and not self.deterministic
 
     def check(self) -> None:
         """What decoding would fail on, or silently misread, rejected before a model loads."""

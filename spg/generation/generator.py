@@ -201,20 +201,18 @@ def load_generator(
     max_prompt_tokens: int = 7168,
     dtype: str = "auto",
     device: str | None = None,
-    rows: int = 1,
 ) -> ClaimGenerator:
     """An SPG artefact dir (``spg_config.json`` inside) or any chat model by name/path (zero-shot), on ``device``
     (default: CUDA when available) in ``dtype`` (``auto``: bfloat16 on a GPU that supports it, else float32).
 
-    ``constrained=None`` means: on for tagged SPG models, off otherwise. ``rows``: the documents a batch will hold
-    (``runtime: auto`` depends on it: spg.generation.runtime).
+    ``constrained=None`` means: on for tagged SPG models, off otherwise.
     """
     if constrained and not (is_artefact(name_or_dir) and not zero_shot):
         raise ValueError(
             f"{name_or_dir or EMBEDDED}: constrained decoding needs a trained SPG model (tagged output); "
             "a chat model prompted zero-shot writes plain numbered claims"
         )
-    loaded = load_model(name_or_dir, settings, zero_shot=zero_shot, dtype=dtype, device=device, rows=rows)
+    loaded = load_model(name_or_dir, settings, zero_shot=zero_shot, dtype=dtype, device=device)
     spg = loaded.spg
     if spg is None:
         return ClaimGenerator(loaded.lm, loaded.tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)

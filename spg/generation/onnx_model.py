@@ -13,8 +13,12 @@ model: beside an SPG artefact's ready form (:func:`ready_onnx_dir`), or for any 
 states (``include_hidden_states``): :class:`OnnxCausalLM` hands them to its output-embedding module, so a hook on
 ``get_output_embeddings()`` (the SPG model's ``last_hidden_state``) sees the states the logits come from.
 
-The exported attention (``GroupQueryAttention``) derives positions from the attention mask as if padding were on
-the right; transformers pads on the left, so this model decodes one row at a time (``rows_per_call = 1``).
+The exported attention (``GroupQueryAttention``) keeps each row's keys and values from slot 0 on and reads a row's
+length (its position, and where its next key goes) from the count of ones in its attention mask, as if padding were on
+the right; transformers pads on the left. So :meth:`OnnxCausalLM.forward` feeds a left-padded prompt row by row (each
+row's real tokens into its own slice of the cache) and hands ONNX Runtime masks with each row's ones first: a batch
+then decodes in one run per step, each row exactly as it decodes alone (the same logits, bit for bit; tested), where it
+used to decode one row after the other (issue 41: batch 8 on the CPU gained nothing over batch 1).
 """
 
 from __future__ import annotations
@@ -91,9 +95,19 @@ class OnnxCache(Cache):
         self.reserve = reserve
         self.buffers: dict[str, np.ndarray] = {}
         self.length = 0
+        self.binding = None  # the session's IO binding with the buffers bound (OnnxCausalLM._run), until they move
 
     def get_seq_length(self, layer_idx: int = 0) -> int:
         return self.length
+
+    def row(self, row: int, length: int) -> OnnxCache:
+        """Row ``row``'s keys and values as a one-row cache holding its first ``length`` positions (a batch keeps
+        each row's from slot 0 on: :meth:`OnnxCausalLM.forward`), so that a redraw of that row continues from it
+        instead of reading its prompt again (spg.generation.pointer_decode)."""
+        alone = OnnxCache(self.reserve)
+        alone.buffers = {name: buffer[row : row + 1].copy() for name, buffer in self.buffers.items()}
+        alone.length = length
+        return alone
 
     def crop(self, tokens_to_remove: int) -> None:
         """Forget the last ``-tokens_to_remove`` positions (assisted generation drops the drafted tokens it did not
@@ -115,6 +129,7 @@ class OnnxCache(Cache):
             if name in self.buffers:
                 buffer[:, :, : self.length] = self.buffers[name][:, :, : self.length]
             self.buffers[name] = buffer
+        self.binding = None
 
 
 class OutputHead(nn.Module):
@@ -136,7 +151,6 @@ class OnnxCausalLM(nn.Module, GenerationMixin):
     transformers' model-loading code (1-2 s on the 2-core CPU, docs/generation.md "Start-up"), none of which runs
     here. What ``generate`` asks of a model beyond the mixin is below."""
 
-    rows_per_call = 1  # see the module docstring: left padding is not supported by the exported attention
     _supports_cache_class = True
     _is_stateful = False
     main_input_name = "input_ids"
@@ -214,21 +228,47 @@ class OnnxCausalLM(nn.Module, GenerationMixin):
         if attention_mask is None:
             attention_mask = torch.ones(batch, cache.length + new, dtype=torch.long)
         cache.room_for(self.past_names, (batch, *self.kv_shape), new)
-        binding = self.session.io_binding()
+        lengths = attention_mask.sum(1)
+        if batch > 1 and new > 1:  # a left-padded prompt: each row's real tokens alone, into its slice of the cache
+            if cache.length:
+                raise ValueError("OnnxCausalLM continues a cache one row at a time")
+            runs = [self._run(input_ids[row : row + 1, new - int(lengths[row]) :], None, cache, row) for row in range(batch)]
+            hidden, logits = (np.concatenate([run[i][:, -1:] for run in runs]) for i in (0, 1))
+        else:  # the attention reads each row's length from its mask: its ones first
+            right = torch.arange(attention_mask.shape[1]) < lengths[:, None]
+            hidden, logits = self._run(input_ids, right, cache)
+        cache.length += new
+        logits = self.lm_head(torch.from_numpy(hidden), torch.from_numpy(logits))
+        return CausalLMOutputWithPast(logits=logits, past_key_values=cache)
+
+    def _run(self, input_ids: torch.Tensor, mask: torch.Tensor | None, cache: OnnxCache,
+             row: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """One ONNX Runtime run on ``input_ids`` with attention ``mask`` (None: all ones after what ``cache`` holds),
+        writing keys and values into the cache's buffers (only row ``row``'s, when given): (hidden states, logits)."""
+        if mask is None:
+            mask = torch.ones(input_ids.shape[0], cache.length + input_ids.shape[1], dtype=torch.long)
+        # The cache's buffers are bound once and kept bound while they stay where they are: binding 2 per layer anew
+        # cost ~0.4 ms a step on the 2-core CPU, host time outside the forward (issue 41). A row's slice is bound apart.
+        binding = cache.binding if row is None else None
+        if binding is None:
+            binding = self.session.io_binding()
+            for past, present in zip(self.past_names, self.present_names, strict=True):
+                buffer = cache.buffers[past]  # the same memory in and out: attention appends in place
+                if row is not None:
+                    buffer = buffer[row : row + 1]  # the first axis: one row's slice is contiguous
+                binding.bind_input(past, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+                binding.bind_output(present, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+            if row is None:
+                cache.binding = binding
         binding.bind_cpu_input("input_ids", input_ids.numpy().astype(np.int64))
-        binding.bind_cpu_input("attention_mask", attention_mask.numpy().astype(np.int64))
-        for past, present in zip(self.past_names, self.present_names, strict=True):
-            buffer = cache.buffers[past]  # the same memory in and out: attention appends in place
-            binding.bind_input(past, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
-            binding.bind_output(present, "cpu", 0, np.float32, list(buffer.shape), buffer.ctypes.data)
+        binding.bind_cpu_input("attention_mask", mask.numpy().astype(np.int64))
+        # bound anew each run: ONNX Runtime then allocates them anew, where it would write over the last run's arrays,
+        # which the caller may still hold (a forward's states, kept until the next: StateRecorder)
         binding.bind_output("hidden_states")
         binding.bind_output("logits")
         self.session.run_with_iobinding(binding)
         outputs = binding.get_outputs()
-        hidden, logits = outputs[-2].numpy(), outputs[-1].numpy()
-        cache.length += new
-        logits = self.lm_head(torch.from_numpy(hidden), torch.from_numpy(logits))
-        return CausalLMOutputWithPast(logits=logits, past_key_values=cache)
+        return outputs[-2].numpy(), outputs[-1].numpy()
 
 
 def ready_onnx_dir(model: str | Path, root: Path | None = None) -> Path | None:

@@ -252,7 +252,7 @@ def kv_cache(settings: DecodeSettings, device_type: str) -> str:
     """
     setting = settings.cache_implementation
     if setting == "auto":
-        return "static" if settings.compile and device_type in COMPILED_DEVICES else "dynamic"
+        return "static" if settings.compiled and device_type in COMPILED_DEVICES else "dynamic"
     if setting not in ("static", "dynamic"):
         raise ValueError(f"cache_implementation must be auto, static or dynamic, got {setting!r}")
     return setting
@@ -413,7 +413,7 @@ def _generate(
         logits_processor=LogitsProcessorList([InOrder(processors)]),
         eos_token_id=stops,
         pad_token_id=pad_id,
-        disable_compile=not settings.compile,
+        disable_compile=not settings.compiled,
         streamer=streamer,
         **cached,
         **sampling,
@@ -466,18 +466,6 @@ def generate_batch(
 
     ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
     """
-    rows = getattr(lm, "rows_per_call", None)  # a model that decodes fewer rows at once (spg.generation.onnx_model)
-    if rows is not None and len(prompts) > rows:
-        return [
-            out
-            for start in range(0, len(prompts), rows)
-            for out in generate_batch(
-                lm, tokenizer, prompts[start : start + rows], settings, tagged=tagged, spg=spg, grammar=grammar,
-                row_temperatures=None if row_temperatures is None else row_temperatures[start : start + rows],
-                check=check,
-                streamer=streamer,
-            )
-        ]
     if check is not None and settings.redraws:
         return _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check, streamer)
     call = _generate(lm, tokenizer, prompts, settings, tagged=tagged, spg=spg, grammar=grammar,
@@ -512,7 +500,8 @@ def _checked(
     ``check`` blocks is then rolled back to that claim's start and redrawn on its own. A batch of one document is
     stopped at a blocked claim as soon as it closes. Each redraw continues from the KV cache of the call before it,
     cropped to the accepted tokens, instead of reading the prompt again (where the cache is dynamic: the CPU, ONNX
-    Runtime); a row of a larger batch reads its prompt once more, at its first redraw. ``streamer`` (one document)
+    Runtime); a row of a larger batch continues from its slice of the batch's cache where the cache hands one out
+    (ONNX Runtime's), and elsewhere reads its prompt once more, at its first redraw. ``streamer`` (one document)
     gets each claim once it has passed, never one the checker rejects."""
     tags = structure_token_ids(tokenizer) if tagged else {}
     shown: list[int] = []  # the row's tokens the streamer has: whole claims that passed
@@ -557,14 +546,16 @@ def _checked(
         return make
 
     made: list[ClaimStop] = []
-    first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=one and dynamic,
+    first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=dynamic,
                       stop=stopping(len(prompts[0]), [], None, made) if one else None, **common)
+    # a batch's cache that hands out one row's (ONNX Runtime's: each row's from slot 0 on) spares a redrawn row its prompt
+    rows_apart = not one and hasattr(first.cache, "row")
     # the run's seed (spg generate's ``seed``, or torch's own draw when none was set), read without drawing: a redraw's
     # key is then the same whatever else the run sampled and whichever documents shared its batch
     seed = torch.initial_seed()
     results = []
     for row, prompt in enumerate(prompts):
-        cache = first.cache
+        cache = first.cache if one else None
         written = first.rows[row]  # the row as the latest call left it
         rejected: dict[int, list[list[int]]] = {}  # where a claim starts -> its rejected attempts (drafts for the next)
 
@@ -575,6 +566,8 @@ def _checked(
             nonlocal cache, written
             if attempt:
                 rejected.setdefault(len(prefix), []).append(written[len(prefix) :])
+            if cache is None and rows_apart:  # at the row's first redraw: every token it wrote but the last was fed
+                cache = first.cache.row(row, len(prompt) + len(first.rows[row]) - 1)
             if cache is not None:
                 cache.crop(len(prompt) + len(prefix) - 1 - cache.get_seq_length())
             rest = dict(max_new_tokens=settings.max_new_tokens - len(prefix),

@@ -102,7 +102,7 @@ class NoRepeatedLimitation(LogitsProcessor):
                 self.separator.to(device), self.skipped.to(device), self.boundary.to(device))
         g = input_ids[:, self.prompt_length :]
         rows, length = g.shape
-        if length < self.min_tokens or (g.device.type == "cpu" and self._nothing_to_ban(g)):
+        if length < self.min_tokens or (g.device.type == "cpu" and rows == 1 and self._nothing_to_ban(g)):
             return scores
         pos = torch.arange(length, device=g.device).expand(rows, length)
         is_sep, bound = self.separator[g], self.boundary[g]
@@ -137,9 +137,11 @@ class NoRepeatedLimitation(LogitsProcessor):
 
     def _nothing_to_ban(self, g: torch.Tensor) -> bool:
         """Whether no row can have a token banned: in each, the claim being written has no limitation before the
-        one being written, or that one is too short to copy one (``min_tokens``). Read on the host, where the rows
-        already are on the CPU: the tensor operations above cost ~0.4 ms a call there, called at each position a
-        forward checks, and most calls (a dependent claim, a claim's first limitation) ban nothing."""
+        one being written, or that one is too short to copy one (``min_tokens``). Read on the host for one row on the
+        CPU (the main job): the tensor operations above cost ~0.4 ms a call there, called at each position a forward
+        checks, and most calls (a dependent claim, a claim's first limitation) ban nothing. Not for a batch: a read of
+        every row and a Python walk over each per step is host work that grows with the batch, and on a device it
+        would wait for the device every step (issue 41; tests/test_decode_step.py)."""
         for row in g.tolist():
             written = 0  # tokens of the limitation being written from its first content token
             for count, tok in enumerate(reversed(row), 1):

@@ -7,15 +7,16 @@ decoding"), build that runtime's model.
   (:mod:`spg.generation.onnx_model`); any transformers causal LM that onnxruntime-genai's model builder exports
   (Llama, Mistral, Qwen, Phi, Gemma, ...). Needs the ``cpu`` extra (``pip install 'spg[cpu]'``).
 * ``auto`` — ``onnx`` on a float32 CPU for the models with a ready form in the cache (the artefacts on the embedded
-  backbone, spg.model.ready: what a laptop runs) decoding one document at a time (the main job) when ONNX Runtime
-  is installed; ``torch`` everywhere else (CUDA unchanged; batches of documents, which PyTorch decodes together; a
-  large model is not exported behind the user's back). On the 2-core CPU the export decodes the
+  backbone, spg.model.ready: what a laptop runs) when ONNX Runtime is installed, one document at a time (the main
+  job) or in batches (the export decodes a batch in one run per step since issue 41); ``torch`` everywhere else (CUDA
+  unchanged; a large model is not exported behind the user's back). On the 2-core CPU the export decodes the
   same greedy tokens as float32 PyTorch, about 1.5x as fast (benchmarks/cpu_decoding.py).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,18 +39,17 @@ def onnx_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnxruntime_genai"))
 
 
-def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_ready_form: bool = False,
-                    rows: int = 1) -> str:
+def resolve_runtime(setting: str, device: torch.device, dtype: torch.dtype, has_ready_form: bool = False) -> str:
     """The runtime ``setting`` means on ``device`` in ``dtype`` for a model that has a ready form in the cache or not
-    (spg.model.ready: the artefacts on the embedded backbone), decoding batches of ``rows`` documents: ``auto`` is
-    ``onnx`` for those on a float32 CPU, one document at a time, when ONNX Runtime is installed, ``torch`` otherwise
-    (the ONNX model decodes a batch row by row: at batch 4 PyTorch's batched step was 1.4-2x faster); ``onnx`` off a
-    float32 CPU, or without ONNX Runtime, is a ValueError saying why."""
+    (spg.model.ready: the artefacts on the embedded backbone): ``auto`` is ``onnx`` for those on a float32 CPU when
+    ONNX Runtime is installed, ``torch`` otherwise; ``onnx`` off a float32 CPU, or without ONNX Runtime, is a
+    ValueError saying why. Batches too: the export decodes a batch in one run per step (until issue 41 it decoded row
+    by row, and ``auto`` took PyTorch for batches)."""
     if setting not in RUNTIMES:
         raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {setting!r}")
     cpu_fp32 = device.type == "cpu" and dtype == torch.float32
     if setting == "auto":
-        return "onnx" if has_ready_form and cpu_fp32 and rows == 1 and onnx_available() else "torch"
+        return "onnx" if has_ready_form and cpu_fp32 and onnx_available() else "torch"
     if setting == "onnx" and not cpu_fp32:
         raise ValueError(f"runtime onnx runs float32 models on the CPU, not {dtype} on {device}")
     if setting == "onnx" and not onnx_available():
@@ -68,18 +68,19 @@ class Loaded:
 
 
 def load_model(name_or_dir: str | None, settings: DecodeSettings, *, zero_shot: bool = False, dtype: str = "auto",
-               device: str | None = None, rows: int = 1) -> Loaded:
+               device: str | None = None) -> Loaded:
     """The one load path of generation: resolve the artefact, choose the runtime, build that runtime's model.
 
     ``name_or_dir``: an SPG artefact (unless ``zero_shot``) or any chat model by name or path; ``device`` and
-    ``dtype`` as spg.model.backbone resolves them; ``rows``: the documents a batch will hold (``runtime: auto``
-    depends on it). On the CPU a merged artefact loads from its ready form, built once (spg.model.ready); a GPU run
+    ``dtype`` as spg.model.backbone resolves them. On the CPU a merged artefact loads from its ready form, built once (spg.model.ready); a GPU run
     merges at load, so a large model is not copied into the cache."""
     where = resolve_device(device)
+    if settings.deterministic:
+        deterministic()
     torch_dtype = resolve_dtype(dtype, where)
     artefact = is_artefact(name_or_dir) and not zero_shot
     ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
-    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None, rows=rows)
+    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None)
     if runtime == "onnx" and settings.onnx_weights == "blocks" and ready is None:
         raise ValueError(f"{name_or_dir or EMBEDDED}: onnx_weights: blocks runs an SPG artefact on the embedded "
                          "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
@@ -101,6 +102,17 @@ def load_model(name_or_dir: str | None, settings: DecodeSettings, *, zero_shot: 
         if runtime == "onnx":
             spg = on_onnx(spg)
     return Loaded(spg.lm, spg.tokenizer, spg)
+
+
+def deterministic() -> None:
+    """Deterministic kernels from here on in this process (``deterministic: true``): torch's deterministic algorithms
+    (an operation without one warns rather than fails: a decode should not die on a kernel), cuDNN's deterministic
+    choice, and cuBLAS's fixed workspace, which it reads when it starts, so before the model's first CUDA matrix
+    product (a value the user set is kept)."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
 
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:

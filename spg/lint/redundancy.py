@@ -97,20 +97,37 @@ def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
 
 
-def _joined(said: tuple[str, ...]) -> list[tuple[str, ...]]:
+def _shape(clause: tuple[str, ...]) -> tuple[int, str, str]:
+    return (len(clause), clause[0], clause[-1]) if clause else (0, "", "")
+
+
+def _joined(said: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tuple[str, ...]]:
     """The two clauses an "and" joins inside one ("a lever pivoted to the frame and a seat fixed to the lever"), each
     :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
     and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
-    has a subject of its own."""
-    out = []
+    has a subject of its own. A half is only ever compared with a whole clause of its claim, so only halves of the
+    length and first and last words (``shapes``, :func:`_shape`) of one are made: a long clause of many "and"s made
+    one half per "and", each as long as the clause (time and memory quadratic in its length)."""
+    out: list[tuple[str, ...]] = []
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
         return out
+    # whether the words before and after each "and" say something, from the first and last word that does
+    acting = [k for k, w in enumerate(said) if _acts((w,))]
+    if not acting:
+        return out
+    # the clause _restated, and where each of its words stands in ``said``: each half's shape without making it
+    kept = [(k, _SAME_VERB.get(w, w)) for k, w in enumerate(said) if w not in COPULA]
+    before = 0  # words of ``kept`` before position i
     for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
-        if said[i] == "and":
-            first, then = said[:i], said[i + 1 :]
-            # "… connected to the switch and disposed at …": the second shares its subject
-            if not _acts(then[:1]) and _acts(first) and _acts(then):
-                out += [_restated(first), _restated(then)]
+        while before < len(kept) and kept[before][0] < i:
+            before += 1
+        # "… connected to the switch and disposed at …": the second shares its subject
+        if said[i] == "and" and not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
+            # said[i] is "and", so kept[before] is the "and" itself and the second half starts after it
+            first = (before, kept[0][1], kept[before - 1][1]) if before else (0, "", "")
+            then = (len(kept) - before - 1, kept[before + 1][1], kept[-1][1]) if before + 1 < len(kept) else (0, "", "")
+            if first in shapes or then in shapes:
+                out += [_restated(said[:i]), _restated(said[i + 1 :])]
     return out
 
 
@@ -275,6 +292,53 @@ def _numbers(said: tuple[str, ...]) -> Counter[str]:
     return Counter(w for w in said if any(ch.isdigit() for ch in w))
 
 
+class _Siblings:
+    """The earlier claims with the same parents that :func:`_near` and :func:`_adds_what_its_chain_says` may find a
+    claim repeating, found by what both ask of the two claims, in claim order: compared with every sibling, a claim
+    set of many claims citing claim 1 took time quadratic in its size. :func:`_near`: both at most
+    :data:`NEAR_LONGEST` content words, with the same numbers; :func:`_adds_what_its_chain_says`: the sibling's
+    content words are the claim's with one to :data:`MOST_ADDED` words inserted, so it is that much shorter, and
+    its first and last words are among the claim's first and last ``MOST_ADDED + 1``."""
+
+    def __init__(self, readings: dict[int, Reading]) -> None:
+        self.readings = readings
+        self.stems: dict[int, list[str]] = {}
+        self.order: dict[int, int] = {}  # claim → its place among the siblings kept
+        self.by_numbers: dict[tuple, list[int]] = {}
+        self.by_ends: dict[tuple, list[int]] = {}
+
+    def _stems(self, num: int) -> list[str]:
+        got = self.stems.get(num)
+        if got is None:
+            got = self.stems[num] = [s for _, s in content(self.readings[num].body)]
+        return got
+
+    def _numbers(self, num: int) -> tuple:
+        return tuple(sorted(_numbers(self.readings[num].body).items()))
+
+    def add(self, num: int, parents: tuple[int, ...]) -> None:
+        self.order[num] = len(self.order)
+        stems = self._stems(num)
+        if len(stems) <= NEAR_LONGEST:
+            self.by_numbers.setdefault((parents, self._numbers(num)), []).append(num)
+        if len(stems) >= SHORTEST_NARROWING:
+            self.by_ends.setdefault((parents, len(stems), stems[0], stems[-1]), []).append(num)
+
+    def near(self, num: int, parents: tuple[int, ...]) -> list[int]:
+        if len(self._stems(num)) > NEAR_LONGEST:
+            return []
+        return self.by_numbers.get((parents, self._numbers(num)), [])
+
+    def fewer(self, num: int, parents: tuple[int, ...]) -> list[int]:
+        mine = self._stems(num)
+        if len(mine) > NEAR_LONGEST or not self.order:
+            return []
+        firsts, lasts = set(mine[: MOST_ADDED + 1]), set(mine[-MOST_ADDED - 1 :])
+        found = {e for n in range(len(mine) - MOST_ADDED, len(mine)) for first in firsts for last in lasts
+                 for e in self.by_ends.get((parents, n, first, last), ())}
+        return sorted(found, key=self.order.__getitem__)
+
+
 def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]) -> list[Finding]:
     """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word, with its
     limitations in another order or other words (:func:`_said`), or with the same words that say what is claimed
@@ -282,7 +346,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
     exact: dict[tuple, int] = {}
     reworded: dict[tuple, int] = {}
     bags: dict[tuple, list[int]] = {}
-    siblings: dict[tuple[int, ...], list[int]] = {}
+    siblings = _Siblings(readings)
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -301,10 +365,10 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             earlier = next((e for e in bags.get(bag, ()) if not _swapped(readings[e].body, r.body)), None)
             how = "the same limitations in other words"
         if earlier is None:
-            earlier = next((e for e in siblings.get(c.parents, ()) if _near(r, readings[e])), None)
-        if earlier is None and above.get(c.num) and siblings.get(c.parents):
+            earlier = next((e for e in siblings.near(c.num, c.parents) if _near(r, readings[e])), None)
+        if earlier is None and above.get(c.num) and (fewer := siblings.fewer(c.num, c.parents)):
             chain = _chain_clauses([readings[a] for a in above[c.num]])
-            earlier = next((e for e in siblings[c.parents] if _adds_what_its_chain_says(r, readings[e], chain)), None)
+            earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
             how = "the same limitations, with words its chain already says"
         if earlier is not None:
             out.append(Finding(
@@ -318,7 +382,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             reworded.setdefault(order, c.num)
         if bag[1]:
             bags.setdefault(bag, []).append(c.num)
-            siblings.setdefault(c.parents, []).append(c.num)
+            siblings.add(c.num, c.parents)
     return out
 
 
@@ -337,15 +401,28 @@ def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
     return any(needle in (plain if chooses else every) for every, plain in texts)
 
 
-def _said_closely(said: tuple[str, ...], r: Reading, close: float) -> bool:
+def _said_closely(said: tuple[str, ...], chain: Iterable[tuple[_Words, float]]) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
-    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of claim ``r``'s words at most ``close``
-    times as long, in any order and form, and that stretch names no alternatives: the dependent
-    restates that part of its parent in other words ("wherein the ridges each have a continuously rounded surface"
-    under "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim
-    are a new combination, which narrows."""
+    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
+    ``close`` times as long (each claim with its own), in any order and form, and that stretch names no
+    alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each have a
+    continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words gathered
+    from all over a long claim are a new combination, which narrows."""
     stems = tuple(stem for _, stem in content(said))
-    return len(stems) >= SHORTEST_NARROWING and _close(Counter(stems), r, stems, close, said)
+    if len(stems) < SHORTEST_NARROWING:
+        return False
+    need = Counter(stems)
+    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
+    return any(_close(need, words, stems, close, own, passive) for words, close in chain)
+
+
+class _Words:
+    """A claim's words as :func:`_close` reads them, read once however many dependents it is compared with."""
+
+    def __init__(self, r: Reading) -> None:
+        self.body = r.body
+        self.where = content(r.body)
+        self.counted = Counter(stem for _, stem in self.where)
 
 
 def _bounds_said(said: tuple[str, ...]) -> frozenset[tuple[str, str]]:
@@ -386,16 +463,17 @@ def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: C
             tuple(x for x in order if x not in turned))
 
 
-def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float, said: tuple[str, ...] = ()) -> bool:
-    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of ``r``'s words at most
-    ``close`` times as many as they are, a stretch that names no alternatives and does not give two parts of the
-    restatement (its stems in ``order``) each other's place ("from the conservator to the compartment" is not
-    restated by "from the compartment to the conservator")."""
+def _close(need: Counter[str], words: _Words, order: tuple[str, ...], close: float,
+           own: frozenset[tuple[str, str]], passive: set[str]) -> bool:
+    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's ``words`` at most
+    ``close`` times as many as they are, a stretch that names no alternatives (but for the restatement's ``own``
+    bounds) and does not give two parts of the restatement (its stems in ``order``; ``passive``: its verbs in the
+    passive) each other's place ("from the conservator to the compartment" is not restated by "from the compartment
+    to the conservator")."""
     total = sum(need.values())
-    where = content(r.body)
-    if not need <= Counter(stem for _, stem in where):
+    where, body = words.where, words.body
+    if not need.keys() <= words.counted.keys() or any(words.counted[stem] < n for stem, n in need.items()):
         return False
-    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
     have: Counter[str] = Counter()
     missing, lo = total, 0
     for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
@@ -404,8 +482,8 @@ def _close(need: Counter[str], r: Reading, order: tuple[str, ...], close: float,
         have[stem] += 1
         while missing == 0:
             first, last = where[lo][0], where[hi][0]
-            if (hi - lo + 1 <= close * total and not _chooses(r.body[max(first - LEAD, 0) : last + LEAD + 1], own)
-                    and not _swapped(*_unturned(where[lo : hi + 1], r.body, need, order, passive))):
+            if (hi - lo + 1 <= close * total and not _chooses(body[max(first - LEAD, 0) : last + LEAD + 1], own)
+                    and not _swapped(*_unturned(where[lo : hi + 1], body, need, order, passive))):
                 return True
             gone = where[lo][1]
             have[gone] -= 1
@@ -445,6 +523,13 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
     listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
     joined: dict[int, tuple[str, str]] = {}
+    read: dict[int, _Words] = {}
+
+    def words_of(a: int) -> _Words:  # each claim of a chain read once for all its dependents
+        if a not in read:
+            read[a] = _Words(readings[a])
+        return read[a]
+
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -472,9 +557,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif any(_said_closely(r.body[len(r.opening) :], readings[a],
-                               CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT) for a in above[c.num]
-                 if a not in listing):
+        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), CLOSE if forest.by_num[a].parents else
+                                                       CLOSE_INDEPENDENT) for a in above[c.num] if a not in listing)):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -500,11 +584,12 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
+        shapes = {_shape(_restated(said)) for said in readings[c.num].limitations if _counts(said)}
         for k, said in enumerate(readings[c.num].limitations):
             if not _counts(said):
                 continue
             clause = _restated(said)
-            halves = _joined(said)
+            halves = _joined(said, shapes)
             if k == 0 and not c.parents:
                 halves += _after_transition(said)
             # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)

@@ -44,6 +44,7 @@ from spg.lint.source import claim_set_of, description_of, docx_claims, is_docx
 from spg.lint.suppress import claim_key, suppressions_of
 from spg.serve.drafter import Drafter, Job
 from spg.serve.kept import KeptDocuments
+from spg.serve.worker import CheckAbandoned, Checks, CheckTooLong
 
 CSP = (REPORT_CSP.replace("style-src 'unsafe-inline'", "style-src 'self' 'unsafe-inline'")
        + "; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -62,12 +63,16 @@ class HttpError(Exception):
         super().__init__(message)
         self.status, self.message = status, message
 
+    def __reduce__(self):  # raised in a check's worker process (spg.serve.worker) and answered by the server
+        return HttpError, (self.status, self.message)
+
 
 @dataclass
 class Settings:
     max_body: int = 10 * 2**20  # bytes of one request's body
     suppression_file: Path = field(default_factory=lambda: Path(".spg-lint.yaml"))
     host: str = "127.0.0.1"
+    check_seconds: float = 60.0  # the longest one /api/lint check may run (spg.serve.worker)
 
 
 def _size(n: int) -> str:
@@ -175,12 +180,19 @@ class App:
         self.static = {name: static.joinpath(name).read_bytes() for name in ("index.html", *STATIC)}
         self.kept = KeptDocuments(KEPT_DOCUMENTS * settings.max_body, KEPT_DOCUMENTS)  # for their commented copy
         self.word_at_once = asyncio.Semaphore(WORD_AT_ONCE)
+        self.checks = Checks(settings.check_seconds)
 
     async def _word(self, read, *args):
         """``read(*args)``, which opens a Word document, on the thread pool, at most WORD_AT_ONCE at a time: each
         may hold what spg.docx bounds a document to (docs/serve.md), the others wait for their turn."""
         async with self.word_at_once:
             return await run_in_threadpool(read, *args)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a check's worker process gets of this state (spg.serve.worker): not the drafter, the workers, the kept
+        Word documents nor the event loop's semaphore."""
+        left_out = ("drafter", "checks", "static", "kept", "word_at_once")
+        return {k: v for k, v in self.__dict__.items() if k not in left_out}
 
     # ---- reading requests
 
@@ -213,13 +225,17 @@ class App:
 
     async def check(self, request: Request) -> Response:
         data = await _json(request, self.settings.max_body)
-
-        def run() -> dict[str, Any]:
-            result, name = self._check(data)
-            return {"html": render_body(result, name), "summary": result.summary(), "claims": len(result.forest),
-                    "findings": [f.to_dict() for f in result.findings], "keys": _claim_keys(result.forest)}
-
-        return JSONResponse(await run_in_threadpool(run))
+        try:
+            size = sum(len(v) for v in data.values() if isinstance(v, str))
+            answer = await self.checks.run(request.is_disconnected, size, lint_answer, self, data)
+        except CheckAbandoned:
+            if self.checks.stopping():
+                raise HttpError(503, "spg serve is stopping; the check did not finish") from None
+            return Response(status_code=204)  # nobody is there to read it
+        except CheckTooLong:
+            raise HttpError(503, f"the check took longer than {self.settings.check_seconds:g} s, the most spg serve "
+                                 "gives one (--check-seconds); check a claim set this large with spg lint") from None
+        return JSONResponse(answer)
 
     async def report_html(self, request: Request) -> Response:
         data = await _json(request, self.settings.max_body)
@@ -361,6 +377,13 @@ class App:
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
+def lint_answer(state: App, data: dict[str, Any]) -> dict[str, Any]:
+    """/api/lint's answer to ``data``, in a worker process (spg.serve.worker) given a copy of the routes' state."""
+    result, name = state._check(data)
+    return {"html": render_body(result, name), "summary": result.summary(), "claims": len(result.forest),
+            "findings": [f.to_dict() for f in result.findings], "keys": _claim_keys(result.forest)}
+
+
 def _stem(name: str) -> str:
     """A download's file name from the input's: its last part without the extension, in safe characters."""
     stem = Path(name.replace("\\", "/")).name
@@ -423,4 +446,6 @@ def build_app(settings: Settings, drafter: Drafter | None) -> Starlette:
         Route("/api/draft", guarded(state.draft), methods=["POST"]),
         Route("/api/warm", guarded(state.warm), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.checks = state.checks  # told by spg.cli.serve when the server stops (spg.serve.worker)
+    return app

@@ -55,8 +55,7 @@ def load_for(config):
     try:
         config.check_available()  # what must exist (the model, its tokenizer's room for a prompt): checked now
         return load_generator(config.model, config.decode, zero_shot=config.zero_shot, constrained=config.constrained,
-                              max_prompt_tokens=config.max_prompt_tokens, dtype=config.dtype, device=config.device,
-                              rows=1)
+                              max_prompt_tokens=config.max_prompt_tokens, dtype=config.dtype, device=config.device)
     except Invalid as err:
         raise InputError(f"--model {config.model}: {err}") from None
     except (OSError, ValueError) as err:

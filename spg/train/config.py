@@ -218,7 +218,9 @@ class Stage2Config(TrainingSettings, LoraSettings):
         training reads only the pairs."""
         if not self.model:
             raise Invalid("model", "is not set: `model` is the Stage I artefact (spg train stage1 output)")
-        check_model("model", self.model)
+        from spg.pretrained import SHIPPED
+
+        check_model("model", self.model, shipped=tuple(SHIPPED))
 
     @property
     def dtype(self):

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
+from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from spg.forest import Claim, Forest
@@ -275,6 +278,30 @@ def _bare(ch: _Chunk, tokens: list[str]) -> tuple[str, ...]:
 
 
 
+class _Markush:
+    """Where one claim's text (lower case) has Markush groups, semicolons and "wherein", found once: in_markush asks
+    for each element whether a group stands between the last of them and the element, and searching back from each
+    made a long claim quadratic. A group found in the whole text is one :meth:`in_markush` found between two places,
+    as the element starts a word (a group's last letter is no word of its own)."""
+
+    def __init__(self, text: str) -> None:
+        self.groups = [m.span() for m in _MARKUSH_RE.finditer(text)]
+        self.lists = [m.span() for m in _MARKUSH_LIST_RE.finditer(text)]
+        self.semicolons = [m.start() for m in re.finditer(";", text)]
+        self.wherein = [m.start() for m in re.finditer("wherein", text)]
+
+    @staticmethod
+    def after(starts: list[int], end: int) -> int:
+        """The last of ``starts`` before ``end``, or -1 (``str.rfind``)."""
+        k = bisect_left(starts, end)
+        return starts[k - 1] if k else -1
+
+    @staticmethod
+    def group_in(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+        k = bisect_right(spans, (start, -1))
+        return k < len(spans) and spans[k][1] <= end
+
+
 class _Reader:
     """One forest's state while its claims are read in order."""
 
@@ -283,7 +310,9 @@ class _Reader:
         self.claims = self.ancestry.claims  # in reading order: a chunk's ``claim`` indexes this list
         self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
-        self.spans: dict[int, list[tuple[int, int]]] = {}  # claim → character offsets of its tokens
+        # claim → character offsets of its tokens, start and end of each in turn (an array: a tuple each took a
+        # fifth of the memory a long claim needs)
+        self.spans: dict[int, array] = {}
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
@@ -291,9 +320,11 @@ class _Reader:
         # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool"), kept for
         # the claims read before: a dependent claim's introduction is compared with its parents' in their own words
         self.context: dict[int, tuple[list[str], int, tuple[str, ...]]] = {}
-        # (claim, words without a last postpositive "-able" word) → the body's introductions read so (introduce)
+        # (claim, words without a last postpositive "-able" word) → the first two of the body's introductions read so
+        # that introduced_again compares with (_first_alone): the first, and the first in other words than it
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
         self.links: list[tuple[_Chunk, _Chunk]] | None = None  # (reference, its introduction), kept for the term map
+        self.markush: dict[int, _Markush] = {}  # claim → where its Markush groups are (in_markush)
 
     def mentions(self, word: str) -> int:
         """How often ``word`` occurs in the claim set (as a substring: an over-count only keeps a finding)."""
@@ -305,8 +336,9 @@ class _Reader:
         """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
         spans = self.spans.get(ch.claim)
         if spans is None:
-            spans = self.spans[ch.claim] = [m.span() for m in _TOKEN_RE.finditer(self.claims[ch.claim].text)]
-        return spans[ch.start][0], spans[ch.end - 1][1]
+            found = _TOKEN_RE.finditer(self.claims[ch.claim].text)
+            spans = self.spans[ch.claim] = array("q", (i for m in found for i in m.span()))
+        return spans[2 * ch.start], spans[2 * ch.end - 1]
 
     def quote(self, ch: _Chunk) -> str:
         start, end = self.span(ch)
@@ -327,9 +359,9 @@ class _Reader:
             # …"): a drafter recites that element again without it ("…; and an inner element"), or the other way
             key = (ch.claim, _bare(ch, self.tokens))
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True, articled=True)
-            earlier += [c for c in self.bare.get(key, ()) if c.words != ch.words]
+            earlier += [c for c in self.bare.get(key, ()) if c.words != ch.words][:1]
             self.introduced_again(ch, earlier)
-            self.bare.setdefault(key, []).append(ch)
+            self.keep_bare(key, ch)
         index = self.index
         for w in ch.words:  # a word twice in one phrase lists it twice: harmless, matches() stops at two
             got = index.get(w)
@@ -384,6 +416,16 @@ class _Reader:
             ):
                 self.again.append((ch, c))
                 return
+
+    def keep_bare(self, key: tuple[int, tuple[str, ...]], ch: _Chunk) -> None:
+        """Keep ``ch`` under its bare words if it is the first, or the first in other words, that introduced_again
+        would compare with: every one read so is in the same claim, where only the first element of its own (not
+        implied, recited alone) counts, so keeping them all made a long claim repeating one element quadratic."""
+        kept = self.bare.setdefault(key, [])
+        if len(kept) == 2 or (kept and kept[0].words == ch.words):
+            return
+        if ch.article and not ch.implied and (ch.same is None or ch.joined) and self.recited_alone(ch):
+            kept.append(ch)
 
     def in_every_parent(self, earlier: int, claim: int) -> bool:
         """Whether claim index ``earlier`` is in the scope of every claim ``claim`` cites: a claim citing "any of
@@ -463,12 +505,12 @@ class _Reader:
         """Whether a Markush group lists ``c`` as an alternative: in its clause ("selected from the group consisting
         of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein R1 is chosen from: a
         hydrogen atom; a phenyl radical; …")."""
-        text = self.claims[c.claim].text.lower()
+        where = self.markush.get(c.claim)
+        if where is None:
+            where = self.markush[c.claim] = _Markush(self.claims[c.claim].text.lower())
         first = self.span(c)[0]
-        return bool(
-            _MARKUSH_RE.search(text, text.rfind(";", 0, first) + 1, first)
-            or _MARKUSH_LIST_RE.search(text, max(text.rfind("wherein", 0, first), 0), first)
-        )
+        return where.group_in(where.groups, where.after(where.semicolons, first) + 1, first) or where.group_in(
+            where.lists, max(where.after(where.wherein, first - len("wherein") + 1), 0), first)
 
     def act(self, claim: int, actions: list[tuple[str, int]]) -> None:
         for word, token in actions:
@@ -924,7 +966,7 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     for ci, claim in enumerate(claims):
         here = len(findings)
         blocks.append((reader.ancestry.order[ci], here))
-        tokens = _TOKEN_RE.findall(claim.text)
+        tokens = list(map(sys.intern, _TOKEN_RE.findall(claim.text)))  # a word once, however often it recurs
         dependent = bool(reader.ancestry.parents[ci])
         chunks, actions = _chunks(tokens, ci, dependent)
         reader.body = 0 if dependent else _body_start(tokens)
