@@ -45,7 +45,7 @@ SEEDS = range(7, 13)  # the labelled USPTO samples of rounds 1-6, as docs/invest
 
 
 def evidence_of(finding: AntecedentFinding) -> str:
-    """What the message says was found besides the reference (the formats of spg.lint.antecedent.reader._finding)."""
+    """What the message says was found besides the reference (the formats of spg.lint.antecedent.findings._finding)."""
     if finding.rule == "antecedent-ambiguous":
         return "ambiguous"
     if "(closest: " in finding.message:
