@@ -10,6 +10,7 @@ from pathlib import Path
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
+SETS = REPO / "benchmarks" / "sets"  # the labelled and written sets the scripts score (sets/README.md)
 
 # Shapes of the paper's backbone, for measuring its cost without its weights (random values, the embedded
 # model's tokenizer; Llama-3-8B's own 128k vocabulary would add 0.6 B parameters).

@@ -18,11 +18,11 @@ replaced in the linter (spg.metrics.antecedent.unsupported_references, still Pat
   35 USC 112(b); the rubric is in docs/lint-antecedent.md), and how many labelled warnings the analysis still
   reports. ``--labels PATH [PATH ...]`` names the sample, one file per labeller of the same warnings (their agreement
   and the warnings all of them call real are printed too). The default is the fresh sample of this analysis:
-  ``lint_antecedent_seed15_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 15`` and labelled by two readers
-  who never saw its code; ``lint_antecedent_pap2pat_seed16_{1,2}.jsonl`` is its fresh held-out sample, drawn with
+  ``sets/lint_antecedent_seed15_{1,2}.jsonl``, 120 warnings drawn with ``--draw 120 --seed 15`` and labelled by two readers
+  who never saw its code; ``sets/lint_antecedent_pap2pat_seed16_{1,2}.jsonl`` is its fresh held-out sample, drawn with
   ``--draw 120 --draw-from pap2pat --seed 16``. Beside them, samples of earlier analyses labelled the same way and
-  then read to improve the grammar (``lint_antecedent_seed{7,...,13}_{1,2}.jsonl``,
-  ``lint_antecedent_pap2pat_seed14_{1,2}.jsonl``) and the first development sample, ``lint_antecedent_labels.jsonl``
+  then read to improve the grammar (``sets/lint_antecedent_seed{7,...,13}_{1,2}.jsonl``,
+  ``sets/lint_antecedent_pap2pat_seed14_{1,2}.jsonl``) and the first development sample, ``sets/lint_antecedent_labels.jsonl``
   (110 warnings of an earlier analysis labelled by the person tuning it). ``--draw N`` prints a random sample of N
   warnings to label instead, ``--packet DIR`` writes it with each document's claims for the labellers.
 
@@ -51,7 +51,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from common import shared_file
+from common import SETS, shared_file
 
 from spg.data import CHECKER_SPLITS, checker_split
 from spg.forest import Claim, Forest
@@ -61,9 +61,8 @@ from spg.lint.antecedent.judge import tiered
 from spg.metrics.antecedent import unsupported_references
 from spg.parse import parse_claims
 
-HERE = Path(__file__).parent
 # The fresh sample of this analysis: drawn with --draw 120 --seed 15, labelled by two readers who never saw its code.
-LABELS = [HERE / "lint_antecedent_seed15_1.jsonl", HERE / "lint_antecedent_seed15_2.jsonl"]
+LABELS = [SETS / "lint_antecedent_seed15_1.jsonl", SETS / "lint_antecedent_seed15_2.jsonl"]
 
 
 def _split(words: str) -> list[str]:
@@ -404,11 +403,11 @@ def _key(item: dict) -> tuple:
 
 
 def overlap(data: dict[str, list[dict]], paths: list[Path], real: dict[tuple, bool]) -> None:
-    """How much of a sample, and of all the analysis reports on its set, other labelled samples beside this script
+    """How much of a sample, and of all the analysis reports on its set, other labelled samples in benchmarks/sets
     drew too (those are development data once a round read them), and how their labellers judged the same warnings."""
     others: dict[str, list[Path]] = {}
     mine = {p.resolve() for p in paths}
-    for path in sorted(HERE.glob("lint_antecedent_*.jsonl")):
+    for path in sorted(SETS.glob("lint_antecedent_*.jsonl")):
         if path.resolve() not in mine:
             others.setdefault(re.sub(r"_\d\.jsonl$", "", path.name), []).append(path)
     there: dict[tuple, bool] = {}  # a warning → real by every labeller of another sample that drew it
@@ -428,10 +427,10 @@ def overlap(data: dict[str, list[dict]], paths: list[Path], real: dict[tuple, bo
 
 
 def agreed_labels() -> dict[tuple, tuple[bool, str]]:
-    """Every warning of every labelled sample beside this script on which all its labellers agree → (real?, the
+    """Every warning of every labelled sample in benchmarks/sets on which all its labellers agree → (real?, the
     first labeller's class)."""
     groups: dict[str, list[Path]] = {}
-    for path in sorted(HERE.glob("lint_antecedent_*.jsonl")):
+    for path in sorted(SETS.glob("lint_antecedent_*.jsonl")):
         groups.setdefault(re.sub(r"_\d\.jsonl$", "", path.name), []).append(path)
     out: dict[tuple, bool] = {}
     for paths in groups.values():

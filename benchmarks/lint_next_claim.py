@@ -12,16 +12,16 @@ false alarm of a US checker; US grants are the proxy that counts.
     .venv/bin/python benchmarks/lint_next_claim.py [--sides test] [--top 8]
 
 ``--devset`` reads instead a set of written next claims, each with the kind of error it was written to have
-(``benchmarks/lint_next_claim_devset.jsonl``; how it was made: docs/lint.md, "Next claims written with errors"):
+(``benchmarks/sets/lint_next_claim_devset.jsonl``; how it was made: docs/lint.md, "Next claims written with errors"):
 one JSON object per line, ``{"id", "k", "category", "candidate", "note"}``, the candidate drafted as claim k+1 after
 claims 1..k of the shared USPTO document ``id``. Printed per category and side of ``spg.data.checker_split`` (its
 documents are train and dev ones: train to read, dev to report): the share of candidates with a finding on
 themselves, and the rules behind them; ``--list SIDE`` prints every candidate of that side with its findings.
-``benchmarks/lint_next_claim_devset3.jsonl``, ``…devset4.jsonl`` and ``…devset6.jsonl`` are written after test
+``benchmarks/sets/lint_next_claim_devset3.jsonl``, ``…devset4.jsonl`` and ``…devset6.jsonl`` are written after test
 documents, to be measured once the rules are frozen and never listed; ``…devset5.jsonl`` (train documents, three
 repetitions and two error-free claims per document) is development data, as the first two are.
 
-    .venv/bin/python benchmarks/lint_next_claim.py --devset benchmarks/lint_next_claim_devset.jsonl [--list train]
+    .venv/bin/python benchmarks/lint_next_claim.py --devset benchmarks/sets/lint_next_claim_devset.jsonl [--list train]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ only, its regularisation and threshold are chosen on dev, and test is left to ``
 3. The judge: a logistic regression on the grammar features, element-ness and the head's and modifiers' vectors,
    over the grammar's ``antecedent`` warnings on train documents. Labels: injected defects (the benchmark's four
    mutations, ``--per-doc`` sites per document and kind) are real; warnings the blind labellers of earlier rounds
-   judged (``benchmarks/lint_antecedent_*.jsonl``: real or false by every labeller of the sample) take that label,
+   judged (``benchmarks/sets/lint_antecedent_*.jsonl``: real or false by every labeller of the sample) take that label,
    with weight ``--labelled-weight``; other warnings on real claims are false, with weight ``--unlabelled-weight``
    where the head is introduced nowhere (85 % of those labelled are false) and ``--named-weight`` where the
    message names another introduction (about half are).

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +44,25 @@ def test_every_benchmark_answers_help(script, help_runs):
     assert done.returncode == 0 and done.stdout.startswith("usage:"), done.stderr[-2000:]
 
 
+def _expanded(pattern: str) -> set[str]:
+    """``a{1,2}b`` → {a1b, a2b}, every brace group in turn (the cards name a family of files this way)."""
+    head, brace, rest = pattern.partition("{")
+    if not brace:
+        return {pattern}
+    options, _, tail = rest.partition("}")
+    return {head + o + t for o in options.split(",") for t in _expanded(tail)}
+
+
+def test_the_sets_sit_apart_from_the_scripts_each_on_a_card():
+    # a labelled set beside the scripts, or one no card describes, is data nobody can tell the origin of
+    folder = REPO / "benchmarks" / "sets"
+    assert not sorted((REPO / "benchmarks").glob("*.jsonl")), "labelled and written sets belong in benchmarks/sets/"
+    named = {n if n.endswith(".jsonl") else n + ".jsonl" for token in re.findall(r"`([^`\s]+)`",
+             (folder / "README.md").read_text(encoding="utf-8")) for n in _expanded(token)}
+    sets = sorted(p.name for p in folder.glob("*.jsonl"))
+    assert len(sets) >= 29 and [s for s in sets if s not in named] == []
+
+
 FIVE_KINDS = {"error-free", "non-distinctive repetition", "preamble inconsistency", "verbose redundancy",
               "broadening or contradicting"}
 TWO_KINDS = {"error-free", "non-distinctive repetition"}
@@ -66,7 +86,7 @@ def test_each_written_next_claim_reads_as_claim_k_plus_1_of_a_document_of_its_si
     from spg.parse import parse_claims
 
     documents = {r.id: r for r in load_records(uspto_path)}
-    rows = [json.loads(line) for line in (REPO / "benchmarks" / name).read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in (REPO / "benchmarks" / "sets" / name).read_text(encoding="utf-8").splitlines()]
     assert len(rows) == size and {r["category"] for r in rows} == kinds
     for r in rows:
         assert checker_split(r["id"]) in sides, r["id"]

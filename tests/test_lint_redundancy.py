@@ -277,7 +277,7 @@ def test_a_restatement_that_changes_a_content_word_further_limits():
         assert found(text, "not-further-limiting") == [], again
 
 
-# the same words in other forms and order (LLM repetitions written blind: benchmarks/lint_next_claim_devset.jsonl) --
+# the same words in other forms and order (LLM repetitions written blind: benchmarks/sets/lint_next_claim_devset.jsonl) --
 
 def test_a_sibling_in_another_voice_or_word_form_is_a_reworded_duplicate():
     text = STOOL + (" 2. The step stool of claim 1, wherein the lower step contains a rubber pad as a tread."

@@ -31,7 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lint_antecedent import HERE, kind, load, read_labels, recall  # noqa: E402
+from common import SETS  # noqa: E402
+from lint_antecedent import kind, load, read_labels, recall  # noqa: E402
 
 from spg.forest import Forest  # noqa: E402
 from spg.lint.antecedent import AntecedentFinding, check_antecedents  # noqa: E402
@@ -44,7 +45,7 @@ SEEDS = range(7, 13)  # the labelled USPTO samples of rounds 1-6, as docs/invest
 
 
 def evidence_of(finding: AntecedentFinding) -> str:
-    """What the message says was found besides the reference (the formats of spg.lint.antecedent.reader._finding)."""
+    """What the message says was found besides the reference (the formats of spg.lint.antecedent.findings._finding)."""
     if finding.rule == "antecedent-ambiguous":
         return "ambiguous"
     if "(closest: " in finding.message:
@@ -88,7 +89,7 @@ def labelled(uspto: list[dict]) -> list[tuple[AntecedentFinding, int]]:
     today: dict[str, dict] = {}
     out = []
     for seed in SEEDS:
-        first, second = (HERE / f"lint_antecedent_seed{seed}_{n}.jsonl" for n in (1, 2))
+        first, second = (SETS / f"lint_antecedent_seed{seed}_{n}.jsonl" for n in (1, 2))
         for a, b in zip(read_labels(first), read_labels(second), strict=True):
             if a["doc"] not in today:
                 found = check_antecedents(parse_claims(by_id[a["doc"]]["claims"]))
@@ -130,7 +131,7 @@ def embedded_judge() -> None:
                for w in ("yes", "no")}
     scores = []
     for sample in ("seed13", "pap2pat_seed14"):
-        first, second = (read_labels(HERE / f"lint_antecedent_{sample}_{n}.jsonl") for n in (1, 2))
+        first, second = (read_labels(SETS / f"lint_antecedent_{sample}_{n}.jsonl") for n in (1, 2))
         for a, b in zip(first, second, strict=True):
             if a["verdict"] != b["verdict"]:
                 continue

@@ -6,7 +6,7 @@ as a reader of meaning. For each next claim (claim k+1 after claims 1..k) that i
 similarity between its text after the citation and that of each earlier sibling (a claim citing the same parents),
 and that of each clause of the claims up its chain, the highest of each kept; measured on the granted US claims of
 the train and dev sides of ``spg.data.checker_split`` (a high similarity there is a false alarm) and on the three
-written development sets (``benchmarks/lint_next_claim_devset{,2,5}.jsonl``, per annotated kind), alone and together
+written development sets (``benchmarks/sets/lint_next_claim_devset{,2,5}.jsonl``, per annotated kind), alone and together
 with "no new word" (none of the claim's content words is new against its chain and earlier siblings:
 ``repetition_signals.py``). ``--without-finding`` counts only the claims ``spg lint`` reports no warning or error
 on: what a signal would add to the rules. Then the similarity of single words: synonyms a restatement uses, and

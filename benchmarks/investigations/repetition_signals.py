@@ -2,7 +2,7 @@
 
 Three signals a next claim (claim k+1 after claims 1..k) may give, each measured on the granted US claims of the
 train and dev sides of ``spg.data.checker_split`` (claims an examiner allowed: a signal firing there is a false
-alarm) and on the three written development sets (``benchmarks/lint_next_claim_devset{,2,5}.jsonl``, per kind):
+alarm) and on the three written development sets (``benchmarks/sets/lint_next_claim_devset{,2,5}.jsonl``, per kind):
 
 * **run**: the dependent claim repeats a run of at least N of its chain's words (articles aside) beside at least
   three words of its own (``difflib.SequenceMatcher``), for N = 10, 12, 15: the "verbose redundancy" kind;
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import shared_records  # noqa: E402
+from common import SETS, shared_records  # noqa: E402
 
 from spg.data import checker_split  # noqa: E402
 from spg.forest import Forest  # noqa: E402
@@ -37,7 +37,7 @@ from spg.parse import parse_claims  # noqa: E402
 
 RUNS = (10, 12, 15)
 COVERED = 0.9
-SETS = ("lint_next_claim_devset.jsonl", "lint_next_claim_devset2.jsonl", "lint_next_claim_devset5.jsonl")
+WRITTEN = ("lint_next_claim_devset.jsonl", "lint_next_claim_devset2.jsonl", "lint_next_claim_devset5.jsonl")
 
 
 def says_nothing_new(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]], num: int) -> bool:
@@ -94,10 +94,10 @@ def measure(signals: Callable[[Forest, int], set[str] | None]) -> None:
                 counts.update(got)
     show("granted US next dependent claims, train + dev", counts, n)
     by_id = {doc.id: doc for doc in documents}
-    for name in SETS:
+    for name in WRITTEN:
         kinds: dict[str, Counter[str]] = defaultdict(Counter)
         totals: Counter[str] = Counter()
-        for line in (Path(__file__).resolve().parents[1] / name).read_text(encoding="utf-8").splitlines():
+        for line in (SETS / name).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             given = [c for c in by_id[row["id"]].claims.claims if c.num <= row["k"]]
             (candidate,) = parse_claims(row["candidate"]).claims

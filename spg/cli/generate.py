@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spg.cli.command import add_command
 from spg.config import Invalid
 from spg.data import DataError
 from spg.errors import InputError, decode_utf8, nested_too_deeply, shown
@@ -34,18 +35,14 @@ def example_path() -> Path:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "generate",
-        help="draft claim sets from patent descriptions (SPG models, or any chat model zero-shot)",
-        description=(
-            "Generate a claim set for each description. MODEL is an SPG artefact directory (spg train output) "
-            "or any Hugging Face chat model (name or path; prompted zero-shot); the default is the embedded "
-            "SmolLM2-135M-Instruct. INPUT is a text file or a Word document (one description), or a .json/.jsonl file or folder of "
-            "patent records. Results are appended to OUTPUT (JSONL) as they finish; re-running skips the ids "
-            "already there. Defaults are the paper's evaluation settings (temperature 0.1 with sampling, "
-            "1,024 new tokens, prompts cut to 7,168 tokens)."
-        ),
-    )
+    p = add_command(sub, "generate", run,
+                    summary="draft claim sets from patent descriptions (SPG models, or any chat model zero-shot)",
+                    description="""
+        Generate a claim set for each description. MODEL is an SPG artefact directory (spg train output) or any Hugging
+        Face chat model (name or path; prompted zero-shot); the default is the embedded SmolLM2-135M-Instruct. INPUT is
+        a text file or a Word document (one description), or a .json/.jsonl file or folder of patent records. Results
+        are appended to OUTPUT (JSONL) as they finish; re-running skips the ids already there. Defaults are the paper's
+        evaluation settings (temperature 0.1 with sampling, 1,024 new tokens, prompts cut to 7,168 tokens).""")
     p.add_argument("--model", help="SPG artefact dir or HF chat model name/path (default: embedded smollm2)")
     p.add_argument("--input", action="append", metavar="PATH",
                    help=f"description(s): a text file or .docx, or .json/.jsonl (optionally .gz) or folder of records; repeat for "
@@ -89,7 +86,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "OUTPUT; under accelerate launch or torchrun each process takes its rank's shard and GPU")
     p.add_argument("--skip-bad", action="store_true", help="skip malformed input records (reported on stderr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 # Flags whose name is not their config key with dashes (any other flag whose dest is a config key sets that key).

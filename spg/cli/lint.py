@@ -9,6 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
+from spg.cli.command import add_command
 from spg.cli.lint_corpus import add_arguments as add_corpus_arguments
 from spg.cli.lint_corpus import is_corpus_run, lint_corpus_command
 from spg.errors import InputError
@@ -72,15 +73,14 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "lint",
-        help="show a claim set as a dependency forest and list its problems",
-        description="Print the claim set as trees (indented by depth), then every finding: structure, antecedent "
-        "basis, the repetition LLM drafters produce (duplicate claims, claims that do not further limit, repeated "
-        "limitations, elements introduced twice), dependent claims whose preamble names another subject, 37 CFR "
-        "1.75(c) multiple dependency, 35 USC 112(f) terms and, with a description, claim terms it does not support. Exit 1 when an error is left after suppressions, 2 on unreadable input. Rules: "
-        + ", ".join(RULES) + ".",
-    )
+    p = add_command(sub, "lint", _lint,
+                    summary="show a claim set as a dependency forest and list its problems",
+                    description=f"""
+        Print the claim set as trees (indented by depth), then every finding: structure, antecedent basis, the
+        repetition LLM drafters produce (duplicate claims, claims that do not further limit, repeated limitations,
+        elements introduced twice), dependent claims whose preamble names another subject, 37 CFR 1.75(c) multiple
+        dependency, 35 USC 112(f) terms and, with a description, claim terms it does not support. Exit 1 when an error
+        is left after suppressions, 2 on unreadable input. Rules: {', '.join(RULES)}.""")
     p.add_argument("file", help="claim set: text (flat '1. ... 2. ...' or one claim per line), a Word document "
                    "(.docx: its claims section; the text before it is the description), JSON, or a JSON / JSON Lines "
                    "patent record (its description is used); '-' = stdin")
@@ -106,4 +106,3 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "finding as a Word comment on its words (the input is never changed; OUT is marked as spg's by "
                    f"the custom document property spg={COMMENTS} and only such a file is replaced)")
     add_corpus_arguments(p)
-    p.set_defaults(func=_lint)

@@ -5,24 +5,21 @@ from __future__ import annotations
 import argparse
 import logging
 
+from spg.cli.command import add_command
 from spg.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "pairs",
-        help="sample Stage I candidates, score them with PatentScore_rule and write LPO preference pairs",
-        description=(
-            "For up to B training descriptions, sample one candidate per temperature from the Stage I model "
-            "(`model`), score each against the reference claims with PatentScore_rule, and write up to three "
-            "pairs per description (gt-vs-worst; best-vs-worst if the gap > kappa; gt-vs-best if the gap > delta) "
-            "to the JSONL file `pairs`. Settings come from the Stage II config file, overridden by key=value. "
-            "Re-running skips descriptions already in the file."
-        ),
-    )
+    p = add_command(sub, "pairs", run,
+                    summary="sample Stage I candidates, score them with PatentScore_rule and write LPO preference pairs",
+                    description="""
+        For up to B training descriptions, sample one candidate per temperature from the Stage I model (`model`), score
+        each against the reference claims with PatentScore_rule, and write up to three pairs per description
+        (gt-vs-worst; best-vs-worst if the gap > kappa; gt-vs-best if the gap > delta) to the JSONL file `pairs`.
+        Settings come from the Stage II config file, overridden by key=value. Re-running skips descriptions already in
+        the file.""")
     p.add_argument("--config", help="Stage II YAML config (e.g. configs/cpu/smollm2-stage2.yaml)")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. num_descriptions=10")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from spg.cli.command import add_command
 from spg.errors import InputError
 from spg.files import check_destination, write_docx, write_report
 
@@ -52,18 +53,16 @@ def _renumber(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "renumber",
-        help="renumber claims consecutively, each after the claims it cites, citations updated",
-        description="Write the claims of IN to OUT numbered 1, 2, 3, ... in an order where every claim comes after "
-        "the claims it cites (the given order otherwise), with every numbered citation ('claim 3', 'claims 2 or "
-        "3', 'any of claims 1-4', 'claims 2 to 5') updated. Text comes out one claim per line; a Word document "
-        "keeps its paragraphs and formatting, with only the numbers changed and the claims moved. IN is never "
-        "changed. A cycle of citations or a citation of a missing claim exits 2 naming the claim.",
-    )
+    p = add_command(sub, "renumber", _renumber,
+                    summary="renumber claims consecutively, each after the claims it cites, citations updated",
+                    description="""
+        Write the claims of IN to OUT numbered 1, 2, 3, ... in an order where every claim comes after the claims it
+        cites (the given order otherwise), with every numbered citation ('claim 3', 'claims 2 or 3', 'any of claims
+        1-4', 'claims 2 to 5') updated. Text comes out one claim per line; a Word document keeps its paragraphs and
+        formatting, with only the numbers changed and the claims moved. IN is never changed. A cycle of citations or a
+        citation of a missing claim exits 2 naming the claim.""")
     p.add_argument("input", metavar="IN", help="claim text (flat '1. ... 2. ...' or one claim per line) or a Word "
                    "document (.docx); JSON claims come out as text; '-' = stdin")
     p.add_argument("output", metavar="OUT", help="where to write: a new text file, or OUT.docx for a Word input "
                    "(replaced only when an earlier spg renumber wrote it)")
     p.add_argument("--force", action="store_true", help="let a text OUT replace an existing file (never IN)")
-    p.set_defaults(func=_renumber)

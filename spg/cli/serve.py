@@ -11,6 +11,7 @@ import socket
 import sys
 from pathlib import Path
 
+from spg.cli.command import add_command
 from spg.errors import InputError, shown
 from spg.lint.suppress import CONFIG_NAME, find_config
 
@@ -18,17 +19,16 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="check and draft claims in a browser (a local web app)",
-        description="Start a local web app with two tabs. Check: paste or open claims (text, JSON or Word .docx) "
-        "and see the claim tree and every finding as you type; suppress a finding with a click (saved to the "
-        "suppression file only when you press Save); download the HTML report, the JSON, or your .docx with each "
-        "finding as a Word comment. Draft: paste or open a description (text or .docx) and watch claims appear as "
-        "the model writes them, each checked as it closes; download them as text or .docx. The model loads at the "
-        "first draft; one draft runs at a time, others wait in a queue, and checks never wait for a draft. "
-        "Only this computer can reach the app unless --host says otherwise; stop it with Ctrl-C.",
-    )
+    p = add_command(sub, "serve", run,
+                    summary="check and draft claims in a browser (a local web app)",
+                    description="""
+        Start a local web app with two tabs. Check: paste or open claims (text, JSON or Word .docx) and see the claim
+        tree and every finding as you type; suppress a finding with a click (saved to the suppression file only when
+        you press Save); download the HTML report, the JSON, or your .docx with each finding as a Word comment. Draft:
+        paste or open a description (text or .docx) and watch claims appear as the model writes them, each checked as
+        it closes; download them as text or .docx. The model loads at the first draft; one draft runs at a time, others
+        wait in a queue, and checks never wait for a draft. Only this computer can reach the app unless --host says
+        otherwise; stop it with Ctrl-C.""")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 lets every computer "
                         "that can reach this one use the app, without any login)")
@@ -45,7 +45,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check-seconds", type=float, default=60.0,
                    help="longest one check may run, in a worker process of its own; past it the page gets one line "
                         "saying so (default 60); a check whose page left is stopped at once")
-    p.set_defaults(func=run)
 
 
 def _generate_config(args: argparse.Namespace):

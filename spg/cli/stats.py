@@ -10,6 +10,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from spg.cli.command import add_command
 from spg.data import DataError, load_records
 from spg.errors import InputError, nested_too_deeply, shown
 
@@ -61,12 +62,11 @@ def _on_workers(args: argparse.Namespace, unit: str, skipped: list) -> CorpusSta
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "stats",
-        help="corpus statistics (the paper's 'Detailed statistics' table)",
-        description="Claims, independent, dependent, max tree depth, claim and description length per document "
-        "(mean, median, min, max) and the dependent-claim ratio, for a folder, .json or .jsonl data source.",
-    )
+    p = add_command(sub, "stats", _stats,
+                    summary="corpus statistics (the paper's 'Detailed statistics' table)",
+                    description="""
+        Claims, independent, dependent, max tree depth, claim and description length per document (mean, median, min,
+        max) and the dependent-claim ratio, for a folder, .json or .jsonl data source.""")
     p.add_argument("data", help="folder of HUPD JSON files, a .json file or a .jsonl file")
     p.add_argument(
         "--tokenizer",
@@ -77,4 +77,3 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "as spg lint --out does (also Parquet with a claims column); default: this process")
     p.add_argument("--skip-bad", action="store_true", help="report malformed records and go on instead of stopping")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    p.set_defaults(func=_stats)

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 from spg.forest import Forest
-from spg.lint.antecedent.reader import AntecedentFinding, _read, _Reader
+from spg.lint.antecedent.findings import AntecedentFinding, _read
+from spg.lint.antecedent.reader import _Reader
 
 _DETERMINER = re.compile(r"(?:an?|the|said)\s+", re.IGNORECASE)
 # "of", and modifiers the reader left out of the phrase after it ("curved"), never a function word

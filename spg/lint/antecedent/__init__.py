@@ -168,8 +168,14 @@ citation cycle keeps, for each claim in it, only the claims read before. Finding
 Scope costs O(1) per test and linear time overall: a claim whose ancestors each cite one parent is tested with the
 pre/post-order interval of a depth-first walk of the dependency tree (a 9,999-deep chain stays linear); only claims
 under a multiple dependency get an explicit ancestor set (a bit set).
+
+The modules, one concept each, in the order a claim set meets them: ``words`` (the closed classes of claim
+language), ``chunks`` (a claim's noun phrases), ``order`` (the reading order and who is whose ancestor),
+``support`` (whether an introduction's words support a reference's), ``index`` (the introductions read so far,
+their scope, an element introduced twice), ``reader`` (the judge of one reference), ``findings`` (the pass over
+the claims and the two public readers) and ``judge`` (the learned judge of the warning tier).
 """
 
-from spg.lint.antecedent.reader import AntecedentFinding, check_antecedents, reference_counts
+from spg.lint.antecedent.findings import AntecedentFinding, check_antecedents, reference_counts
 
 __all__ = ["AntecedentFinding", "check_antecedents", "reference_counts"]

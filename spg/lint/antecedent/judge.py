@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from spg.forest import Forest
-from spg.lint.antecedent.reader import AntecedentFinding
+from spg.lint.antecedent.findings import AntecedentFinding
 from spg.lint.antecedent.words import _FACES, _ORDINALS_SET, _PARTS, _POSITIONAL, _PREPOSITIONS, _singular
 
 MODEL = Path(__file__).resolve().parents[2] / "pretrained" / "antecedent-judge" / "judge.json"
