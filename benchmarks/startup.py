@@ -60,9 +60,10 @@ def budget(config: str | None) -> dict:
     prompt = generator.prompt(Document("example", example_path().read_text(encoding="utf-8")))
     mark("prompt")
     from spg.generation.pointer_decode import generate_batch
+    from spg.generation.request import DecodeRequest
 
     one = dataclasses.replace(generate.decode, max_new_tokens=1, min_new_tokens=0, prompt_lookup_tokens=0)
-    generate_batch(generator.lm, generator.tokenizer, [prompt], one, tagged=False)
+    generate_batch(DecodeRequest(generator.lm, generator.tokenizer, [prompt], one, tagged=False))
     mark(f"first token (the prompt's forward, {len(prompt)} tokens)")
     return {"items": marks, "total": round(time.perf_counter() - START, 3)}
 

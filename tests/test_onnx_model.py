@@ -14,6 +14,7 @@ if importlib.util.find_spec("onnxruntime_genai") is None:
 from spg.generation.generator import ClaimGenerator  # noqa: E402
 from spg.generation.onnx_model import onnx_model_dir  # noqa: E402
 from spg.generation.pointer_decode import DecodeSettings, StateRecorder, generate_batch  # noqa: E402
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
 from spg.generation.runtime import onnx_lm  # noqa: E402
 from spg.model.batch import INSTRUCTION  # noqa: E402
@@ -74,9 +75,9 @@ def test_a_batch_decodes_in_one_run_per_step_each_row_as_it_decodes_alone(export
     scores = []
     hook = spg.lm.get_output_embeddings().register_forward_hook(lambda m, a, out: scores.append(out[:, -1].clone()))
     try:
-        together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
+        together = generate_batch(DecodeRequest(spg.lm, spg.tokenizer, prompts, greedy, tagged=False))
         runs = len(scores)
-        alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+        alone = [generate_batch(DecodeRequest(spg.lm, spg.tokenizer, [p], greedy, tagged=False))[0] for p in prompts]
     finally:
         hook.remove()
     assert [o.ids for o in together] == [o.ids for o in alone]

@@ -39,6 +39,7 @@ from spg.generation.constrained import StructureGrammar
 from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch, tagged_claims
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.redraw import ClaimCheck
+from spg.generation.request import DecodeRequest
 from spg.generation.runner import Document
 from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
@@ -164,11 +165,8 @@ class ClaimGenerator:
         """One result per document; ``streamer`` (one document) sees the tokens as they are decoded."""
         prompts = [self.prompt(d) for d in docs]
         tagged = self.mode == "spg"
-        outputs = generate_batch(
-            self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar,
-            check=self.check,
-            streamer=streamer,
-        )
+        outputs = generate_batch(DecodeRequest(self.lm, self.tokenizer, prompts, self.settings, tagged, self.spg,
+                                               self.grammar, check=self.check, streamer=streamer))
         results = []
         for doc, prompt, generated in zip(docs, prompts, outputs, strict=True):
             out, cut = self.whole_claims(generated)
