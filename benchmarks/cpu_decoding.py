@@ -7,7 +7,7 @@ and the shipped SPG model:
 * the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s one thread reads; reading the
   float32 weights once per step at that rate is the fastest a float32 step can be (KV-cache reads ignored);
 * load time of each contender: ``runtime: torch`` (the float32 PyTorch path), ``--runtime`` with
-  ``onnx_weights: float32`` (today's default) and with ``--weights`` (the candidate; spg.generation.gguf_blocks);
+  ``onnx_weights: float32`` (today's default) and with ``--weights`` (the candidate; spg.model.gguf_blocks);
 * decoding tokens/s at batch 1 on the main job's document and on ``--batch-sizes`` USPTO documents: ``plain fp32``
   is transformers' ``generate`` on the float32 PyTorch model (greedy, no processors, no drafts: the reference;
   ``--plain-tokens`` of them);

@@ -44,7 +44,7 @@ from spg.generation.runner import Document
 from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
 from spg.linearize import DEP_END, EOT, IND_END, cite_parents, parse_tagged
-from spg.model.config import EMBEDDED, is_artefact
+from spg.model.config import describe
 from spg.model.prompt import build_prompt
 from spg.parse import parse_claims
 from spg.render import numbered
@@ -205,12 +205,13 @@ def load_generator(
 
     ``constrained=None`` means: on for tagged SPG models, off otherwise.
     """
-    if constrained and not (is_artefact(name_or_dir) and not zero_shot):
+    source = describe(name_or_dir, zero_shot)
+    if constrained and source.directory is None:
         raise ValueError(
-            f"{name_or_dir or EMBEDDED}: constrained decoding needs a trained SPG model (tagged output); "
+            f"{source.name}: constrained decoding needs a trained SPG model (tagged output); "
             "a chat model prompted zero-shot writes plain numbered claims"
         )
-    loaded = load_model(name_or_dir, settings, zero_shot=zero_shot, dtype=dtype, device=device)
+    loaded = load_model(source, settings, dtype=dtype, device=device)
     spg = loaded.spg
     if spg is None:
         return ClaimGenerator(loaded.lm, loaded.tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)
