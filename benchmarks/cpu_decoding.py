@@ -7,7 +7,7 @@ and the shipped SPG model:
 * the memory-bandwidth bound: a numpy sum over a 1 GiB buffer gives the bytes/s one thread reads; reading the
   float32 weights once per step at that rate is the fastest a float32 step can be (KV-cache reads ignored);
 * load time of each contender: ``runtime: torch`` (the float32 PyTorch path), ``--runtime`` with
-  ``onnx_weights: float32`` (today's default) and with ``--weights`` (the candidate; spg.generation.gguf_blocks);
+  ``onnx_weights: float32`` (today's default) and with ``--weights`` (the candidate; spg.model.gguf_blocks);
 * decoding tokens/s at batch 1 on the main job's document and on ``--batch-sizes`` USPTO documents: ``plain fp32``
   is transformers' ``generate`` on the float32 PyTorch model (greedy, no processors, no drafts: the reference;
   ``--plain-tokens`` of them);
@@ -51,6 +51,7 @@ from common import REPO, shared_file  # noqa: E402
 from spg.generation.config import GenerateConfig  # noqa: E402
 from spg.generation.generator import ClaimGenerator, load_generator  # noqa: E402
 from spg.generation.pointer_decode import DecodeSettings, generate_batch  # noqa: E402
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
 
 
@@ -85,7 +86,7 @@ def timed(generator: ClaimGenerator, prompts: list[list[int]], settings: DecodeS
     hook = generator.lm.get_output_embeddings().register_forward_pre_hook(lambda *_: forwards.append(1))
     torch.manual_seed(0)
     start = time.perf_counter()
-    outputs = generate_batch(generator.lm, generator.tokenizer, prompts, settings, **extra)
+    outputs = generate_batch(DecodeRequest(generator.lm, generator.tokenizer, prompts, settings, **extra))
     seconds = time.perf_counter() - start
     hook.remove()
     return seconds, sum(len(o.ids) for o in outputs), outputs, len(forwards)

@@ -40,6 +40,7 @@ from spg.data import checker_split  # noqa: E402
 from spg.generation.config import GenerateConfig  # noqa: E402
 from spg.generation.generator import ClaimGenerator, load_generator  # noqa: E402
 from spg.generation.pointer_decode import generate_batch  # noqa: E402
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
 from spg.generation.step_profile import StepProfile, profiled  # noqa: E402
 
@@ -63,8 +64,8 @@ def decode(generator: ClaimGenerator, prompts: list[list[int]]) -> tuple[StepPro
     """One batch through ``generate_batch`` under the profile: (profile, new tokens)."""
     torch.manual_seed(0)
     with profiled(generator.lm) as profile:
-        outputs = generate_batch(generator.lm, generator.tokenizer, prompts, generator.settings, tagged=True,
-                                 spg=generator.spg, grammar=generator.grammar, check=generator.check)
+        outputs = generate_batch(DecodeRequest(generator.lm, generator.tokenizer, prompts, generator.settings, tagged=True,
+                                              spg=generator.spg, grammar=generator.grammar, check=generator.check))
     return profile, sum(len(o.ids) for o in outputs)
 
 

@@ -23,6 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spg.generation.pointer_decode import DecodeSettings, generate_batch, kv_cache, left_pad  # noqa: E402
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.model.prompt import build_prompt  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
@@ -66,7 +67,7 @@ def main() -> None:
         return out.shape[1] - ids.shape[1]
 
     def pointer() -> int:
-        results = generate_batch(spg.lm, tok, prompts, settings, tagged=True, spg=spg)
+        results = generate_batch(DecodeRequest(spg.lm, tok, prompts, settings, tagged=True, spg=spg))
         return max(len(r.ids) for r in results)
 
     plain(), pointer()  # warm-up: kernels, allocator, caches

@@ -43,6 +43,7 @@ from spg.generation.pointer_decode import (  # noqa: E402
     kv_cache,
     left_pad,
 )
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.model.backbone import resolve_device, resolve_dtype  # noqa: E402
 from spg.model.prompt import build_prompt  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
@@ -146,7 +147,7 @@ def main() -> None:
             return out[:, ids.shape[1]:].tolist()
 
         def pointer(settings: DecodeSettings = settings) -> list[list[int]]:
-            return [r.ids for r in generate_batch(spg.lm, tokenizer, prompts, settings, tagged=True, spg=spg)]
+            return [r.ids for r in generate_batch(DecodeRequest(spg.lm, tokenizer, prompts, settings, tagged=True, spg=spg))]
 
         first = {path: timed(fn, device)[0] for path, fn in (("plain", plain), ("pointer", pointer))}  # warm-up
         times: dict[str, list[float]] = {"plain": [], "pointer": []}

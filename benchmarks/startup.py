@@ -48,9 +48,10 @@ def budget(config: str | None) -> dict:
     from spg.generation.generator import load_generator
 
     mark("import spg's generation")
-    from spg.model.ready import ready_root
+    from spg.model.config import describe
+    from spg.model.ready import ready_forms
 
-    ready_root(generate.model, torch.float32)
+    ready_forms(describe(generate.model), torch.float32)
     mark("ready form's name (hashes its files)")
     generator = load_generator(generate.model, generate.decode, constrained=generate.constrained,
                                max_prompt_tokens=generate.max_prompt_tokens, dtype=generate.dtype, device="cpu")
@@ -60,9 +61,10 @@ def budget(config: str | None) -> dict:
     prompt = generator.prompt(Document("example", example_path().read_text(encoding="utf-8")))
     mark("prompt")
     from spg.generation.pointer_decode import generate_batch
+    from spg.generation.request import DecodeRequest
 
     one = dataclasses.replace(generate.decode, max_new_tokens=1, min_new_tokens=0, prompt_lookup_tokens=0)
-    generate_batch(generator.lm, generator.tokenizer, [prompt], one, tagged=False)
+    generate_batch(DecodeRequest(generator.lm, generator.tokenizer, [prompt], one, tagged=False))
     mark(f"first token (the prompt's forward, {len(prompt)} tokens)")
     return {"items": marks, "total": round(time.perf_counter() - START, 3)}
 
@@ -72,11 +74,11 @@ def plain() -> dict:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from spg.cli.generate import example_path
-    from spg.model.config import INSTRUCTION
+    from spg.model.config import INSTRUCTION, describe
     from spg.model.prompt import build_prompt
-    from spg.model.ready import ready_model_dir
+    from spg.model.ready import ready_forms
 
-    folder = ready_model_dir("spg-smollm2", torch.float32)
+    folder = ready_forms(describe("spg-smollm2"), torch.float32).merged()
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     ids = build_prompt(tokenizer, example_path().read_text(encoding="utf-8"), 7168, INSTRUCTION)

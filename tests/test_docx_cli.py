@@ -125,10 +125,10 @@ def test_generate_drafts_from_a_word_description_and_writes_the_claims_as_a_word
 
     prompts = []
 
-    def decoded(lm, tokenizer, batch, *args, **kwargs):  # a random tiny model writes no claim: these stand in
-        prompts.extend(tokenizer.decode(p) for p in batch)
+    def decoded(request):  # a random tiny model writes no claim: these stand in
+        prompts.extend(request.tokenizer.decode(p) for p in request.prompts)
         return [Generated([], "1. A stool with a lock.\n2. The stool of claim 1, wherein the lock is a gravity lock.",
-                          None) for _ in batch]
+                          None) for _ in request.prompts]
 
     monkeypatch.setattr(generator, "generate_batch", decoded)
     base = tmp_path / "base"

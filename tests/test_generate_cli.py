@@ -314,8 +314,8 @@ POINTER = [None, 0, 0, 0, 1]
 def test_one_draft_says_one_claim_set_in_its_record_printout_and_word_document(models, tmp_path, capsys, monkeypatch):
     import spg.generation.generator as generator
 
-    def decoded(lm, tokenizer, prompts, *args, **kwargs):  # the model's output, as generate_batch returns it
-        return [Generated([], DISAGREEING, POINTER) for _ in prompts]
+    def decoded(request):  # the model's output, as generate_batch returns it
+        return [Generated([], DISAGREEING, POINTER) for _ in request.prompts]
 
     monkeypatch.setattr(generator, "generate_batch", decoded)
     (tmp_path / "chair.txt").write_text("A chair has a seat and a back.")

@@ -1,4 +1,4 @@
-"""The GGUF-blocks export's pieces (spg.generation.gguf_blocks): Q4_1 read as the gguf package reads it, q/k rows in
+"""The GGUF-blocks export's pieces (spg.model.gguf_blocks): Q4_1 read as the gguf package reads it, q/k rows in
 transformers' order, and ONNX Runtime's MatMulNBits with the side product computing blocks + offsets + adapters."""
 
 import importlib.util
@@ -9,7 +9,7 @@ import pytest
 if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("gguf") is None:
     pytest.skip("needs the cpu extra (onnxruntime) and gguf", allow_module_level=True)
 
-from spg.generation.gguf_blocks import BLOCK, _linear, nbits_inputs, q4_1_parts, unpermute_rows  # noqa: E402
+from spg.model.gguf_blocks import BLOCK, _linear, nbits_inputs, q4_1_parts, unpermute_rows  # noqa: E402
 
 
 def random_q4_1(rows: int, k: int, rng: np.random.Generator) -> np.ndarray:

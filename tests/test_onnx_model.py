@@ -12,11 +12,12 @@ if importlib.util.find_spec("onnxruntime_genai") is None:
     requirement_missing("onnxruntime-genai (spg's cpu extra)", module_level=True)
 
 from spg.generation.generator import ClaimGenerator  # noqa: E402
-from spg.generation.onnx_model import onnx_model_dir  # noqa: E402
 from spg.generation.pointer_decode import DecodeSettings, StateRecorder, generate_batch  # noqa: E402
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
 from spg.generation.runtime import onnx_lm  # noqa: E402
 from spg.model.batch import INSTRUCTION  # noqa: E402
+from spg.model.ready import exported as export_of  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
 
@@ -74,9 +75,9 @@ def test_a_batch_decodes_in_one_run_per_step_each_row_as_it_decodes_alone(export
     scores = []
     hook = spg.lm.get_output_embeddings().register_forward_hook(lambda m, a, out: scores.append(out[:, -1].clone()))
     try:
-        together = generate_batch(spg.lm, spg.tokenizer, prompts, greedy, tagged=False)
+        together = generate_batch(DecodeRequest(spg.lm, spg.tokenizer, prompts, greedy, tagged=False))
         runs = len(scores)
-        alone = [generate_batch(spg.lm, spg.tokenizer, [p], greedy, tagged=False)[0] for p in prompts]
+        alone = [generate_batch(DecodeRequest(spg.lm, spg.tokenizer, [p], greedy, tagged=False))[0] for p in prompts]
     finally:
         hook.remove()
     assert [o.ids for o in together] == [o.ids for o in alone]
@@ -95,16 +96,17 @@ def test_the_sessions_workers_do_not_spin_between_steps(exported):
 
 def test_an_export_is_found_again_by_the_models_content(exported):
     folder, _ = exported
-    first = onnx_model_dir(folder)
+    first = export_of(folder)
     stamp = (first / "model.onnx").stat().st_mtime_ns
-    assert onnx_model_dir(folder) == first and (first / "model.onnx").stat().st_mtime_ns == stamp
+    assert export_of(folder) == first and (first / "model.onnx").stat().st_mtime_ns == stamp
 
 
 def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_ready_form(tmp_path, monkeypatch):
     import spg.model.ready as ready
-    from spg.generation import onnx_model
     from spg.generation.generator import load_generator
     from spg.generation.onnx_model import OnnxCausalLM
+    from spg.model import onnx_export
+    from spg.model.config import describe
 
     base = tmp_path / "base"
     tiny_llama(hidden_size=64).save_pretrained(base)
@@ -115,14 +117,14 @@ def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_rea
     settings = DecodeSettings(max_new_tokens=40, do_sample=False)
     generator = load_generator(str(tmp_path / "spg"), settings, device="cpu")
     assert isinstance(generator.lm, OnnxCausalLM)
-    root = ready.ready_root(tmp_path / "spg", torch.float32)
+    root = ready.ready_forms(describe(tmp_path / "spg"), torch.float32).root
     assert [p.name for p in root.iterdir() if p.name.startswith("onnx-")]  # beside the merged form, not in a tempdir
 
     def no_export(hf_dir, target):
         assert target.is_dir(), "exported again"
         return target
 
-    monkeypatch.setattr(onnx_model, "export", no_export)
+    monkeypatch.setattr(onnx_export, "export", no_export)
     again = load_generator(str(tmp_path / "spg"), settings, device="cpu")
     assert isinstance(again.lm, OnnxCausalLM) and len(again([Document("d1", "A chair.")])) == 1
 

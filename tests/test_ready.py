@@ -15,6 +15,7 @@ from spg.generation.generator import load_generator
 from spg.generation.pointer_decode import DecodeSettings
 from spg.generation.runner import Document
 from spg.model.backbone import build_once
+from spg.model.config import EMBEDDED, ModelSource, describe
 from spg.model.spg_model import SPGConfig, SPGModel
 
 DOCS = [Document("d1", "A chair with four legs and a seat."), Document("d2", "A lamp.")]
@@ -61,9 +62,9 @@ def outputs(generator) -> list[tuple[str, list | None]]:
 
 def test_the_ready_form_decodes_exactly_as_merging_at_load(cache, artefact, monkeypatch):
     from_ready = load_generator(str(artefact), GREEDY, device="cpu")
-    assert ready.ready_model_dir(artefact, torch.float32).is_dir()
+    assert (ready.ready_forms(describe(artefact), torch.float32).root / ready.MERGED).is_dir()
     assert not hasattr(from_ready.lm, "peft_config")  # a plain model: no adapter wrappers left in each step
-    monkeypatch.setattr(runtime, "ready_root", lambda *args: None)  # no ready form: merged at load
+    monkeypatch.setattr(runtime, "ready_forms", lambda *args: None)  # no ready form: merged at load
     merged_at_load = load_generator(str(artefact), GREEDY, device="cpu")
     expected = outputs(merged_at_load)
     assert outputs(from_ready) == expected
@@ -81,16 +82,16 @@ def test_a_later_load_reads_the_ready_form_without_building_it_again(cache, arte
 
 
 def test_the_key_changes_with_every_artefact_file_and_the_dtype(cache, artefact, tmp_path):
-    key = ready.ready_key(artefact, torch.float32)
-    assert ready.ready_key(artefact, torch.float32) == key
-    assert ready.ready_key(artefact, torch.bfloat16) != key
+    key = ready.ready_key(describe(artefact), torch.float32)
+    assert ready.ready_key(describe(artefact), torch.float32) == key
+    assert ready.ready_key(describe(artefact), torch.bfloat16) != key
     copy = tmp_path / "copy"
     copy.mkdir()
     for f in artefact.iterdir():
         (copy / f.name).write_bytes(f.read_bytes())
-    assert ready.ready_key(copy, torch.float32) == key  # keyed by content, not by where the artefact lies
+    assert ready.ready_key(describe(copy), torch.float32) == key  # keyed by content, not by where the artefact lies
     (copy / "pointer_head.safetensors").write_bytes(b"changed")
-    assert ready.ready_key(copy, torch.float32) != key
+    assert ready.ready_key(describe(copy), torch.float32) != key
 
 
 def test_a_killed_build_leaves_no_ready_form_and_the_next_build_completes(tmp_path):
@@ -127,6 +128,19 @@ def test_a_build_removes_what_killed_builds_left_and_keeps_a_running_ones(tmp_pa
 
 def test_only_artefacts_on_the_embedded_backbone_get_a_ready_form(artefact, monkeypatch, tmp_path):
     monkeypatch.setenv("SPG_CACHE", str(tmp_path))
-    assert ready.ready_key(artefact, torch.float32) is None  # a local base: loaded the long way, never copied
+    assert ready.ready_key(describe(artefact), torch.float32) is None  # a local base: loaded the long way, never copied
     assert load_generator(str(artefact), GREEDY, device="cpu").spg is not None
     assert not (tmp_path / "ready").exists()
+
+
+def test_the_artefact_is_resolved_once_with_the_chain_its_ready_forms_are_keyed_by(artefact, tmp_path):
+    stage2 = tmp_path / "stage2"
+    config = SPGConfig.load(artefact)
+    config.stage1 = str(artefact)
+    stage2.mkdir()
+    config.save(stage2)  # a Stage II artefact naming the fixture as its Stage I
+    source = describe(stage2)
+    assert source.chain == (stage2, artefact.resolve()) and source.directory == stage2
+    assert source.base == config.base_model and source.config.stage1 == str(artefact.resolve())
+    assert describe(artefact, zero_shot=True) == ModelSource(str(artefact))  # prompted as a chat model
+    assert describe(None) == ModelSource(EMBEDDED)

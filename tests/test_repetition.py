@@ -4,6 +4,7 @@ from tiny import tiny_llama, tiny_tokenizer
 
 from spg.generation.pointer_decode import DecodeSettings, generate_batch
 from spg.generation.repetition import GeneratedNoRepeatNGram
+from spg.generation.request import DecodeRequest
 
 VOCAB = 12
 
@@ -54,7 +55,7 @@ def test_generation_never_repeats_an_ngram_of_its_own_output(seed):
     torch.manual_seed(seed)
     settings = DecodeSettings(max_new_tokens=60, min_new_tokens=60, temperature=0.3, no_repeat_ngram_size=3)
     newline = tok.encode("\n", add_special_tokens=False)
-    for out in generate_batch(model, tok, prompts, settings, tagged=False):
+    for out in generate_batch(DecodeRequest(model, tok, prompts, settings, tagged=False)):
         claims, current = [], []
         for token in out.ids:  # plain claims: a line break starts the next claim
             current.append(token)

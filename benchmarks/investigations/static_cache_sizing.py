@@ -26,6 +26,7 @@ from common import shared_file  # noqa: E402
 from spg.data import load_records  # noqa: E402
 from spg.generation.generator import load_generator  # noqa: E402
 from spg.generation.pointer_decode import DecodeSettings, generate_batch  # noqa: E402
+from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
 
 
@@ -47,8 +48,8 @@ def main() -> None:
 
     def timed(batch: list[list[int]], settings: DecodeSettings) -> float:
         start = time.perf_counter()
-        generate_batch(generator.lm, generator.tokenizer, batch, settings, tagged=True, spg=generator.spg,
-                       grammar=generator.grammar)
+        generate_batch(DecodeRequest(generator.lm, generator.tokenizer, batch, settings, tagged=True, spg=generator.spg,
+                                     grammar=generator.grammar))
         if args.device.startswith("cuda"):
             torch.cuda.synchronize()
         return time.perf_counter() - start

@@ -25,7 +25,7 @@ MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
 CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
 RUNTIMES = ("auto", "torch", "onnx")  # spg.generation.runtime
 REDRAW_STOPS = ("phrase", "limitation", "claim")  # spg.generation.redraw.ClaimStop
-ONNX_WEIGHTS = ("float32", "blocks")  # spg.generation.onnx_model, spg.generation.gguf_blocks
+ONNX_WEIGHTS = ("float32", "blocks")  # spg.generation.onnx_model, spg.model.gguf_blocks
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
 
@@ -88,7 +88,7 @@ class DecodeSettings:
     # two semicolons or colons) of the same claim is banned (spg.generation.repetition.NoRepeatedLimitation).
     block_repeated_limitations: bool = True
     # The weights the onnx runtime runs for an artefact on the embedded backbone: float32, the merged model; blocks,
-    # the GGUF's own 4-bit blocks with the adapters beside them (spg.generation.gguf_blocks: the trained model up to
+    # the GGUF's own 4-bit blocks with the adapters beside them (spg.model.gguf_blocks: the trained model up to
     # float32 rounding, half the file; on the 2-core CPU no faster a step than float32, docs/generation.md).
     onnx_weights: str = "float32"
     # Reproducible decoding on a GPU (docs/generation.md, "Reproducible decoding"): torch's deterministic algorithms,

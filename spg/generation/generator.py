@@ -39,11 +39,12 @@ from spg.generation.constrained import StructureGrammar
 from spg.generation.pointer_decode import DecodeSettings, Generated, generate_batch, tagged_claims
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.redraw import ClaimCheck
+from spg.generation.request import DecodeRequest
 from spg.generation.runner import Document
 from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
 from spg.linearize import DEP_END, EOT, IND_END, cite_parents, parse_tagged
-from spg.model.config import EMBEDDED, is_artefact
+from spg.model.config import describe
 from spg.model.prompt import build_prompt
 from spg.parse import parse_claims
 from spg.render import numbered
@@ -164,11 +165,8 @@ class ClaimGenerator:
         """One result per document; ``streamer`` (one document) sees the tokens as they are decoded."""
         prompts = [self.prompt(d) for d in docs]
         tagged = self.mode == "spg"
-        outputs = generate_batch(
-            self.lm, self.tokenizer, prompts, self.settings, tagged=tagged, spg=self.spg, grammar=self.grammar,
-            check=self.check,
-            streamer=streamer,
-        )
+        outputs = generate_batch(DecodeRequest(self.lm, self.tokenizer, prompts, self.settings, tagged, self.spg,
+                                               self.grammar, check=self.check, streamer=streamer))
         results = []
         for doc, prompt, generated in zip(docs, prompts, outputs, strict=True):
             out, cut = self.whole_claims(generated)
@@ -207,12 +205,13 @@ def load_generator(
 
     ``constrained=None`` means: on for tagged SPG models, off otherwise.
     """
-    if constrained and not (is_artefact(name_or_dir) and not zero_shot):
+    source = describe(name_or_dir, zero_shot)
+    if constrained and source.directory is None:
         raise ValueError(
-            f"{name_or_dir or EMBEDDED}: constrained decoding needs a trained SPG model (tagged output); "
+            f"{source.name}: constrained decoding needs a trained SPG model (tagged output); "
             "a chat model prompted zero-shot writes plain numbered claims"
         )
-    loaded = load_model(name_or_dir, settings, zero_shot=zero_shot, dtype=dtype, device=device)
+    loaded = load_model(source, settings, dtype=dtype, device=device)
     spg = loaded.spg
     if spg is None:
         return ClaimGenerator(loaded.lm, loaded.tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)

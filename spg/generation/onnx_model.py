@@ -7,9 +7,9 @@ with fused attention. The export keeps the weights in float32: it then decodes e
 model decodes (greedy, constrained and not), where the 4-bit and 8-bit ``MatMulNBits`` exports the builder offers
 were faster still but left float32's greedy path within 0 to 61 tokens (docs/generation.md lists them).
 
-The export is onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once per
-model: beside an SPG artefact's ready form (:func:`ready_onnx_dir`), or for any other model folder in
-``$SPG_CACHE/onnx`` keyed by its files (:func:`onnx_model_dir`). Its graph also returns the last layer's hidden
+The export is onnxruntime-genai's model builder (spg.model.onnx_export), run once per
+model: beside an SPG artefact's ready form, or for any other model folder in ``$SPG_CACHE/onnx`` keyed by its files
+(both asked for through spg.model.ready, which calls :func:`export`). Its graph also returns the last layer's hidden
 states (``include_hidden_states``): :class:`OnnxCausalLM` hands them to its output-embedding module, so a hook on
 ``get_output_embeddings()`` (the SPG model's ``last_hidden_state``) sees the states the logits come from.
 
@@ -24,13 +24,6 @@ used to decode one row after the other (issue 41: batch 8 on the CPU gained noth
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
-import os
-import shutil
-import subprocess
-import sys
-from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -39,48 +32,6 @@ from torch import nn
 from transformers import GenerationConfig, GenerationMixin, PretrainedConfig
 from transformers.cache_utils import Cache
 from transformers.modeling_outputs import CausalLMOutputWithPast
-
-from spg.model.backbone import build_once, spg_cache
-from spg.model.config import SPGConfig, resolve_artefact, tokenizer_folder
-from spg.model.ready import file_sha256, ready_model_dir, ready_root
-from spg.model.spg_model import SPGModel
-from spg.model.tokenizer import shared_tokenizer
-
-# Builder options: float32 weights and activations (see the module docstring), hidden states as an extra output.
-EXPORT = ["-p", "fp32", "-e", "cpu", "--extra_options", "include_hidden_states=true", "hf_token=false"]
-EXPORT_FORMAT = 2  # bump when EXPORT or the build below changes: every exported model is then rebuilt
-
-
-def options_key() -> str:
-    """What an export is built with: the builder's options and version and this module's build format."""
-    return hashlib.sha256(json.dumps([EXPORT_FORMAT, EXPORT, version("onnxruntime-genai")]).encode()).hexdigest()
-
-
-def export(hf_dir: Path, target: Path) -> Path:
-    """``target``: the ONNX export of the transformers model folder ``hf_dir``, built now unless it exists."""
-
-    def build(partial: Path) -> None:
-        command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-m", str(hf_dir), "-i", str(hf_dir),
-                   "-o", str(partial), "-c", str(partial / "build"), *EXPORT]
-        done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-        if done.returncode != 0:
-            shutil.rmtree(partial, ignore_errors=True)
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-            raise RuntimeError(f"exporting {hf_dir} to ONNX failed: {' '.join(tail)}")
-        shutil.rmtree(partial / "build", ignore_errors=True)
-
-    return build_once(target, build)  # a killed export never leaves a half-written model behind
-
-
-def onnx_model_dir(hf_dir: str | Path) -> Path:
-    """The ONNX export of any transformers model folder ``hf_dir``, in ``$SPG_CACHE/onnx`` under a hash of the
-    folder's files and :func:`options_key` (the folder may be a temporary one)."""
-    hf_dir = Path(hf_dir)
-    digest = hashlib.sha256(options_key().encode())
-    for path in sorted(p for p in hf_dir.iterdir() if p.is_file()):
-        digest.update(path.name.encode())
-        digest.update(file_sha256(path).encode())
-    return export(hf_dir, spg_cache() / "onnx" / digest.hexdigest()[:24])
 
 
 class OnnxCache(Cache):
@@ -145,7 +96,7 @@ class OutputHead(nn.Module):
 
 
 class OnnxCausalLM(nn.Module, GenerationMixin):
-    """A causal LM run by ONNX Runtime from :func:`onnx_model_dir`, usable with ``generate`` like the original.
+    """A causal LM run by ONNX Runtime from an :func:`export`, usable with ``generate`` like the original.
 
     It is a module with transformers' generation mixin, not a ``PreTrainedModel``: importing that class imports
     transformers' model-loading code (1-2 s on the 2-core CPU, docs/generation.md "Start-up"), none of which runs
@@ -269,53 +220,3 @@ class OnnxCausalLM(nn.Module, GenerationMixin):
         self.session.run_with_iobinding(binding)
         outputs = binding.get_outputs()
         return outputs[-2].numpy(), outputs[-1].numpy()
-
-
-def ready_onnx_dir(model: str | Path, root: Path | None = None) -> Path | None:
-    """The ONNX export of an SPG artefact's float32 ready form (spg.model.ready), kept beside it in its ready folder
-    ``root`` (whose name is already the hash of what the model is built from) and built now unless it is there;
-    None for a model with no ready form."""
-    root = root or ready_root(model, torch.float32)
-    if root is None:
-        return None
-    return export(ready_model_dir(model, torch.float32, root), root / f"onnx-{options_key()[:16]}")
-
-
-def ready_blocks_dir(model: str | Path, root: Path | None = None) -> Path | None:
-    """The export of :func:`ready_onnx_dir` with the embedded GGUF's 4-bit blocks and ``model``'s adapters beside
-    them (spg.generation.gguf_blocks), kept in the same ready folder and built now unless it is there; None for a
-    model with no ready form."""
-    from spg.generation import gguf_blocks
-    from spg.model.backbone import embedded_gguf
-    from spg.model.ready import artefact_chain
-
-    root = root or ready_root(model, torch.float32)
-    if root is None:
-        return None
-    fp32_dir, merged = ready_onnx_dir(model, root), ready_model_dir(model, torch.float32, root)
-    key = hashlib.sha256(json.dumps([options_key(), gguf_blocks.BLOCKS_FORMAT, gguf_blocks.ACCURACY]).encode())
-
-    def build(partial: Path) -> None:
-        text = PretrainedConfig.from_json_file(str(merged / "config.json"))
-        folder, name = embedded_gguf()
-        heads = (text.num_attention_heads, text.num_key_value_heads)
-        gguf_blocks.build(fp32_dir, folder / name, artefact_chain(model)[0][::-1], heads, partial)
-
-    return build_once(root / f"onnx-blocks-{key.hexdigest()[:16]}", build)
-
-
-def load_ready_onnx(model: str | Path, root: Path | None = None, weights: str = "float32") -> SPGModel | None:
-    """An SPG artefact on the ONNX export of its ready form (``weights``: float32, or the GGUF's ``blocks``), its
-    pointer on the exported model's hidden states, without loading any weights into PyTorch; None for a model with
-    no ready form."""
-    root = root or ready_root(model, torch.float32)
-    if root is None:
-        return None
-    onnx_dir = ready_blocks_dir(model, root) if weights == "blocks" else ready_onnx_dir(model, root)
-    merged = ready_model_dir(model, torch.float32, root)
-    # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
-    lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), onnx_dir)
-    lm.generation_config = GenerationConfig.from_pretrained(merged)
-    # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
-    directory = resolve_artefact(model)
-    return SPGModel.from_merged(model, lm, shared_tokenizer(tokenizer_folder(directory, SPGConfig.load(directory)))).eval()

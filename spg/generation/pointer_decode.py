@@ -34,15 +34,15 @@ from transformers import (
     StoppingCriteriaList,
 )
 from transformers.generation import utils as generation_utils
-from transformers.generation.streamers import BaseStreamer
 
 from spg.generation.boundary import BoundaryTemperature
 from spg.generation.config import DecodeSettings
-from spg.generation.constrained import CLOSED, EXPECT_IND, StructureGrammar, StructureLogitsProcessor
+from spg.generation.constrained import CLOSED, EXPECT_IND, StructureLogitsProcessor
 from spg.generation.drafts import drafting
 from spg.generation.kv_cache import ReservedCache
-from spg.generation.redraw import Budget, ClaimCheck, Claims, ClaimStop, phrase_end_ids, redraw_key, settle
+from spg.generation.redraw import Budget, Claims, ClaimStop, phrase_end_ids, redraw_key, settle
 from spg.generation.repetition import GeneratedNoRepeatNGram, NoRepeatedLimitation, limitation_tokens
+from spg.generation.request import DecodeRequest
 from spg.generation.sampling import PositionalSampling
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END, SEP
 from spg.model.pointer import candidate_mask, greedy_parents
@@ -344,29 +344,24 @@ class _Call:
 
 
 def _generate(
-    lm: PreTrainedModel,
-    tokenizer: PreTrainedTokenizerBase,
-    prompts: Sequence[Sequence[int]],
-    settings: DecodeSettings,
+    request: DecodeRequest,
     *,
-    tagged: bool,
-    spg: SPGModel | None,
-    grammar: StructureGrammar | None,
-    row_temperatures: Sequence[float] | None,
     checked: bool = False,
     key: int | None = None,
     start: int = EXPECT_IND,
     cache: object | None = None,
     keep_cache: bool = False,
     stop: Callable[[StateRecorder | None], StoppingCriteria] | None = None,
-    streamer: BaseStreamer | None = None,
     rejected: Sequence[Sequence[int]] = (),
 ) -> _Call:
-    """One ``generate`` call on left-padded ``prompts``. ``checked``: the checker is in the loop (repeated limitations
-    are blocked); ``key``: the sampling key (None: drawn from torch's RNG); ``start``: the grammar's state where the
-    prompts end; ``cache``: a KV cache holding all but the last prompt token (``keep_cache``: return the cache);
-    ``stop(recorder)``: a stopping criterion; ``rejected``: attempts the checker rejected at the claim the prompts end
-    before, drafted from first (prompt lookup)."""
+    """One ``generate`` call on ``request``'s left-padded prompts (its checker not applied: :func:`_checked`).
+    ``checked``: the checker is in the loop (repeated limitations are blocked); ``key``: the sampling key (None: drawn
+    from torch's RNG); ``start``: the grammar's state where the prompts end; ``cache``: a KV cache holding all but the
+    last prompt token (``keep_cache``: return the cache); ``stop(recorder)``: a stopping criterion; ``rejected``:
+    attempts the checker rejected at the claim the prompts end before, drafted from first (prompt lookup)."""
+    lm, tokenizer, prompts, settings, tagged = (request.lm, request.tokenizer, request.prompts, request.settings,
+                                                request.tagged)
+    row_temperatures, grammar = request.row_temperatures, request.grammar
     pad_id = tokenizer.pad_token_id
     ids, mask = left_pad(prompts, pad_id)
     ids, mask = ids.to(lm.device), mask.to(lm.device)
@@ -414,7 +409,7 @@ def _generate(
         eos_token_id=stops,
         pad_token_id=pad_id,
         disable_compile=not settings.compiled,
-        streamer=streamer,
+        streamer=request.streamer,
         **cached,
         **sampling,
     )
@@ -422,8 +417,8 @@ def _generate(
     if drafted:  # what makes transformers' generate draft; spg.generation.drafts supplies the drafts
         kwargs["prompt_lookup_num_tokens"] = drafted
     recorder = None
-    if spg is not None:
-        recorder = StateRecorder(spg, settings.max_new_tokens)
+    if request.spg is not None:
+        recorder = StateRecorder(request.spg, settings.max_new_tokens)
         processors.insert(0, recorder)
     if stop is not None:
         kwargs["stopping_criteria"] = StoppingCriteriaList([stop(recorder)])
@@ -444,58 +439,26 @@ def _generate(
 
 
 @torch.no_grad()
-def generate_batch(
-    lm: PreTrainedModel,
-    tokenizer: PreTrainedTokenizerBase,
-    prompts: Sequence[Sequence[int]],
-    settings: DecodeSettings,
-    *,
-    tagged: bool,
-    spg: SPGModel | None = None,
-    grammar: StructureGrammar | None = None,
-    row_temperatures: Sequence[float] | None = None,
-    check: ClaimCheck | None = None,
-    streamer: BaseStreamer | None = None,
-) -> list[Generated]:
-    """Left-padded batch generation with ``lm``; with ``spg`` (whose ``lm`` it is), pointer parents from the
-    same pass; with ``grammar``, structure-constrained; with ``row_temperatures``, each row sampled at its own
-    temperature (``settings.temperature`` is then not used); with ``check`` (and ``settings.redraws``), the checker
-    in the loop (:func:`_checked`); with ``streamer``, tokens handed on as they are kept (one row:
-    spg.generation.streaming; under the checker, the row's accepted tokens once it is settled, so that no rejected
-    claim is shown).
-
-    ``tagged``: the model writes the Eq. 1 sequence, so ``<eot>`` stops a row; otherwise plain text.
-    """
-    if check is not None and settings.redraws:
-        return _checked(lm, tokenizer, prompts, settings, tagged, spg, grammar, row_temperatures, check, streamer)
-    call = _generate(lm, tokenizer, prompts, settings, tagged=tagged, spg=spg, grammar=grammar,
-                     row_temperatures=row_temperatures, streamer=streamer)
-    tags = structure_token_ids(tokenizer) if tagged else {}
-    return [
-        _generated(tokenizer, ids, None if call.states is None else call.states[row], tags, spg, tagged)
-        for row, ids in enumerate(call.rows)
-    ]
+def generate_batch(request: DecodeRequest) -> list[Generated]:
+    """One :class:`Generated` per prompt of ``request``: decoded in one ``generate`` call, or with the checker in the
+    loop (:func:`_checked`) where ``request.check`` is given and ``settings.redraws`` allows redraws."""
+    if request.check is not None and request.settings.redraws:
+        return _checked(request)
+    call = _generate(request)
+    tags = structure_token_ids(request.tokenizer) if request.tagged else {}
+    return [_generated(request, ids, None if call.states is None else call.states[row], tags)
+            for row, ids in enumerate(call.rows)]
 
 
-def _generated(tokenizer: PreTrainedTokenizerBase, ids: list[int], states: torch.Tensor | None, tags: dict[str, int],
-               spg: SPGModel | None, tagged: bool, redraws: int = 0, ended_by_checker: bool = False) -> Generated:
+def _generated(request: DecodeRequest, ids: list[int], states: torch.Tensor | None, tags: dict[str, int],
+               redraws: int = 0, ended_by_checker: bool = False) -> Generated:
+    spg = request.spg
     parents = None if spg is None else pointer_parents(ids, states, tags, spg.pointer, spg.pointer.query)
-    text = tokenizer.decode(ids, skip_special_tokens=not tagged, clean_up_tokenization_spaces=False)
+    text = request.tokenizer.decode(ids, skip_special_tokens=not request.tagged, clean_up_tokenization_spaces=False)
     return Generated(ids, text, parents, redraws, ended_by_checker)
 
 
-def _checked(
-    lm: PreTrainedModel,
-    tokenizer: PreTrainedTokenizerBase,
-    prompts: Sequence[Sequence[int]],
-    settings: DecodeSettings,
-    tagged: bool,
-    spg: SPGModel | None,
-    grammar: StructureGrammar | None,
-    row_temperatures: Sequence[float] | None,
-    check: ClaimCheck,
-    streamer: BaseStreamer | None = None,
-) -> list[Generated]:
+def _checked(request: DecodeRequest) -> list[Generated]:
     """Generation with the checker in the loop (spg.generation.redraw): the batch decodes once; each row whose claim
     ``check`` blocks is then rolled back to that claim's start and redrawn on its own. A batch of one document is
     stopped at a blocked claim as soon as it closes. Each redraw continues from the KV cache of the call before it,
@@ -503,6 +466,11 @@ def _checked(
     Runtime); a row of a larger batch continues from its slice of the batch's cache where the cache hands one out
     (ONNX Runtime's), and elsewhere reads its prompt once more, at its first redraw. ``streamer`` (one document)
     gets each claim once it has passed, never one the checker rejects."""
+    tokenizer, prompts, settings, tagged, spg = (request.tokenizer, request.prompts, request.settings, request.tagged,
+                                                 request.spg)
+    check, streamer, row_temperatures = request.check, request.streamer, request.row_temperatures
+    # the calls below decode without the streamer (it is shown whole claims only) and without the checker (it is here)
+    calls = dataclasses.replace(request, check=None, streamer=None)
     tags = structure_token_ids(tokenizer) if tagged else {}
     shown: list[int] = []  # the row's tokens the streamer has: whole claims that passed
 
@@ -517,13 +485,12 @@ def _checked(
     def parents(ids: Sequence[int], states: torch.Tensor) -> list[int | None]:
         return pointer_parents(ids, states, tags, spg.pointer, spg.pointer.query)
 
-    claims = Claims(tokenizer, tagged, settings.max_new_tokens, tags, grammar is not None,
+    claims = Claims(tokenizer, tagged, settings.max_new_tokens, tags, request.grammar is not None,
                     parents if spg is not None else None)
     one = len(prompts) == 1
-    dynamic = kv_cache(settings, lm.device.type) == "dynamic"  # a cache that can be cropped and kept
+    dynamic = kv_cache(settings, request.lm.device.type) == "dynamic"  # a cache that can be cropped and kept
     budget = Budget(settings.redraws, settings.max_new_tokens if settings.redraw_tokens is None else settings.redraw_tokens)
     eot = tokenizer.convert_tokens_to_ids(EOT) if tagged else None
-    common = dict(tagged=tagged, spg=spg, grammar=grammar, checked=True)
     # where a claim still being written is checked (redraw_stop_at)
     separators = limitation_tokens(tokenizer)[0] if settings.redraw_stop_at != "claim" else ()
     phrases = phrase_end_ids(tokenizer) if settings.redraw_stop_at == "phrase" else ()
@@ -546,8 +513,8 @@ def _checked(
         return make
 
     made: list[ClaimStop] = []
-    first = _generate(lm, tokenizer, prompts, settings, row_temperatures=row_temperatures, keep_cache=dynamic,
-                      stop=stopping(len(prompts[0]), [], None, made) if one else None, **common)
+    first = _generate(calls, checked=True, keep_cache=dynamic,
+                      stop=stopping(len(prompts[0]), [], None, made) if one else None)
     # a batch's cache that hands out one row's (ONNX Runtime's: each row's from slot 0 on) spares a redrawn row its prompt
     rows_apart = not one and hasattr(first.cache, "row")
     # the run's seed (spg generate's ``seed``, or torch's own draw when none was set), read without drawing: a redraw's
@@ -578,10 +545,11 @@ def _checked(
                 rest.update(do_sample=True, temperature=settings.redraw_temperature)
                 key, temperatures = redraw_key(seed, prompt, len(prefix), attempt), None
             call = _generate(
-                lm, tokenizer, [[*prompt, *prefix]], dataclasses.replace(settings, **rest), row_temperatures=temperatures,
-                key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=dynamic,
+                dataclasses.replace(calls, prompts=[[*prompt, *prefix]], settings=dataclasses.replace(settings, **rest),
+                                    row_temperatures=temperatures),
+                checked=True, key=key, start=CLOSED if prefix else EXPECT_IND, cache=cache, keep_cache=dynamic,
                 stop=stopping(len(prompt), prefix, prefix_states, made, pause=attempt > 0),
-                rejected=rejected.get(len(prefix), ()) if attempt else (), **common,
+                rejected=rejected.get(len(prefix), ()) if attempt else (),
             )
             cache, written = call.cache, prefix + call.rows[0]
             stop = made[-1]
@@ -590,7 +558,7 @@ def _checked(
         states = None if first.states is None else first.states[row]
         settled = settle(first.rows[row], states, made[0].stopped if one else None, claims, check, budget, redraw,
                          lambda accepted: accepted + [eot] if tagged else accepted)
-        results.append(_generated(tokenizer, settled.ids, settled.states, tags, spg, tagged, settled.redraws,
+        results.append(_generated(request, settled.ids, settled.states, tags, settled.redraws,
                                   settled.ended_by_checker))
     if streamer is not None:
         show(results[0].ids)

@@ -1,5 +1,5 @@
-"""How the decoding model runs, and the one path that loads it (:func:`load_model`): resolve the artefact (its
-ready form, on the CPU), choose the runtime (the ``runtime`` setting of ``spg generate``, docs/generation.md "CPU
+"""How the decoding model runs, and the one path that loads it (:func:`load_model`): take the artefact resolved once
+(spg.model.config.describe) and its ready forms (on the CPU: spg.model.ready), choose the runtime (the ``runtime`` setting of ``spg generate``, docs/generation.md "CPU
 decoding"), build that runtime's model.
 
 * ``torch`` — the transformers model as loaded (on CUDA: bfloat16 and the compiled step).
@@ -27,9 +27,10 @@ from transformers import PreTrainedTokenizerBase
 
 from spg.generation.config import RUNTIMES, DecodeSettings
 from spg.model.backbone import load_backbone, resolve, resolve_device, resolve_dtype
-from spg.model.config import EMBEDDED, is_artefact
-from spg.model.ready import load_ready, ready_root
+from spg.model.config import ModelSource, tokenizer_folder
+from spg.model.ready import ReadyForms, exported, ready_forms
 from spg.model.spg_model import SPGModel
+from spg.model.tokenizer import load_tokenizer, shared_tokenizer
 
 if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
     from transformers import PreTrainedModel
@@ -66,42 +67,66 @@ class Loaded:
     tokenizer: PreTrainedTokenizerBase
     spg: SPGModel | None
 
+    @classmethod
+    def of(cls, spg: SPGModel) -> Loaded:
+        return cls(spg.lm, spg.tokenizer, spg)
 
-def load_model(name_or_dir: str | None, settings: DecodeSettings, *, zero_shot: bool = False, dtype: str = "auto",
+
+def load_model(source: ModelSource, settings: DecodeSettings, *, dtype: str = "auto",
                device: str | None = None) -> Loaded:
-    """The one load path of generation: resolve the artefact, choose the runtime, build that runtime's model.
-
-    ``name_or_dir``: an SPG artefact (unless ``zero_shot``) or any chat model by name or path; ``device`` and
-    ``dtype`` as spg.model.backbone resolves them. On the CPU a merged artefact loads from its ready form, built once (spg.model.ready); a GPU run
-    merges at load, so a large model is not copied into the cache."""
+    """The one load path of generation: ``source`` (resolved once: spg.model.config.describe) on ``device`` in
+    ``dtype`` as spg.model.backbone resolves them; choose the runtime; build that runtime's model. On the CPU a merged
+    artefact loads from its ready forms, built once (spg.model.ready); a GPU run merges at load, so a large model is
+    not copied into the cache."""
     where = resolve_device(device)
     if settings.deterministic:
         deterministic()
     torch_dtype = resolve_dtype(dtype, where)
-    artefact = is_artefact(name_or_dir) and not zero_shot
-    ready = ready_root(name_or_dir, torch_dtype) if artefact and settings.merge_adapters and where.type == "cpu" else None
+    ready = ready_forms(source, torch_dtype) if settings.merge_adapters and where.type == "cpu" else None
     runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None)
     if runtime == "onnx" and settings.onnx_weights == "blocks" and ready is None:
-        raise ValueError(f"{name_or_dir or EMBEDDED}: onnx_weights: blocks runs an SPG artefact on the embedded "
+        raise ValueError(f"{source.name}: onnx_weights: blocks runs an SPG artefact on the embedded "
                          "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
-    if not artefact:
-        lm, tokenizer = load_backbone(name_or_dir or EMBEDDED, torch_dtype)
-        if runtime == "onnx":
-            lm = onnx_lm(lm, local_folder(name_or_dir or EMBEDDED))
-        return Loaded(lm.to(where).eval(), tokenizer, None)
-    if ready is not None and runtime == "onnx":
-        from spg.generation.onnx_model import load_ready_onnx
+    if runtime == "onnx" and ready is not None:
+        return on_onnx_ready(ready, settings.onnx_weights)
+    loaded = on_torch(source, settings, ready, where, torch_dtype)
+    return on_onnx(source, loaded) if runtime == "onnx" else loaded
 
-        spg = load_ready_onnx(name_or_dir, ready, settings.onnx_weights)
-    elif ready is not None:
-        spg = load_ready(name_or_dir, torch_dtype, ready)
-    else:
-        spg = SPGModel.from_pretrained(name_or_dir, dtype=torch_dtype).to(where).eval()
-        if settings.merge_adapters:
-            spg.lm.merge_adapter()
-        if runtime == "onnx":
-            spg = on_onnx(spg)
-    return Loaded(spg.lm, spg.tokenizer, spg)
+
+def on_torch(source: ModelSource, settings: DecodeSettings, ready: ReadyForms | None, where: torch.device,
+             dtype: torch.dtype) -> Loaded:
+    """``source`` as a transformers model: a chat model as it is; an SPG artefact from its merged ready form when
+    ``ready`` is given, else the long way (its base, then its adapters, merged now unless ``merge_adapters`` is
+    off)."""
+    if source.directory is None:
+        lm, tokenizer = load_backbone(source.name, dtype)
+        return Loaded(lm.to(where).eval(), tokenizer, None)
+    if ready is not None:
+        from transformers import AutoModelForCausalLM
+
+        folder = ready.merged()
+        lm = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
+        return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, load_tokenizer(folder)).eval())
+    spg = SPGModel.from_pretrained(source.directory, dtype=dtype).to(where).eval()
+    if settings.merge_adapters:
+        spg.lm.merge_adapter()
+    return Loaded.of(spg)
+
+
+def on_onnx_ready(ready: ReadyForms, weights: str) -> Loaded:
+    """An SPG artefact on the ONNX export of its float32 ready form (``weights``: float32, or the GGUF's ``blocks``),
+    its pointer on the exported model's hidden states, without loading any weights into PyTorch."""
+    from transformers import GenerationConfig, PretrainedConfig
+
+    from spg.generation.onnx_model import OnnxCausalLM
+
+    source, onnx_dir, merged = ready.source, ready.onnx(weights), ready.merged()
+    # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
+    tokenizer = shared_tokenizer(tokenizer_folder(source.directory, source.config))
+    # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
+    lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), onnx_dir)
+    lm.generation_config = GenerationConfig.from_pretrained(merged)
+    return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, tokenizer).eval())
 
 
 def deterministic() -> None:
@@ -117,26 +142,32 @@ def deterministic() -> None:
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
     """``lm`` (whose weights are those saved in ``hf_dir``) as an ONNX Runtime model, exported once."""
-    from spg.generation.onnx_model import OnnxCausalLM, onnx_model_dir
+    from spg.generation.onnx_model import OnnxCausalLM
 
-    fast = OnnxCausalLM(lm.config, onnx_model_dir(hf_dir))
+    onnx_dir = exported(hf_dir)
+    fast = OnnxCausalLM(lm.config, onnx_dir)
     fast.generation_config = lm.generation_config
     return fast
 
 
-def on_onnx(spg: SPGModel) -> SPGModel:
-    """``spg`` with its LM merged and run by ONNX Runtime (``runtime: onnx``); the pointer reads the ONNX model's
-    hidden states through the same output-embedding hook."""
+def on_onnx(source: ModelSource, loaded: Loaded) -> Loaded:
+    """``loaded`` with its LM run by ONNX Runtime (``runtime: onnx``, a model without ready forms): a chat model's
+    export is keyed by its folder's files; an SPG model's LM is merged and saved, and the pointer reads the ONNX
+    model's hidden states through the same output-embedding hook."""
+    if loaded.spg is None:
+        folder = local_folder(source.name)
+        return Loaded(onnx_lm(loaded.lm, folder).eval(), loaded.tokenizer, None)
     from peft import PeftModel
 
+    spg = loaded.spg
     with tempfile.TemporaryDirectory() as folder:
         # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
-        # beside it (spg.generation.onnx_model.load_ready_onnx); any other artefact is saved and hashed each run.
+        # beside it (on_onnx_ready); any other artefact is saved and hashed each run.
         merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
         merged.save_pretrained(folder)
         spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
         lm = onnx_lm(merged, folder)
-    return SPGModel(lm, spg.tokenizer, spg.pointer, spg.spg_config)
+    return Loaded.of(SPGModel(lm, spg.tokenizer, spg.pointer, spg.spg_config))
 
 
 def local_folder(name_or_path: str) -> str:

@@ -134,6 +134,35 @@ def is_artefact(name_or_dir: str | Path | None) -> bool:
     return name_or_dir is not None and (resolve_artefact(name_or_dir) / CONFIG_NAME).is_file()
 
 
+@dataclass(frozen=True)
+class ModelSource:
+    """What is to be loaded, resolved once (:func:`describe`) and read by every step after: which runtime runs it
+    (spg.generation.runtime), its ready forms (spg.model.ready), the model built from them."""
+
+    name: str  # as given: a chat model's name or folder, or an artefact's folder or shipped name
+    chain: tuple[Path, ...] = ()  # an SPG artefact's folders, itself first (a Stage II sits on its Stage I); () for a chat model
+    config: SPGConfig | None = None  # the artefact's own config
+    base: str | None = None  # the base model the last artefact of the chain sits on
+
+    @property
+    def directory(self) -> Path | None:
+        """The SPG artefact's folder; None for a chat model."""
+        return self.chain[0] if self.chain else None
+
+
+def describe(name_or_dir: str | Path | None, zero_shot: bool = False) -> ModelSource:
+    """``name_or_dir`` resolved: an SPG artefact (a folder, or a shipped model's name; unless ``zero_shot``) with the
+    artefacts it is built from, or any chat model by name or path (None: the embedded one)."""
+    if zero_shot or not is_artefact(name_or_dir):
+        return ModelSource(str(name_or_dir or EMBEDDED))
+    chain = [resolve_artefact(name_or_dir)]
+    own = last = SPGConfig.load(chain[0])
+    while last.stage1 is not None:
+        chain.append(Path(last.stage1))
+        last = SPGConfig.load(chain[-1])
+    return ModelSource(str(name_or_dir), tuple(chain), own, last.base_model)
+
+
 def portable_path(target: Path, start: Path) -> str:
     """``target`` relative to ``start`` when they share a directory below the filesystem root, else absolute.
 

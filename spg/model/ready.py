@@ -3,15 +3,17 @@
 Loading an artefact the long way builds its base (the embedded GGUF's safetensors copy: spg.model.backbone), wraps
 it in PEFT for the Stage I adapter, merges that, wraps it again for the Stage II adapter and merges that too:
 about 14 s on the 2-core CPU, every run. The ready form is that merged model saved once with ``save_pretrained``
-(safetensors, in the dtype it runs in) beside the artefact's tokenizer; :func:`load_ready` reads it back and puts
+(safetensors, in the dtype it runs in) beside the artefact's tokenizer; spg.generation.runtime reads it back and puts
 the artefact's pointer head on it. Its weights are those of the long way bit for bit (the same merge, saved and
 read back unrounded), so the outputs are the same (tested).
 
 Each ready form lives in a folder named by a hash of everything it is built from (:func:`ready_key`): the
 embedded GGUF's bytes, every file of every artefact in the chain (Stage II, its Stage I), the dtype, :data:`READY_FORMAT` (the version of the build
 code below) and the torch, transformers and peft versions. A change to any of them is a new folder, never a stale
-load. Other ready forms of the same model sit beside the merged one in :func:`ready_root` (a quantised copy for a
-CPU runtime: the ONNX export of spg.generation.onnx_model), keyed the same way.
+load. Other ready forms of the same model sit beside the merged one in the same folder (a CPU runtime's copy: the
+ONNX export of spg.model.onnx_export, and that export on the GGUF's blocks), keyed the same way. Every form is
+asked for through :class:`ReadyForms`, and any other model's ONNX export through :func:`exported`: the loaders
+(spg.generation.runtime) call these, nothing else builds into the cache.
 
 Only artefacts on the embedded backbone have a ready form: it is what a laptop runs, and 0.5 GB in float32. Any
 other base (a hub name or a local folder, an 8B model say) loads the long way rather than be copied into the cache.
@@ -22,17 +24,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 import torch
 
+from spg.model import onnx_export
 from spg.model.backbone import EMBEDDED, build_once, embedded_gguf, spg_cache
-from spg.model.spg_model import SPGConfig, SPGModel, resolve_artefact
-from spg.model.tokenizer import load_tokenizer
+from spg.model.config import ModelSource
+from spg.model.spg_model import SPGModel
 
 READY_FORMAT = 1  # bump when what _build writes changes: every ready form built before is then rebuilt
-MERGED = "merged"  # the folder of the merged model inside ready_root
+MERGED = "merged"  # the folder of the merged model inside a ReadyForms root
 
 
 def file_sha256(path: Path) -> str:
@@ -69,24 +73,13 @@ def _base_identity(base: str) -> dict | None:
     return {"gguf": known_sha256(folder / name)}
 
 
-def artefact_chain(model: str | Path) -> tuple[list[Path], SPGConfig]:
-    """The artefact folders ``model`` is built from, itself first (a Stage II artefact sits on its Stage I), and the
-    config of the last, which names the base model."""
-    chain, config = [resolve_artefact(model)], SPGConfig.load(resolve_artefact(model))
-    while config.stage1 is not None:
-        chain.append(Path(config.stage1))
-        config = SPGConfig.load(chain[-1])
-    return chain, config
-
-
-def ready_key(model: str | Path, dtype: torch.dtype) -> str | None:
-    """The sha256 naming ``model``'s ready forms in ``dtype`` (see the module docstring); None when its base is not
-    the embedded backbone."""
-    chain, config = artefact_chain(model)
-    base = _base_identity(config.base_model)
+def ready_key(source: ModelSource, dtype: torch.dtype) -> str | None:
+    """The sha256 naming the ready forms of ``source`` (an SPG artefact) in ``dtype`` (see the module docstring); None
+    for a chat model or an artefact whose base is not the embedded backbone."""
+    base = _base_identity(source.base) if source.chain else None
     if base is None:
         return None
-    artefacts = [{p.name: known_sha256(p) for p in sorted(directory.iterdir()) if p.is_file()} for directory in chain]
+    artefacts = [{p.name: known_sha256(p) for p in sorted(directory.iterdir()) if p.is_file()} for directory in source.chain]
     built_from = {
         "format": READY_FORMAT, "dtype": str(dtype), "base": base, "artefacts": artefacts,
         "versions": {lib: version(lib) for lib in ("torch", "transformers", "peft")},
@@ -94,38 +87,66 @@ def ready_key(model: str | Path, dtype: torch.dtype) -> str | None:
     return hashlib.sha256(json.dumps(built_from, sort_keys=True).encode()).hexdigest()
 
 
-def ready_root(model: str | Path, dtype: torch.dtype) -> Path | None:
-    """The folder of ``model``'s ready forms in ``dtype``, ``$SPG_CACHE/ready/NAME-KEY`` (not built here); None
-    when its base is not the embedded backbone."""
-    key = ready_key(model, dtype)
+@dataclass(frozen=True)
+class ReadyForms:
+    """The ready forms of one SPG artefact in one dtype, in their folder ``root`` (``$SPG_CACHE/ready/NAME-KEY``,
+    :func:`ready_forms`), each built the first time it is asked for: the one interface the loaders
+    (spg.generation.runtime) read the cache through."""
+
+    source: ModelSource
+    dtype: torch.dtype
+    root: Path
+
+    def merged(self) -> Path:
+        """The artefact with its adapters merged into its base, as a ``save_pretrained`` folder with its tokenizer."""
+
+        def build(folder: Path) -> None:
+            spg = SPGModel.from_pretrained(self.source.directory, dtype=self.dtype)
+            spg.merge_and_unload().save_pretrained(folder)
+            spg.tokenizer.save_pretrained(folder)
+
+        return build_once(self.root / MERGED, build)
+
+    def onnx(self, weights: str = "float32") -> Path:
+        """The ONNX export of :meth:`merged` (spg.model.onnx_export, run by spg.generation.onnx_model; float32), kept beside it; with
+        ``weights`` ``blocks``, that export with the embedded GGUF's 4-bit blocks and the artefacts' adapters beside
+        them (spg.model.gguf_blocks)."""
+        from transformers import PretrainedConfig
+
+        from spg.model import gguf_blocks
+
+        merged = self.merged()
+        fp32_dir = onnx_export.export(merged, self.root / f"onnx-{onnx_export.options_key()[:16]}")
+        if weights != "blocks":
+            return fp32_dir
+        key = hashlib.sha256(json.dumps([onnx_export.options_key(), gguf_blocks.BLOCKS_FORMAT, gguf_blocks.ACCURACY]).encode())
+
+        def build(partial: Path) -> None:
+            text = PretrainedConfig.from_json_file(str(merged / "config.json"))
+            folder, name = embedded_gguf()
+            heads = (text.num_attention_heads, text.num_key_value_heads)
+            gguf_blocks.build(fp32_dir, folder / name, list(self.source.chain[::-1]), heads, partial)
+
+        return build_once(self.root / f"onnx-blocks-{key.hexdigest()[:16]}", build)
+
+
+def ready_forms(source: ModelSource, dtype: torch.dtype) -> ReadyForms | None:
+    """The ready forms of ``source`` in ``dtype`` (none built here); None for a model that has none (a chat model, an
+    artefact whose base is not the embedded backbone)."""
+    key = ready_key(source, dtype)
     if key is None:
         return None
-    directory = resolve_artefact(model)
-    return spg_cache() / "ready" / f"{directory.parent.name}.{directory.name}-{key[:20]}"
+    directory = source.directory
+    return ReadyForms(source, dtype, spg_cache() / "ready" / f"{directory.parent.name}.{directory.name}-{key[:20]}")
 
 
-def ready_model_dir(model: str | Path, dtype: torch.dtype, root: Path | None = None) -> Path | None:
-    """``model`` (an SPG artefact) with its adapters merged into its base, in ``dtype``, as a ``save_pretrained``
-    folder with its tokenizer: built now unless the cache has it. None when its base is not the embedded backbone.
-    ``root``: its :func:`ready_root`, when the caller has it (the key hashes the GGUF: 0.3 s)."""
-    root = root or ready_root(model, dtype)
-    if root is None:
-        return None
-
-    def build(folder: Path) -> None:
-        spg = SPGModel.from_pretrained(model, dtype=dtype)
-        spg.merge_and_unload().save_pretrained(folder)
-        spg.tokenizer.save_pretrained(folder)
-
-    return build_once(root / MERGED, build)
-
-
-def load_ready(model: str | Path, dtype: torch.dtype, root: Path | None = None) -> SPGModel | None:
-    """``model`` from its ready form (built first when missing) on the CPU, for inference; None when it has none."""
-    from transformers import AutoModelForCausalLM
-
-    folder = ready_model_dir(model, dtype, root)
-    if folder is None:
-        return None
-    lm = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
-    return SPGModel.from_merged(model, lm, load_tokenizer(folder)).eval()
+def exported(hf_dir: str | Path) -> Path:
+    """The ONNX export of any transformers model folder ``hf_dir`` (a chat model's, or an artefact merged at load),
+    in ``$SPG_CACHE/onnx`` under a hash of the folder's files and the export's options (the folder may be a
+    temporary one); built now unless it is there."""
+    hf_dir = Path(hf_dir)
+    digest = hashlib.sha256(onnx_export.options_key().encode())
+    for path in sorted(p for p in hf_dir.iterdir() if p.is_file()):
+        digest.update(path.name.encode())
+        digest.update(file_sha256(path).encode())
+    return onnx_export.export(hf_dir, spg_cache() / "onnx" / digest.hexdigest()[:24])

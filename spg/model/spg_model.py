@@ -150,7 +150,8 @@ class SPGModel(nn.Module):
 
         directory = resolve_artefact(directory)
         config = SPGConfig.load(directory)
-        tokenizer = AutoTokenizer.from_pretrained(tokenizer_folder(directory, config))
+        folder = tokenizer_folder(directory, config)
+        tokenizer = AutoTokenizer.from_pretrained(folder)
         if config.stage1 is not None:
             base = cls.from_pretrained(config.stage1, base, dtype).merge_and_unload()
         elif base is None:
@@ -163,11 +164,10 @@ class SPGModel(nn.Module):
         return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)
 
     @classmethod
-    def from_merged(cls, directory: str | Path, lm: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> SPGModel:
-        """The artefact ``directory`` around ``lm``, its adapters already merged (:func:`spg.model.ready.load_ready`):
-        an inference model, with no adapter to switch off."""
-        directory = resolve_artefact(directory)
-        config = SPGConfig.load(directory)
+    def from_merged(cls, directory: Path, config: SPGConfig, lm: PreTrainedModel,
+                    tokenizer: PreTrainedTokenizerBase) -> SPGModel:
+        """The artefact ``directory`` (whose config is ``config``) around ``lm``, its adapters already merged (a ready
+        form: spg.model.ready): an inference model, with no adapter to switch off."""
         return cls(lm, tokenizer, _load_pointer(directory, config, lm, False), config).to(lm.device)
 
     def merge_and_unload(self) -> PreTrainedModel:

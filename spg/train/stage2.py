@@ -141,13 +141,14 @@ def candidate_sampler(lm, tokenizer, temperatures: list[float], max_new_tokens: 
     """``sample(prompts) -> candidates per prompt``: one sampled sequence per temperature (appendix Stage II),
     all temperatures in one decoding loop (rows ordered temperature-major)."""
     from spg.generation.pointer_decode import DecodeSettings, generate_batch
+    from spg.generation.request import DecodeRequest
 
     def sample(prompts: list[str]) -> list[list[str]]:
         ids = [tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
         rows = [i for _ in temperatures for i in ids]
         row_temperatures = [t for t in temperatures for _ in ids]
-        out = generate_batch(lm, tokenizer, rows, DecodeSettings(max_new_tokens, 0, True), tagged=True,
-                             row_temperatures=row_temperatures)
+        out = generate_batch(DecodeRequest(lm, tokenizer, rows, DecodeSettings(max_new_tokens, 0, True), tagged=True,
+                                           row_temperatures=row_temperatures))
         return [[out[k * len(ids) + i].text for k in range(len(temperatures))] for i in range(len(ids))]
 
     return sample
