@@ -30,7 +30,7 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   fi
 fi
 # Build the shipped model's ready forms once now (the embedded GGUF converted, both adapters merged, saved in
-# $SPG_CACHE: spg.model.ready; then its ONNX export, which CPU runs decode with: spg.generation.onnx_model; a no-op
+# $SPG_CACHE: spg.model.ready; then its ONNX export, which CPU runs decode with: spg.model.onnx_export; a no-op
 # when the cache has them), so that the main job's first run on a fresh machine loads in seconds.
 HF_HUB_OFFLINE=1 TQDM_DISABLE=1 TRANSFORMERS_VERBOSITY=error .venv/bin/python -c \
-  "from spg.generation.onnx_model import ready_onnx_dir; ready_onnx_dir('spg-smollm2')"
+  "import torch; from spg.model.config import describe; from spg.model.ready import ready_forms; ready_forms(describe('spg-smollm2'), torch.float32).onnx()"
