@@ -9,16 +9,13 @@ docs/images/serve-desk.png.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from screenshot_browser import served
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "docs" / "examples" / "desk-demo.txt"
@@ -36,16 +33,7 @@ def main() -> None:
         report = Path(folder) / "desk-demo.html"
         subprocess.run([sys.executable, "-m", "spg.cli", "lint", str(DEMO), "--no-config", "--html", str(report)],
                        check=False, stdout=subprocess.DEVNULL)  # exit 1: the demo has an error to show
-        server = subprocess.Popen([sys.executable, "-m", "spg.cli", "serve", "--port", "0"], cwd=folder,
-                                  env={**os.environ, "HF_HUB_OFFLINE": "1"}, stderr=subprocess.PIPE, text=True)
-        url = server.stderr.readline().split()[2]
-        options = webdriver.ChromeOptions()
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900",
-                     "--hide-scrollbars"):
-            options.add_argument(flag)
-        browser = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
-        wait = WebDriverWait(browser, 120, poll_frequency=0.2)
-        try:
+        with served(folder, [], 120) as (browser, wait, url):
             browser.get(report.as_uri())
             browser.execute_script(SECTION.format(root="main"))
             browser.save_screenshot(str(out / "lint-desk.png"))
@@ -61,10 +49,6 @@ def main() -> None:
             browser.execute_script(SECTION.format(root="#check-result"))
             browser.save_screenshot(str(out / "serve-desk.png"))
             print(f"wrote {out / 'lint-desk.png'} and {out / 'serve-desk.png'}")
-        finally:
-            browser.quit()
-            server.terminate()
-            server.wait(30)
 
 
 if __name__ == "__main__":

@@ -8,17 +8,12 @@ example description with the shipped model (--max-new-tokens 256), so it takes a
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from screenshot_browser import served
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS = """1. A folding step stool comprising: a front frame and a rear frame joined by a hinge; a lower step pivoted to \
@@ -37,45 +32,31 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder:
-        server = subprocess.Popen([sys.executable, "-m", "spg.cli", "serve", "--port", "0", "--max-new-tokens", "256"],
-                                  cwd=folder, env={**os.environ, "HF_HUB_OFFLINE": "1"}, stderr=subprocess.PIPE,
-                                  text=True)
-        url = server.stderr.readline().split()[2]
-        options = webdriver.ChromeOptions()
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900",
-                     "--hide-scrollbars"):
-            options.add_argument(flag)
-        browser = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
-        wait = WebDriverWait(browser, 600, poll_frequency=0.2)
-        try:
-            browser.get(url)
-            wait.until(lambda d: d.find_element(By.ID, "server-info").text)
-            browser.find_element(By.ID, "claims").send_keys(CLAIMS)
-            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#check-result .claim")) == 6)
-            # one suppression, so the picture shows the list the Save button writes
-            browser.find_element(By.CSS_SELECTOR, '#check-result li[data-rule="means-plus-function"] button').click()
-            wait.until(lambda d: "1 suppressed" in d.find_element(By.ID, "check-status").text)
-            # the claim tree and the claims with their findings marked, under the summary
-            browser.execute_script("document.querySelector('#check-result .tree').previousElementSibling"
-                                   ".scrollIntoView({block: 'start'})")
-            browser.save_screenshot(str(out / "serve-check.png"))
+    with (tempfile.TemporaryDirectory() as folder,
+          served(folder, ["--max-new-tokens", "256"], 600) as (browser, wait, url)):
+        browser.get(url)
+        wait.until(lambda d: d.find_element(By.ID, "server-info").text)
+        browser.find_element(By.ID, "claims").send_keys(CLAIMS)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#check-result .claim")) == 6)
+        # one suppression, so the picture shows the list the Save button writes
+        browser.find_element(By.CSS_SELECTOR, '#check-result li[data-rule="means-plus-function"] button').click()
+        wait.until(lambda d: "1 suppressed" in d.find_element(By.ID, "check-status").text)
+        # the claim tree and the claims with their findings marked, under the summary
+        browser.execute_script("document.querySelector('#check-result .tree').previousElementSibling"
+                               ".scrollIntoView({block: 'start'})")
+        browser.save_screenshot(str(out / "serve-check.png"))
 
-            browser.find_element(By.ID, "tab-draft").click()
-            from spg.cli.generate import example_path
+        browser.find_element(By.ID, "tab-draft").click()
+        from spg.cli.generate import example_path
 
-            browser.find_element(By.ID, "description").send_keys(example_path().read_text()[:3000])
-            time.sleep(1)
-            browser.find_element(By.ID, "draft-button").click()
-            wait.until(lambda d: d.find_element(By.ID, "draft-status").text.startswith(("done", "stopped")))
-            browser.execute_script("document.querySelector('#draft .output').scrollTop = 0")
-            browser.save_screenshot(str(out / "serve-draft.png"))
-            print(f"wrote {out / 'serve-check.png'} and {out / 'serve-draft.png'}; the draft: "
-                  f"{browser.find_element(By.ID, 'draft-status').text}")
-        finally:
-            browser.quit()
-            server.terminate()
-            server.wait(30)
+        browser.find_element(By.ID, "description").send_keys(example_path().read_text()[:3000])
+        time.sleep(1)
+        browser.find_element(By.ID, "draft-button").click()
+        wait.until(lambda d: d.find_element(By.ID, "draft-status").text.startswith(("done", "stopped")))
+        browser.execute_script("document.querySelector('#draft .output').scrollTop = 0")
+        browser.save_screenshot(str(out / "serve-draft.png"))
+        print(f"wrote {out / 'serve-check.png'} and {out / 'serve-draft.png'}; the draft: "
+              f"{browser.find_element(By.ID, 'draft-status').text}")
 
 
 if __name__ == "__main__":
