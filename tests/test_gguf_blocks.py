@@ -5,9 +5,10 @@ import importlib.util
 
 import numpy as np
 import pytest
+from conftest import requirement_missing
 
 if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("gguf") is None:
-    pytest.skip("needs the cpu extra (onnxruntime) and gguf", allow_module_level=True)
+    requirement_missing("the cpu extra (onnxruntime) and gguf", module_level=True)
 
 from spg.model.gguf_blocks import BLOCK, _linear, nbits_inputs, q4_1_parts, unpermute_rows  # noqa: E402
 

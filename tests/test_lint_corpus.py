@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import requirement_missing
 
 from spg.cli import main
 from spg.lint import lint
@@ -16,8 +17,11 @@ from spg.lint.corpus import RULE_COLUMNS, Checker, document_kind, lint_corpus, r
 from spg.lint.source import claim_set_of
 from spg.lint.suppress import Suppressions
 
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+try:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+except ImportError:
+    requirement_missing("the corpus extra (pyarrow)", module_level=True)
 
 PER_SOURCE = 8  # records of each shared corpus: the tests stay well under a minute on a busy 2-core machine
 
@@ -219,7 +223,10 @@ def test_usage_errors_are_one_line_exit_2(corpus, tmp_path, capsys, argv, expect
 
 @pytest.mark.slow  # starting a Ray cluster takes 30-60 s on a busy 2-core machine
 def test_the_ray_engine_on_a_local_two_cpu_cluster_gives_the_same_tables(corpus, one_process, tmp_path):
-    ray = pytest.importorskip("ray")
+    try:
+        import ray
+    except ImportError:
+        requirement_missing("the corpus extra (ray)")
     ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
     try:
         lint_corpus(corpus, tmp_path / "out", Checker(), workers=2, batch_size=3, progress=False, engine="ray")

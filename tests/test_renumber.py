@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import requirement_missing
 
 sys.path.insert(0, str(Path(__file__).parent))
 from docx_files import claims_document  # noqa: E402
@@ -193,8 +194,10 @@ def test_cli_help_explains_the_command(capsys):
 
 
 def test_the_web_app_renumbers_the_editor_text(tmp_path):
-    pytest.importorskip("starlette")
-    from starlette.testclient import TestClient
+    try:
+        from starlette.testclient import TestClient
+    except ImportError:
+        requirement_missing("the serve extra (starlette)")
 
     from spg.serve.app import Settings, build_app
 

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import requirement_missing
 from test_serve import start_server
 
-pytest.importorskip("starlette")
-
-from starlette.testclient import TestClient  # noqa: E402
+try:
+    from starlette.testclient import TestClient
+except ImportError:
+    requirement_missing("the serve extra (starlette)", module_level=True)
 
 from spg.serve.app import Settings, build_app  # noqa: E402
 from spg.serve.worker import INLINE, CheckAbandoned, Checks  # noqa: E402
