@@ -29,7 +29,8 @@ run() {  # name, extra args...: prints spg generate's "N new tokens in S s (R to
   local t0=$(date +%s%N)
   "$py" -m spg.cli generate --input "$out/input.jsonl" --output "$out/$name.jsonl" --greedy --batch-size "$batch" \
     --max-new-tokens "$new" --device cuda --no-progress "$@" >"$out/$name.out" 2>"$out/$name.log"
-  echo "$name: $(grep -m1 'new tokens in' "$out/$name.out"); $(( ($(date +%s%N) - t0) / 1000000 )) ms wall"
+  # spg generate prints its summary line on stderr
+  echo "$name: $(grep -h -m1 'new tokens in' "$out/$name.log"); $(( ($(date +%s%N) - t0) / 1000000 )) ms wall"
 }
 run on
 run off --config "$out/off.yaml"
