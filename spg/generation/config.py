@@ -152,7 +152,8 @@ class GenerateConfig:
         check_device("device", self.device)
 
     def check_available(self) -> None:
-        from spg.generation.prompts import check_room, frame_before_loading
+        from spg.generation.prompts import frame_before_loading
+        from spg.model.prompt import check_room
 
         check_model("model", self.model, shipped=(EMBEDDED, *SHIPPED))
         check_device_present("device", self.device)

@@ -154,6 +154,7 @@ class ModelSource:
     chain: tuple[Path, ...] = ()  # an SPG artefact's folders, itself first (a Stage II sits on its Stage I); () for a chat model
     config: SPGConfig | None = None  # the artefact's own config
     base: str | None = None  # the base model the last artefact of the chain sits on
+    tokenizer: Path | None = None  # the artefact's tokenizer folder (:func:`tokenizer_folder`)
 
     @property
     def directory(self) -> Path | None:
@@ -171,7 +172,7 @@ def describe(name_or_dir: str | Path | None, zero_shot: bool = False) -> ModelSo
     while last.stage1 is not None:
         chain.append(Path(last.stage1))
         last = SPGConfig.load(chain[-1])
-    return ModelSource(str(name_or_dir), tuple(chain), own, last.base_model)
+    return ModelSource(str(name_or_dir), tuple(chain), own, last.base_model, tokenizer_folder(chain[0], own))
 
 
 def portable_path(target: Path, start: Path) -> str:

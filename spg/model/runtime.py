@@ -26,10 +26,10 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from spg.model.backbone import load_backbone, resolve, resolve_device, resolve_dtype
-from spg.model.config import RUNTIMES, ModelSource, tokenizer_folder
+from spg.model.config import RUNTIMES, ModelSource
 from spg.model.ready import ReadyForms, exported, ready_forms
 from spg.model.spg_model import SPGModel
-from spg.model.tokenizer import load_tokenizer, shared_tokenizer
+from spg.model.tokenizer import shared_tokenizer
 
 if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
     from transformers import PreTrainedModel
@@ -101,15 +101,12 @@ def on_ready(ready: ReadyForms, runtime: str, weights: str) -> Loaded:
         from spg.model.onnx_model import OnnxCausalLM
 
         # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
-        tokenizer = shared_tokenizer(tokenizer_folder(source.directory, source.config))
+        tokenizer = shared_tokenizer(source.tokenizer)
         # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
         lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), ready.onnx(weights))
         lm.generation_config = GenerationConfig.from_pretrained(merged)
     else:
-        from transformers import AutoModelForCausalLM
-
-        lm = AutoModelForCausalLM.from_pretrained(merged, dtype=ready.dtype)
-        tokenizer = load_tokenizer(merged)
+        lm, tokenizer = load_backbone(str(merged), ready.dtype)  # a plain causal LM now, with the tokenizer beside it
     return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, tokenizer).eval())
 
 
