@@ -128,8 +128,8 @@ def launch_device() -> str | None:
 
 @dataclass(frozen=True)
 class Job:
-    """What one run reads and writes, from its flags (checked, no file touched yet); the settings are
-    :func:`settings`'."""
+    """What one run reads and writes, from its flags, checked before any file is touched (how it decodes:
+    :func:`settings`)."""
 
     inputs: list[str]
     output: Path | None
