@@ -1,6 +1,6 @@
 """How the decoding model runs, and the one path that loads it (:func:`load_model`): take the artefact resolved once
-(spg.model.config.describe) and its ready forms (on the CPU: spg.model.ready), choose the runtime (the ``runtime`` setting of ``spg generate``, docs/generation.md "CPU
-decoding"), build that runtime's model.
+(spg.model.config.describe) and its ready forms (on the CPU: spg.model.ready), choose the runtime (the ``runtime``
+setting of ``spg generate``, docs/generation.md "CPU decoding"), build that runtime's model.
 
 * ``torch`` — the transformers model as loaded (on CUDA: bfloat16 and the compiled step).
 * ``onnx`` — the same model exported once to ONNX (float32) and run by ONNX Runtime on the CPU
