@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spg.errors import InputError, decode_utf8, parse_json, shown
+from spg.docx import check_size, is_docx, read_docx
+from spg.errors import InputError, decode_utf8, nested_too_deeply, parse_json, shown
 from spg.forest import Forest
 from spg.parse import parse_claims
 
@@ -71,6 +72,14 @@ class Record:
     gold_links: bool = False
     source: str = ""
     fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A description to draft claims for (``spg generate``'s input), by id."""
+
+    id: str
+    description: str
 
 
 class _FieldError(Exception):
@@ -380,3 +389,32 @@ def load_records(
                         skipped.append(item)
 
     return stream()
+
+
+def description_file(source: Path) -> str:
+    """A description file's text: UTF-8 text, or a Word document's text before its claims (all of it without)."""
+    if source.suffix.lower() == ".docx":
+        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
+    data = source.read_bytes()
+    if not is_docx(str(source), data):
+        return decode_utf8(data, str(source))
+    found = read_docx(data, str(source))
+    return found.description or found.text
+
+
+def documents(
+    paths: list[str], skip_bad: bool, skipped: list[DataError], limit: int | None, split: str | None = None
+) -> list[Document]:
+    """What ``spg generate`` drafts for: each text file or Word document in ``paths`` one description (its name the
+    id), then the records of the record files and folders (descriptions only: no claims needed); the first
+    ``limit``."""
+    texts = [Path(p) for p in paths if Path(p).is_file() and not is_record_file(Path(p))]
+    docs = [Document(source.stem, description_file(source)) for source in texts]
+    sources = [p for p in paths if Path(p) not in texts]
+    if sources:
+        records = load_records(sources, skip_bad=skip_bad, skipped=skipped, require_claims=False, split=split)
+        try:
+            docs += [Document(r.id, r.description) for r in records]
+        except RecursionError:
+            raise nested_too_deeply(" ".join(sources)) from None
+    return docs[:limit] if limit is not None else docs

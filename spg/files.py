@@ -162,6 +162,17 @@ def check_destination(path: str | Path, kind: str, *, append: bool = False) -> N
 # ---------------------------------------------------------------- whole files
 
 
+def check_append_target(path: Path, kind: str) -> None:
+    """``path`` can be created (its folder is made now), or is a file of ``kind`` that spg wrote and can add to
+    (:func:`check_destination` refuses anything else)."""
+    check_destination(path, kind, append=True)
+    try:  # made now, not at the first write: where a permission test passes (root) the folder may still fail
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"{shown(path)}: cannot create the folder {shown(path.parent)} ({e.strerror or e}); "
+                         "expected a folder spg can write its results in") from None
+
+
 def _sync_folder(folder: Path) -> None:
     """Make a rename in ``folder`` durable (a crash right after it must not bring the old name back)."""
     try:

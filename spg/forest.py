@@ -14,7 +14,7 @@ Validation never raises: :meth:`Forest.diagnostics` returns a list of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -79,6 +79,12 @@ class Forest:
     @classmethod
     def from_claims(cls, claims: Iterable[Claim], cancelled: Iterable[int] = (), unnumbered: Iterable[int] = ()) -> Forest:
         return cls(tuple(claims), frozenset(cancelled), frozenset(unnumbered))
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping]) -> Forest:
+        """The forest of a generation result's ``forest`` field: ``{num, text, parents}`` rows
+        (spg.generation.generator.forest_json)."""
+        return cls.from_claims(Claim(row["num"], row["text"], tuple(row["parents"])) for row in rows)
 
     @classmethod
     def from_parents(cls, texts: Sequence[str], parents: Sequence[Sequence[int]]) -> Forest:

@@ -283,8 +283,7 @@ def test_every_json_reader_refuses_hostile_values_in_one_line(case, references, 
 
 
 def test_every_input_reader_accepts_a_byte_order_mark(references, tmp_path, capsys):
-    from spg.cli.generate import _documents
-    from spg.data import load_records
+    from spg.data import documents, load_records
     from spg.evaluate import read_prediction_file
 
     rows = [{**json.loads(x), "prediction": "1. A chair."} for x in references.read_text().splitlines()]
@@ -293,7 +292,7 @@ def test_every_input_reader_accepts_a_byte_order_mark(references, tmp_path, caps
     as_json.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
     for source in (bom, as_json):
         assert [r.id for r in load_records(source)] == ["doc0", "doc1"]
-        assert [d.id for d in _documents([str(source)], False, [], None)] == ["doc0", "doc1"]
+        assert [d.id for d in documents([str(source)], False, [], None)] == ["doc0", "doc1"]
         assert sorted(read_prediction_file(source).predictions) == ["doc0", "doc1"]
     code, _, err = run(capsys, "stats", str(bom))
     assert code == 0, err

@@ -103,3 +103,10 @@ def test_a_number_listed_as_cancelled_and_as_a_claim_is_a_duplicate():
     forest = Forest((Claim(1, "A cup."), Claim(2, "The cup of claim 1.", (1,))), frozenset({2}))
     found = next(d for d in forest.diagnostics() if d.code == "duplicate-number")
     assert found.claim == 2 and "listed as cancelled and as a claim" in found.message
+
+
+def test_a_generation_result_reads_back_into_the_forest_it_was_written_from():
+    forest = Forest.from_parents(["A chair comprising a seat.", "The chair of claim 1, wherein the seat is red."], [[], [1]])
+    rows = [{"num": c.num, "text": c.text, "parents": list(c.parents)} for c in forest.claims]  # a result's "forest"
+    assert Forest.from_rows(rows) == forest
+    assert Forest.from_rows(rows).parent_of(2) == 1

@@ -204,7 +204,7 @@ def test_a_stage2_artefact_without_tokenizer_files_uses_its_stage1_tokenizer(mod
 
 
 def test_an_unknown_shipped_name_is_not_a_shipped_model():
-    from spg.pretrained import shipped_path
+    from spg.model.config import shipped_path
 
     assert shipped_path("no-such-model") is None
 

@@ -533,9 +533,9 @@ def test_prompt_lookup_drafts_give_the_same_sampled_outputs(seed):
 def test_deterministic_decoding_is_eager_on_a_dynamic_cache_with_deterministic_kernels(tmp_path, monkeypatch):
     # issue 41: `deterministic: true` (a GenerateConfig key) for GPU runs that must repeat; checked on a GPU by
     # benchmarks/decode_gpu.sh, here only what it switches
-    from spg.generation import runtime
     from spg.generation.config import GenerateConfig
     from spg.generation.pointer_decode import kv_cache
+    from spg.model import runtime
 
     (tmp_path / "det.yaml").write_text("deterministic: true\n")
     settings = GenerateConfig.load(tmp_path / "det.yaml").decode

@@ -15,9 +15,9 @@ from spg.generation.generator import ClaimGenerator  # noqa: E402
 from spg.generation.pointer_decode import DecodeSettings, StateRecorder, generate_batch  # noqa: E402
 from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
-from spg.generation.runtime import onnx_lm  # noqa: E402
 from spg.model.batch import INSTRUCTION  # noqa: E402
 from spg.model.ready import exported as export_of  # noqa: E402
+from spg.model.runtime import onnx_lm  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
 
@@ -104,9 +104,9 @@ def test_an_export_is_found_again_by_the_models_content(exported):
 def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_ready_form(tmp_path, monkeypatch):
     import spg.model.ready as ready
     from spg.generation.generator import load_generator
-    from spg.generation.onnx_model import OnnxCausalLM
     from spg.model import onnx_export
     from spg.model.config import describe
+    from spg.model.onnx_model import OnnxCausalLM
 
     base = tmp_path / "base"
     tiny_llama(hidden_size=64).save_pretrained(base)
@@ -150,7 +150,7 @@ def test_prompt_lookup_drafts_on_onnx_give_the_same_greedy_outputs_and_pointer_p
 
 
 def test_the_onnx_cache_forgets_dropped_drafts_and_keeps_its_buffers():
-    from spg.generation.onnx_model import OnnxCache
+    from spg.model.onnx_model import OnnxCache
 
     cache = OnnxCache(reserve=8)
     cache.room_for(["k"], (1, 2, 4), 10)

@@ -9,8 +9,8 @@ import pytest
 import torch
 from tiny import tiny_llama, tiny_tokenizer
 
-import spg.generation.runtime as runtime
 import spg.model.ready as ready
+import spg.model.runtime as runtime
 from spg.generation.generator import load_generator
 from spg.generation.pointer_decode import DecodeSettings
 from spg.generation.runner import Document

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from spg.generation import runtime
-from spg.generation.runtime import resolve_runtime
+from spg.model import runtime
+from spg.model.runtime import resolve_runtime
 
 CPU, CUDA = torch.device("cpu"), torch.device("cuda")
 

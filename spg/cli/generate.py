@@ -11,15 +11,18 @@ import argparse
 import os
 import sys
 import textwrap
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spg.cli.command import add_command
 from spg.config import Invalid
-from spg.data import DataError
-from spg.errors import InputError, decode_utf8, nested_too_deeply, shown
-from spg.files import check_destination, write_docx
+from spg.data import DataError, documents
+from spg.docx import claims_docx
+from spg.errors import InputError, shown
+from spg.files import check_append_target, check_destination, write_docx
+from spg.forest import Forest
 
 if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
     from spg.generation.config import GenerateConfig
@@ -114,59 +117,44 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
-def check_output(output: Path | None) -> None:
-    """The results file can be created (its folder is made now), or is one that spg wrote and can add to (spg.files
-    refuses anything else)."""
-    from spg.generation.runner import RESULT
+def launch_device() -> str | None:
+    """The GPU of this process of a multi-process launch (one per process: ``LOCAL_RANK``), where there is one."""
+    if "LOCAL_RANK" not in os.environ:
+        return None
+    import torch
 
-    if output is not None:
-        check_destination(output, RESULT, append=True)
-        try:  # made now, not at the first result: where a permission test passes (root) the folder may still fail
-            output.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise InputError(f"{shown(output)}: cannot create the folder {shown(output.parent)} ({e.strerror or e}); "
-                             "expected a folder spg can write its results in") from None
+    return f"cuda:{os.environ['LOCAL_RANK']}" if torch.cuda.is_available() else None
 
 
-def _description(source: Path) -> str:
-    """A description file's text: UTF-8 text, or a Word document's text before its claims (all of it without)."""
-    from spg.docx import check_size
-    from spg.lint.source import is_docx
+@dataclass(frozen=True)
+class Job:
+    """What one run reads and writes, from its flags, checked before any file is touched (how it decodes:
+    :func:`settings`)."""
 
-    if source.suffix.lower() == ".docx":
-        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
-    data = source.read_bytes()
-    if not is_docx(str(source), data):
-        return decode_utf8(data, str(source))
-    from spg.docx import read_docx
+    inputs: list[str]
+    output: Path | None
+    target: Path | None  # where this process appends its results: ``output``, or its shard's file
+    docx: str | None
+    shard: tuple[int, int] | None
+    limit: int | None
+    split: str | None
+    skip_bad: bool
+    progress: bool
 
-    found = read_docx(data, str(source))
-    return found.description or found.text
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Job:
+        from spg.generation.runner import shard_path
 
-
-def _claims_of(result: dict[str, Any]):
-    from spg.forest import Claim, Forest
-
-    return Forest.from_claims(Claim(c["num"], c["text"], tuple(c["parents"])) for c in result["forest"])
-
-
-def _documents(
-    paths: list[str], skip_bad: bool, skipped: list[DataError], limit: int | None, split: str | None = None
-):
-    from spg.data import is_record_file, load_records
-    from spg.generation.runner import Document
-
-    texts = [Path(p) for p in paths if Path(p).is_file() and not is_record_file(Path(p))]
-    docs = [Document(source.stem, _description(source)) for source in texts]
-    sources = [p for p in paths if Path(p) not in texts]
-    if sources:
-        # descriptions are the input: records need no claims
-        records = load_records(sources, skip_bad=skip_bad, skipped=skipped, require_claims=False, split=split)
-        try:
-            docs += [Document(r.id, r.description) for r in records]
-        except RecursionError:
-            raise nested_too_deeply(" ".join(sources)) from None
-    return docs[:limit] if limit is not None else docs
+        if args.limit is not None and args.limit < 1:
+            raise InputError(f"--limit must be at least 1, got {args.limit}")
+        if args.docx and not args.docx.lower().endswith(".docx"):
+            raise InputError(f"{args.docx}: --docx writes a Word document; expected a name ending .docx")
+        shard = parse_shard(args.shard)
+        output = Path(args.output) if args.output else None
+        if shard and output is None:
+            raise InputError("--shard (or a multi-process launch) needs --output: the shards' results merge into it")
+        return cls(args.input or [str(example_path())], output, shard_path(output, *shard) if shard else output,
+                   args.docx, shard, args.limit, args.split, args.skip_bad, not args.no_progress)
 
 
 def budget_note(cut: int) -> str:
@@ -188,7 +176,7 @@ def print_forest(result: dict, description: str | None = None) -> None:
     description check included, where ``description`` is given)."""
     from spg.lint import lint_lines
 
-    forest = _claims_of(result)
+    forest = Forest.from_rows(result["forest"])
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
     if forest.claims:
         print("\n".join([*claim_lines(forest), "", *lint_lines(forest, description)]))
@@ -207,51 +195,37 @@ def print_forest(result: dict, description: str | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from spg.generation.runner import RESULT
+
+    job = Job.of(args)
     config = settings(args)
-    if args.limit is not None and args.limit < 1:
-        raise InputError(f"--limit must be at least 1, got {args.limit}")
-    output = Path(args.output) if args.output else None
-    check_output(output)
-    if args.docx:
-        if not args.docx.lower().endswith(".docx"):
-            raise InputError(f"{args.docx}: --docx writes a Word document; expected a name ending .docx")
-        check_destination(args.docx, CLAIMS_DOCX)
-    shard = parse_shard(args.shard)
-    if shard and output is None:
-        raise InputError("--shard (or a multi-process launch) needs --output: the shards' results merge into it")
-    if shard:
-        from spg.generation.runner import shard_path
-
-        check_output(shard_path(output, *shard))
-        if config.device is None and "LOCAL_RANK" in os.environ:  # one GPU per process of a launch
-            import torch
-
-            if torch.cuda.is_available():
-                config = config.replace(device=f"cuda:{os.environ['LOCAL_RANK']}")
+    for path in dict.fromkeys(p for p in (job.output, job.target) if p is not None):
+        check_append_target(path, RESULT)
+    if job.docx:
+        check_destination(job.docx, CLAIMS_DOCX)
     skipped: list[DataError] = []
     try:
-        docs = _documents(args.input or [str(example_path())], args.skip_bad, skipped, args.limit, args.split)
+        docs = documents(job.inputs, job.skip_bad, skipped, job.limit, job.split)
     except OSError as e:
         raise InputError(f"{e.filename}: cannot read ({e.strerror or e})") from None
     if not docs:
         skipped_note = f" ({len(skipped)} bad records skipped)" if skipped else ""
         raise InputError(f"no documents to generate for{skipped_note}")
-    if args.docx and len(docs) != 1:
+    if job.docx and len(docs) != 1:
         raise InputError(f"--docx writes one claim set as a Word document, but the input holds {len(docs)} "
                          "documents; expected one description (or --limit 1)")
     if not any(d.description.strip() for d in docs):
-        raise InputError(f"{' '.join(args.input or [])}: every description is empty; expected text to draft claims "
+        raise InputError(f"{' '.join(job.inputs)}: every description is empty; expected text to draft claims "
                          "for")
 
     import torch
     from transformers.utils import logging as transformers_logging
 
     from spg.generation.generator import load_generator
-    from spg.generation.prompts import check_room
     from spg.generation.runner import run as run_documents
-    from spg.model.prompt import prompt_frame
+    from spg.model.prompt import check_room, prompt_frame
 
-    if args.no_progress:
+    if not job.progress:
         transformers_logging.disable_progress_bar()  # "Loading weights" and the like
     try:
         generator = load_generator(
@@ -261,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
             constrained=config.constrained,
             max_prompt_tokens=config.max_prompt_tokens,
             dtype=config.dtype,
-            device=config.device,
+            device=config.device or (launch_device() if job.shard else None),
         )
     except (OSError, ValueError) as e:  # a tokenizer library's message names neither the flag nor the folder
         message = " ".join(str(e).split())
@@ -278,46 +252,37 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     torch.manual_seed(config.seed)
-    target, todo = output, docs
-    if shard:
-        from spg.generation.runner import merge_shards, read_results, shard_of, shard_path
-
-        merged, _ = read_results(output)
-        target = shard_path(output, *shard)
-        todo = [d for d in docs if shard_of(d.id, shard[1]) == shard[0] and d.id not in merged]
     summary = run_documents(
-        todo, generator, target, config.batch_size_on(generator.lm.device.type), progress=not args.no_progress,
-        total=len(todo), length=generator.prompt_length if config.sort_by_length else None,
+        docs, generator, job.output, config.batch_size_on(generator.lm.device.type), shard=job.shard,
+        progress=job.progress, total=len(docs), length=generator.prompt_length if config.sort_by_length else None,
     )
-    resumed = f", {summary.already_done} already in {shown(target)}" if target else ""
+    resumed = f", {summary.already_done} already in {shown(job.target)}" if job.target else ""
     print(
         f"{summary.written} generated{resumed}, {len(summary.bad)} bad; "
         f"{summary.new_tokens} new tokens in {summary.seconds:.1f} s "
         f"({summary.new_tokens / max(summary.seconds, 1e-9):.1f} tokens/s){budget_note(summary.cut_claims)}",
         file=sys.stderr,
     )
-    if shard:
-        added = merge_shards(output, shard[1], [d.id for d in docs])
-        print(f"shard {shard[0]}/{shard[1]}: merged {added} results into {shown(output)}", file=sys.stderr)
+    if job.shard:
+        print(f"shard {job.shard[0]}/{job.shard[1]}: merged {summary.merged} results into {shown(job.output)}",
+              file=sys.stderr)
     no_claims = False
-    if args.docx:
+    if job.docx:
         drafted = [r for r in summary.results if r["id"] == docs[0].id]
         no_claims = bool(drafted) and not drafted[0]["forest"]
         if drafted and not no_claims:
-            from spg.docx import claims_docx
-
-            write_docx(args.docx, CLAIMS_DOCX, claims_docx(_claims_of(drafted[0]), title=docs[0].id))
+            write_docx(job.docx, CLAIMS_DOCX, claims_docx(Forest.from_rows(drafted[0]["forest"]), title=docs[0].id))
         elif no_claims:  # a claims document without claims is no result: the document was not generated
             why = ("the token budget ended claim 1; a larger --max-new-tokens gives more" if drafted[0]["cut_by_budget"]
                    else "no claim could be read from the model's output")
-            print(f"{shown(args.docx)}: not written: the draft of {shown(docs[0].id)} has no claims ({why})",
+            print(f"{shown(job.docx)}: not written: the draft of {shown(docs[0].id)} has no claims ({why})",
                   file=sys.stderr)
         else:
-            print(f"{shown(args.docx)}: not written: {shown(docs[0].id)} was drafted by an earlier run "
-                  f"(in {shown(target)}) or not at all", file=sys.stderr)
+            print(f"{shown(job.docx)}: not written: {shown(docs[0].id)} was drafted by an earlier run "
+                  f"(in {shown(job.target)}) or not at all", file=sys.stderr)
     descriptions = {d.id: d.description for d in reversed(docs)}  # a repeated id: the first one, the one drafted
     for result in summary.results[:SHOW_AT_MOST]:
         print_forest(result, descriptions[result["id"]])
     if len(summary.results) > SHOW_AT_MOST:
-        print(f"… {len(summary.results) - SHOW_AT_MOST} more documents" + (f" in {output}" if output else ""))
+        print(f"… {len(summary.results) - SHOW_AT_MOST} more documents" + (f" in {job.output}" if job.output else ""))
     return 1 if summary.bad or skipped or no_claims else 0

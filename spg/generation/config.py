@@ -18,14 +18,12 @@ from spg.config import (
     load_config,
     one_of,
 )
-from spg.model.config import EMBEDDED, SPGConfig, is_artefact, resolve_artefact
+from spg.model.config import EMBEDDED, ONNX_WEIGHTS, RUNTIMES, SPGConfig, is_artefact, resolve_artefact
 from spg.pretrained import SHIPPED
 
 MODEL_SETTINGS = "generate.yaml"  # an artefact's own decoding defaults
 CACHE_IMPLEMENTATIONS = ("auto", "static", "dynamic")
-RUNTIMES = ("auto", "torch", "onnx")  # spg.generation.runtime
 REDRAW_STOPS = ("phrase", "limitation", "claim")  # spg.generation.redraw.ClaimStop
-ONNX_WEIGHTS = ("float32", "blocks")  # spg.generation.onnx_model, spg.model.gguf_blocks
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CONSTRAINED_MIN_NEW_TOKENS = 4  # spg.generation.constrained.StructureLogitsProcessor
 
@@ -57,7 +55,7 @@ class DecodeSettings:
     # and leaves the GPU idle while Python prepares the next step; it reads the answer one step late on Apple GPUs
     # only. True does the same on CUDA (one extra step when all rows stop early; its token is dropped).
     defer_stop_check: bool = True
-    # How the model runs (spg.generation.runtime): torch is the transformers model as loaded; onnx is ONNX Runtime
+    # How the model runs (spg.model.runtime): torch is the transformers model as loaded; onnx is ONNX Runtime
     # on a float32 export (CPU only); auto is onnx on a float32 CPU for the embedded model's artefacts, else torch.
     runtime: str = "auto"
     # Prompt lookup (transformers' assisted generation with drafts copied from the prompt and the output so far): a
@@ -154,7 +152,8 @@ class GenerateConfig:
         check_device("device", self.device)
 
     def check_available(self) -> None:
-        from spg.generation.prompts import check_room, frame_before_loading
+        from spg.generation.prompts import frame_before_loading
+        from spg.model.prompt import check_room
 
         check_model("model", self.model, shipped=(EMBEDDED, *SHIPPED))
         check_device_present("device", self.device)

@@ -41,11 +41,11 @@ from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
 from spg.generation.redraw import ClaimCheck
 from spg.generation.request import DecodeRequest
 from spg.generation.runner import Document
-from spg.generation.runtime import load_model
 from spg.generation.whole_claims import whole_plain, whole_tagged
 from spg.linearize import DEP_END, EOT, IND_END, cite_parents, parse_tagged
 from spg.model.config import describe
 from spg.model.prompt import build_prompt
+from spg.model.runtime import deterministic, load_model
 from spg.parse import parse_claims
 from spg.render import numbered
 
@@ -211,7 +211,10 @@ def load_generator(
             f"{source.name}: constrained decoding needs a trained SPG model (tagged output); "
             "a chat model prompted zero-shot writes plain numbered claims"
         )
-    loaded = load_model(source, settings, dtype=dtype, device=device)
+    if settings.deterministic:
+        deterministic()
+    loaded = load_model(source, settings.runtime, onnx_weights=settings.onnx_weights,
+                        merge_adapters=settings.merge_adapters, dtype=dtype, device=device)
     spg = loaded.spg
     if spg is None:
         return ClaimGenerator(loaded.lm, loaded.tokenizer, "zero-shot", settings, ZERO_SHOT_INSTRUCTION, max_prompt_tokens)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spg.config import Invalid
 from spg.model.config import EMBEDDED, SPGConfig, embedded_folder, is_artefact, resolve_artefact, tokenizer_folder
 from spg.model.prompt import prompt_frame
 
@@ -71,13 +70,3 @@ def frame_before_loading(model: str, zero_shot: bool = False) -> int | None:
     except Exception:  # any tokenizer this cannot read (one that needs its own class): the count after loading decides
         return None
 
-
-def check_room(model: str, max_prompt_tokens: int, frame: int) -> None:
-    """``max_prompt_tokens`` leaves at least one token of description after ``model``'s chat template and
-    instruction (``frame`` tokens)."""
-    if max_prompt_tokens <= frame:
-        raise Invalid(
-            "max_prompt_tokens",
-            f"{max_prompt_tokens} leaves no room for the description: the chat template and instruction of "
-            f"{model} take {frame} tokens; expected more than {frame}",
-        )

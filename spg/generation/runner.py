@@ -36,16 +36,11 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
+from spg.data import Document
 from spg.errors import shown
 from spg.files import Appender, locked, read_lines, rows_of
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Document:
-    id: str
-    description: str
 
 
 @dataclass
@@ -56,6 +51,7 @@ class RunSummary:
     new_tokens: int = 0
     cut_claims: int = 0  # documents whose last claim the token budget ended (left out: spg.generation.whole_claims)
     seconds: float = 0.0
+    merged: int = 0  # a shard's run: results the shard files added to the output (merge_shards)
     results: list[dict] = field(default_factory=list)  # this run's results, in order
 
 
@@ -134,6 +130,7 @@ def run(
     output: Path | None,
     batch_size: int,
     *,
+    shard: tuple[int, int] | None = None,
     progress: bool = True,
     total: int | None = None,
     length: Callable[[Document], int] | None = None,
@@ -142,8 +139,18 @@ def run(
 
     Results are appended to ``output`` (if given) and returned in ``RunSummary.results``, in input order. ``total``
     (all documents, finished ones included) sizes the progress bar. With ``length``, the longest documents are
-    decoded first (batches of similar lengths).
+    decoded first (batches of similar lengths). With ``shard`` (I, N), only shard I's documents that ``output``
+    lacks are generated, into the shard's own file, whose results are then merged into ``output`` (see the module
+    docstring; ``RunSummary.merged``).
     """
+    if shard is not None:
+        documents = list(documents)
+        finished = read_results(output)[0]
+        mine = [d for d in documents if shard_of(d.id, shard[1]) == shard[0] and d.id not in finished]
+        summary = run(mine, generate, shard_path(output, *shard), batch_size, progress=progress, total=len(mine),
+                      length=length)
+        summary.merged = merge_shards(output, shard[1], [d.id for d in documents])
+        return summary
     summary = RunSummary()
     sink = Appender(output, RESULT) if output else None
     done = read_results(output)[0] if output else set()

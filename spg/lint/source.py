@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spg.data import DataError, Record, record_from_json
+from spg.docx import is_docx
 from spg.errors import decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
@@ -84,11 +85,6 @@ def _pick(name: str, values: list[object], record: str | None) -> tuple[object, 
         if isinstance(value, dict) and any(str(value.get(k)) == record for k in ("id", "application_number")):
             return value, (f"{name} line {n}" if len(values) > 1 else name)
     raise DataError(f"{name}: no record with id {record!r}; expected the id of one of its {len(values)} records")
-
-
-def is_docx(path: str, data: bytes) -> bool:
-    """Whether a file is to be read as a Word document: named .docx, or a zip package (what every .docx is)."""
-    return path.lower().endswith(".docx") or data.startswith(b"PK\x03\x04")
 
 
 def read_claim_set(path: str, record: str | None = None, field: str | None = None) -> ClaimSet:

@@ -18,6 +18,7 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from spg.model.config import EMBEDDED, embedded_folder, spg_cache  # noqa: F401 (spg_cache: re-exported, its old home)
+from spg.model.tokenizer import load_tokenizer
 
 if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
     from transformers import PreTrainedModel
@@ -123,10 +124,10 @@ def load_backbone(
     name_or_path: str | None = EMBEDDED, dtype: torch.dtype = torch.float32
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """Model and tokenizer; the tokenizer gets a pad token (its eos) when it has none."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     path = resolve(name_or_path)
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer = load_tokenizer(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token

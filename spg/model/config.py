@@ -22,6 +22,8 @@ TARGET_TRUNCATIONS = ("claims", "tokens")  # spg.model.batch.fit_target
 TRUNCATION_SIDES = ("right", "left")
 STATE_NORMS = ("none", "rms")  # spg.model.norm
 POINTER_QUERIES = ("open", "close")  # spg.model.pointer
+RUNTIMES = ("auto", "torch", "onnx")  # spg.model.runtime
+ONNX_WEIGHTS = ("float32", "blocks")  # spg.model.onnx_model, spg.model.gguf_blocks
 
 
 def spg_cache() -> Path:
@@ -116,10 +118,19 @@ class SPGConfig(ModelSettings):
         return config
 
 
-def resolve_artefact(name_or_dir: str | Path) -> Path:
-    """An artefact directory, or the directory of a model shipped with spg by name (:data:`spg.pretrained.SHIPPED`)."""
-    from spg.pretrained import shipped_path
+def shipped_path(name: str) -> Path | None:
+    """The artefact directory of a model shipped with spg (:data:`spg.pretrained.SHIPPED`), or None when ``name`` is
+    not one (or its weights are absent)."""
+    from spg.pretrained import HERE, SHIPPED
 
+    relative = SHIPPED.get(name)
+    if relative is None or not (HERE / relative / CONFIG_NAME).is_file():
+        return None
+    return HERE / relative
+
+
+def resolve_artefact(name_or_dir: str | Path) -> Path:
+    """An artefact directory, or the directory of a model shipped with spg by name (:func:`shipped_path`)."""
     return shipped_path(str(name_or_dir)) or Path(name_or_dir)
 
 
@@ -137,12 +148,13 @@ def is_artefact(name_or_dir: str | Path | None) -> bool:
 @dataclass(frozen=True)
 class ModelSource:
     """What is to be loaded, resolved once (:func:`describe`) and read by every step after: which runtime runs it
-    (spg.generation.runtime), its ready forms (spg.model.ready), the model built from them."""
+    (spg.model.runtime), its ready forms (spg.model.ready), the model built from them."""
 
     name: str  # as given: a chat model's name or folder, or an artefact's folder or shipped name
     chain: tuple[Path, ...] = ()  # an SPG artefact's folders, itself first (a Stage II sits on its Stage I); () for a chat model
     config: SPGConfig | None = None  # the artefact's own config
     base: str | None = None  # the base model the last artefact of the chain sits on
+    tokenizer: Path | None = None  # the artefact's tokenizer folder (:func:`tokenizer_folder`)
 
     @property
     def directory(self) -> Path | None:
@@ -160,7 +172,7 @@ def describe(name_or_dir: str | Path | None, zero_shot: bool = False) -> ModelSo
     while last.stage1 is not None:
         chain.append(Path(last.stage1))
         last = SPGConfig.load(chain[-1])
-    return ModelSource(str(name_or_dir), tuple(chain), own, last.base_model)
+    return ModelSource(str(name_or_dir), tuple(chain), own, last.base_model, tokenizer_folder(chain[0], own))
 
 
 def portable_path(target: Path, start: Path) -> str:

@@ -20,7 +20,7 @@ What stays float32: the output head and the token embedding (tied; the GGUF's Q8
 rows that Stage I trained). ONNX Runtime 1.32 has no fast 8-bit kernel with float32 activations (311 ms a step,
 docs/generation.md), and its fast one quantises the activations to 8 bits.
 
-Built once from the float32 export (spg.generation.onnx_model) by replacing its linear layers' ``MatMul`` s, and
+Built once from the float32 export (spg.model.onnx_model) by replacing its linear layers' ``MatMul`` s, and
 checked while building: each layer's dequantised blocks plus its adapters must give the merged float32 weight the
 export holds (up to rounding, :data:`TOLERANCE`), or the build fails rather than decode another model.
 """

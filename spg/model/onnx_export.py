@@ -1,5 +1,5 @@
 """The ONNX export of a transformers model folder, the build behind the ``onnx`` runtime's models
-(spg.generation.onnx_model): onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once
+(spg.model.onnx_model): onnxruntime-genai's model builder (``python -m onnxruntime_genai.models.builder``), run once
 per model into a folder of the ready-form cache (spg.model.ready asks for every export), never half-written.
 """
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spg.config import Invalid
 from spg.model.config import INSTRUCTION, TRUNCATION_SIDES
 
 if TYPE_CHECKING:
@@ -45,3 +46,14 @@ def build_prompt(
 def prompt_frame(tokenizer: PreTrainedTokenizerBase, instruction: str = INSTRUCTION) -> int:
     """Tokens the chat template and instruction take around the description."""
     return len(build_prompt(tokenizer, "", 1 << 30, instruction))
+
+
+def check_room(model: str, max_prompt_tokens: int, frame: int) -> None:
+    """``max_prompt_tokens`` leaves at least one token of description after ``model``'s chat template and
+    instruction (``frame`` tokens)."""
+    if max_prompt_tokens <= frame:
+        raise Invalid(
+            "max_prompt_tokens",
+            f"{max_prompt_tokens} leaves no room for the description: the chat template and instruction of "
+            f"{model} take {frame} tokens; expected more than {frame}",
+        )

@@ -3,7 +3,7 @@
 Loading an artefact the long way builds its base (the embedded GGUF's safetensors copy: spg.model.backbone), wraps
 it in PEFT for the Stage I adapter, merges that, wraps it again for the Stage II adapter and merges that too:
 about 14 s on the 2-core CPU, every run. The ready form is that merged model saved once with ``save_pretrained``
-(safetensors, in the dtype it runs in) beside the artefact's tokenizer; spg.generation.runtime reads it back and puts
+(safetensors, in the dtype it runs in) beside the artefact's tokenizer; spg.model.runtime reads it back and puts
 the artefact's pointer head on it. Its weights are those of the long way bit for bit (the same merge, saved and
 read back unrounded), so the outputs are the same (tested).
 
@@ -13,7 +13,7 @@ code below) and the torch, transformers and peft versions. A change to any of th
 load. Other ready forms of the same model sit beside the merged one in the same folder (a CPU runtime's copy: the
 ONNX export of spg.model.onnx_export, and that export on the GGUF's blocks), keyed the same way. Every form is
 asked for through :class:`ReadyForms`, and any other model's ONNX export through :func:`exported`: the loaders
-(spg.generation.runtime) call these, nothing else builds into the cache.
+(spg.model.runtime) call these, nothing else builds into the cache.
 
 Only artefacts on the embedded backbone have a ready form: it is what a laptop runs, and 0.5 GB in float32. Any
 other base (a hub name or a local folder, an 8B model say) loads the long way rather than be copied into the cache.
@@ -91,7 +91,7 @@ def ready_key(source: ModelSource, dtype: torch.dtype) -> str | None:
 class ReadyForms:
     """The ready forms of one SPG artefact in one dtype, in their folder ``root`` (``$SPG_CACHE/ready/NAME-KEY``,
     :func:`ready_forms`), each built the first time it is asked for: the one interface the loaders
-    (spg.generation.runtime) read the cache through."""
+    (spg.model.runtime) read the cache through."""
 
     source: ModelSource
     dtype: torch.dtype
@@ -108,7 +108,7 @@ class ReadyForms:
         return build_once(self.root / MERGED, build)
 
     def onnx(self, weights: str = "float32") -> Path:
-        """The ONNX export of :meth:`merged` (spg.model.onnx_export, run by spg.generation.onnx_model; float32), kept beside it; with
+        """The ONNX export of :meth:`merged` (spg.model.onnx_export, run by spg.model.onnx_model; float32), kept beside it; with
         ``weights`` ``blocks``, that export with the embedded GGUF's 4-bit blocks and the artefacts' adapters beside
         them (spg.model.gguf_blocks)."""
         from transformers import PretrainedConfig

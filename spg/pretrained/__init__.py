@@ -10,13 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SHIPPED = {"spg-smollm2": "spg-smollm2/lpo"}  # name -> the artefact directory `spg generate --model NAME` loads
+SHIPPED = {"spg-smollm2": "spg-smollm2/lpo"}  # name -> what `--model NAME` loads (spg.model.config.shipped_path)
 DEFAULT_MODEL = "spg-smollm2"
 
-
-def shipped_path(name: str) -> Path | None:
-    """The artefact directory of a shipped model, or None when ``name`` is not one (or its weights are absent)."""
-    relative = SHIPPED.get(name)
-    if relative is None or not (HERE / relative / "spg_config.json").is_file():
-        return None
-    return HERE / relative

@@ -1,10 +1,10 @@
 """How the decoding model runs, and the one path that loads it (:func:`load_model`): take the artefact resolved once
-(spg.model.config.describe) and its ready forms (on the CPU: spg.model.ready), choose the runtime (the ``runtime`` setting of ``spg generate``, docs/generation.md "CPU
-decoding"), build that runtime's model.
+(spg.model.config.describe) and its ready forms (on the CPU: spg.model.ready), choose the runtime (the ``runtime``
+setting of ``spg generate``, docs/generation.md "CPU decoding"), build that runtime's model.
 
 * ``torch`` — the transformers model as loaded (on CUDA: bfloat16 and the compiled step).
 * ``onnx`` — the same model exported once to ONNX (float32) and run by ONNX Runtime on the CPU
-  (:mod:`spg.generation.onnx_model`); any transformers causal LM that onnxruntime-genai's model builder exports
+  (:mod:`spg.model.onnx_model`); any transformers causal LM that onnxruntime-genai's model builder exports
   (Llama, Mistral, Qwen, Phi, Gemma, ...). Needs the ``cpu`` extra (``pip install 'spg[cpu]'``).
 * ``auto`` — ``onnx`` on a float32 CPU for the models with a ready form in the cache (the artefacts on the embedded
   backbone, spg.model.ready: what a laptop runs) when ONNX Runtime is installed, one document at a time (the main
@@ -25,12 +25,11 @@ from typing import TYPE_CHECKING
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from spg.generation.config import RUNTIMES, DecodeSettings
 from spg.model.backbone import load_backbone, resolve, resolve_device, resolve_dtype
-from spg.model.config import ModelSource, tokenizer_folder
+from spg.model.config import RUNTIMES, ModelSource
 from spg.model.ready import ReadyForms, exported, ready_forms
 from spg.model.spg_model import SPGModel
-from spg.model.tokenizer import load_tokenizer, shared_tokenizer
+from spg.model.tokenizer import shared_tokenizer
 
 if TYPE_CHECKING:  # transformers' model code (modeling_utils: 1-2 s of imports) only where a model is built
     from transformers import PreTrainedModel
@@ -72,61 +71,55 @@ class Loaded:
         return cls(spg.lm, spg.tokenizer, spg)
 
 
-def load_model(source: ModelSource, settings: DecodeSettings, *, dtype: str = "auto",
-               device: str | None = None) -> Loaded:
+def load_model(source: ModelSource, runtime: str = "auto", *, onnx_weights: str = "float32",
+               merge_adapters: bool = True, dtype: str = "auto", device: str | None = None) -> Loaded:
     """The one load path of generation: ``source`` (resolved once: spg.model.config.describe) on ``device`` in
     ``dtype`` as spg.model.backbone resolves them; choose the runtime; build that runtime's model. On the CPU a merged
     artefact loads from its ready forms, built once (spg.model.ready); a GPU run merges at load, so a large model is
     not copied into the cache."""
     where = resolve_device(device)
-    if settings.deterministic:
-        deterministic()
     torch_dtype = resolve_dtype(dtype, where)
-    ready = ready_forms(source, torch_dtype) if settings.merge_adapters and where.type == "cpu" else None
-    runtime = resolve_runtime(settings.runtime, where, torch_dtype, has_ready_form=ready is not None)
-    if runtime == "onnx" and settings.onnx_weights == "blocks" and ready is None:
+    ready = ready_forms(source, torch_dtype) if merge_adapters and where.type == "cpu" else None
+    chosen = resolve_runtime(runtime, where, torch_dtype, has_ready_form=ready is not None)
+    if chosen == "onnx" and onnx_weights == "blocks" and ready is None:
         raise ValueError(f"{source.name}: onnx_weights: blocks runs an SPG artefact on the embedded "
                          "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
-    if runtime == "onnx" and ready is not None:
-        return on_onnx_ready(ready, settings.onnx_weights)
-    loaded = on_torch(source, settings, ready, where, torch_dtype)
-    return on_onnx(source, loaded) if runtime == "onnx" else loaded
+    if ready is not None:
+        return on_ready(ready, chosen, onnx_weights)
+    loaded = on_torch(source, merge_adapters, where, torch_dtype)
+    return on_onnx(source, loaded) if chosen == "onnx" else loaded
 
 
-def on_torch(source: ModelSource, settings: DecodeSettings, ready: ReadyForms | None, where: torch.device,
-             dtype: torch.dtype) -> Loaded:
-    """``source`` as a transformers model: a chat model as it is; an SPG artefact from its merged ready form when
-    ``ready`` is given, else the long way (its base, then its adapters, merged now unless ``merge_adapters`` is
-    off)."""
+def on_ready(ready: ReadyForms, runtime: str, weights: str) -> Loaded:
+    """An SPG artefact from its ready forms (spg.model.ready), its pointer on the LM's hidden states: ``torch``, the
+    merged model read back; ``onnx``, the ONNX export of it (``weights``: float32, or the GGUF's ``blocks``), without
+    loading any weights into PyTorch."""
+    source, merged = ready.source, ready.merged()
+    if runtime == "onnx":
+        from transformers import GenerationConfig, PretrainedConfig
+
+        from spg.model.onnx_model import OnnxCausalLM
+
+        # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
+        tokenizer = shared_tokenizer(source.tokenizer)
+        # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
+        lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), ready.onnx(weights))
+        lm.generation_config = GenerationConfig.from_pretrained(merged)
+    else:
+        lm, tokenizer = load_backbone(str(merged), ready.dtype)  # a plain causal LM now, with the tokenizer beside it
+    return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, tokenizer).eval())
+
+
+def on_torch(source: ModelSource, merge_adapters: bool, where: torch.device, dtype: torch.dtype) -> Loaded:
+    """``source`` as a transformers model, the long way: a chat model as it is; an SPG artefact on its base, then its
+    adapters, merged now unless ``merge_adapters`` is off."""
     if source.directory is None:
         lm, tokenizer = load_backbone(source.name, dtype)
         return Loaded(lm.to(where).eval(), tokenizer, None)
-    if ready is not None:
-        from transformers import AutoModelForCausalLM
-
-        folder = ready.merged()
-        lm = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
-        return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, load_tokenizer(folder)).eval())
     spg = SPGModel.from_pretrained(source.directory, dtype=dtype).to(where).eval()
-    if settings.merge_adapters:
+    if merge_adapters:
         spg.lm.merge_adapter()
     return Loaded.of(spg)
-
-
-def on_onnx_ready(ready: ReadyForms, weights: str) -> Loaded:
-    """An SPG artefact on the ONNX export of its float32 ready form (``weights``: float32, or the GGUF's ``blocks``),
-    its pointer on the exported model's hidden states, without loading any weights into PyTorch."""
-    from transformers import GenerationConfig, PretrainedConfig
-
-    from spg.generation.onnx_model import OnnxCausalLM
-
-    source, onnx_dir, merged = ready.source, ready.onnx(weights), ready.merged()
-    # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
-    tokenizer = shared_tokenizer(tokenizer_folder(source.directory, source.config))
-    # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
-    lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), onnx_dir)
-    lm.generation_config = GenerationConfig.from_pretrained(merged)
-    return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, tokenizer).eval())
 
 
 def deterministic() -> None:
@@ -142,7 +135,7 @@ def deterministic() -> None:
 
 def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
     """``lm`` (whose weights are those saved in ``hf_dir``) as an ONNX Runtime model, exported once."""
-    from spg.generation.onnx_model import OnnxCausalLM
+    from spg.model.onnx_model import OnnxCausalLM
 
     onnx_dir = exported(hf_dir)
     fast = OnnxCausalLM(lm.config, onnx_dir)
@@ -162,7 +155,7 @@ def on_onnx(source: ModelSource, loaded: Loaded) -> Loaded:
     spg = loaded.spg
     with tempfile.TemporaryDirectory() as folder:
         # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
-        # beside it (on_onnx_ready); any other artefact is saved and hashed each run.
+        # beside it (on_ready); any other artefact is saved and hashed each run.
         merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
         merged.save_pretrained(folder)
         spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
