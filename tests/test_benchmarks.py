@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import os
+import json
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -21,27 +21,45 @@ def test_no_benchmark_writes_the_shared_data_path_into_itself():
         assert "../shared" not in script.read_text(encoding="utf-8"), f"{script}: use common.shared_file"
 
 
+# Runs each script as ``python SCRIPT --help`` would (as __main__, its folder first on sys.path, in an empty folder
+# of its own with SPG_DATA_DIR there), one after another in one process, and prints a JSON line per script: a
+# process per script spent most of its ~2-8 s importing torch and transformers, over a minute of CI in all.
+HELP_DRIVER = """
+import contextlib, io, json, os, runpy, sys
+for script, folder in json.loads(sys.argv[1]):
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    os.chdir(folder)
+    os.environ["SPG_DATA_DIR"] = folder
+    sys.argv, saved_path = [script, "--help"], list(sys.path)
+    sys.path.insert(0, os.path.dirname(script))
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        except BaseException as failure:
+            code, _ = 1, print(repr(failure), file=err)
+    sys.path[:] = saved_path
+    print(json.dumps([script, code, out.getvalue(), err.getvalue()]), file=sys.__stdout__, flush=True)
+"""
+
+
 @pytest.fixture(scope="module")
 def help_runs(tmp_path_factory) -> dict:
-    """Every script's ``--help``, each in its own process and empty folder, a few at a time: each process spends most
-    of its ~2-8 s importing torch and transformers, and one after another they cost CI over a minute."""
-
-    def answer(script_and_folder):
-        script, folder = script_and_folder
-        env = {**os.environ, "SPG_DATA_DIR": str(folder)}  # --help must not need the data
-        return subprocess.run([sys.executable, str(script), "--help"], cwd=folder, env=env, capture_output=True,
-                              text=True, timeout=300)
-
-    with ThreadPoolExecutor(max_workers=(os.cpu_count() or 1) + 1) as pool:
-        folders = [tmp_path_factory.mktemp("help") for _ in SCRIPTS]
-        return dict(zip(SCRIPTS, pool.map(answer, zip(SCRIPTS, folders, strict=True)), strict=True))
+    """Every script's ``--help`` (:data:`HELP_DRIVER`): script -> (exit code, stdout, stderr)."""
+    jobs = [(str(script), str(tmp_path_factory.mktemp("help"))) for script in SCRIPTS]
+    done = subprocess.run([sys.executable, "-c", HELP_DRIVER, json.dumps(jobs)], capture_output=True, text=True,
+                          timeout=600)
+    answers = {Path(script): (code, out, err) for script, code, out, err in map(json.loads, done.stdout.splitlines())}
+    assert len(answers) == len(SCRIPTS), done.stderr[-2000:]
+    return answers
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: str(p.relative_to(REPO / "benchmarks")))
 def test_every_benchmark_answers_help(script, help_runs):
-    done = help_runs[script]
-    assert done.returncode == 0 and done.stdout.startswith("usage:"), done.stderr[-2000:]
+    code, out, err = help_runs[script]
+    assert code == 0 and out.startswith("usage:"), err[-2000:]
 
 
 def _expanded(pattern: str) -> set[str]:
