@@ -8,5 +8,7 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 # setup installed every extra and converted the embedded model: a test that would skip for lack of them fails
 export SPG_TESTS_COMPLETE=1
 .venv/bin/ruff check .
-# pyproject's addopts deselect the slow group; this marker expression selects both groups in one run.
-.venv/bin/pytest -q -m "slow or not slow" "$@"
+# pyproject's addopts deselect the slow group; this marker expression selects both groups in one run. The files are
+# shared among one process per core (pytest-xdist; at most 4, each holding a real model at times), a file's tests
+# in one process so that a module's fixture is built once.
+.venv/bin/pytest -q -m "slow or not slow" -n auto --maxprocesses 4 --dist loadfile "$@"

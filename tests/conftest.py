@@ -26,9 +26,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def real_model_threads() -> str:
-    """``OMP_NUM_THREADS`` for what runs the real model (a test, or a process one starts): every core, unless
-    whoever ran pytest set it."""
-    return os.environ["OMP_NUM_THREADS"] if _THREADS_GIVEN else str(os.cpu_count() or 1)
+    """``OMP_NUM_THREADS`` for what runs the real model (a test, or a process one starts): this worker's share of the
+    cores (pytest-xdist runs the suite in several processes: scripts/test.sh), unless whoever ran pytest set it."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return os.environ["OMP_NUM_THREADS"] if _THREADS_GIVEN else str(max(1, (os.cpu_count() or 1) // workers))
 
 
 @pytest.fixture(autouse=True)
