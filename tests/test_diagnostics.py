@@ -30,7 +30,6 @@ def start_of_training_norms(uspto_path, pap2pat_path, overrides: list[str]) -> d
 
 @pytest.mark.slow
 def test_structure_terms_stay_below_the_lm_term_on_the_backbone_with_the_repro_recipe(uspto_path, pap2pat_path):
-    torch.set_num_threads(2)
     norms = start_of_training_norms(uspto_path, pap2pat_path, [])
     lm = norms["lm"]["backbone"]
     print({k: round(v["backbone"], 3) for k, v in norms.items()})
@@ -42,7 +41,6 @@ def test_structure_terms_stay_below_the_lm_term_on_the_backbone_with_the_repro_r
 @pytest.mark.slow
 def test_the_papers_recipe_lets_the_structure_loss_swamp_the_lm_term(uspto_path, pap2pat_path):
     """The measurement above can fail: at the paper's settings the same batch gives ~80x L_LM's gradient."""
-    torch.set_num_threads(2)
     norms = start_of_training_norms(uspto_path, pap2pat_path, PAPER_RECIPE)
     print({k: round(v["backbone"], 3) for k, v in norms.items()})
     assert norms["struct"]["backbone"] > 10 * norms["lm"]["backbone"]

@@ -193,7 +193,6 @@ def test_cli_trains_from_a_config_file_with_overrides(tiny_run, tmp_path):
 @pytest.mark.slow
 def test_smollm2_stage1_run_saves_reloads_and_resumes(uspto_path, tmp_path):
     """A handful of real steps on the embedded SmolLM2 over a few USPTO documents."""
-    torch.set_num_threads(2)
     overrides = [
         f"train_file={uspto_path}", "max_records=3", "max_length=384", "max_target_tokens=256", "lora_r=4",
         "max_steps=2", "save_steps=1", "gradient_accumulation_steps=1", "warmup_ratio=0.0", "logging_steps=1",
