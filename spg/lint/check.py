@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from spg.forest import Forest
 from spg.lint.antecedent import check_antecedents
-from spg.lint.clauses import read_claims
+from spg.lint.clauses import ancestry, read_claims
 from spg.lint.contradiction import check_contradictions
 from spg.lint.dependency import check_multiple_dependency
 from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
@@ -90,10 +90,10 @@ def find_all(forest: Forest, description: str | None = None, antecedent: str = "
     found += antecedent_findings(forest, antecedent, terms)
     found += check_multiple_dependency(forest)
     found += check_means_plus_function(forest)
-    readings = read_claims(forest)
-    found += check_redundancy(forest, readings)
-    found += check_preambles(forest, readings)
-    found += check_contradictions(forest, readings)
+    readings, above = read_claims(forest), ancestry(forest)  # read once for the rules that read along chains
+    found += check_redundancy(forest, readings, above)
+    found += check_preambles(forest, readings, above)
+    found += check_contradictions(forest, readings, above)
     found += check_ranges(forest, readings)
     if description is not None:
         found += check_description_support(forest, description)

@@ -451,6 +451,9 @@ def ancestry(forest: Forest) -> dict[int, tuple[int, ...]]:
             if p in out and p not in seen:
                 got.append(p)
                 seen.add(p)
+        if len(got) == 1:  # one parent: it, then its own ancestry (which holds neither it nor a repeat), no walk
+            out[c.num] = (got[0], *out[got[0]][: ANCESTORS - 1])
+            continue
         for p in list(got):
             for a in out[p]:
                 if a not in seen:

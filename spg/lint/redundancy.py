@@ -614,9 +614,10 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
     return out
 
 
-def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
-    """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, when the
-    caller has them). Claims are compared with the abbreviations the set defines spelled out
+def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None,
+                     above: dict[int, tuple[int, ...]] | None = None) -> list[Finding]:
+    """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, ``above``:
+    its :func:`~spg.lint.clauses.ancestry`, when the caller has them). Claims are compared with the abbreviations the set defines spelled out
     (:mod:`spg.lint.abbreviations`)."""
     readings = readings if readings is not None else read_claims(forest)
     short = defined([c.text for c in forest.claims])
@@ -624,7 +625,7 @@ def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None)
     if short:
         compared = {n: r if (body := spelled_out(r.body, short)) is r.body else replace(r, body=body)
                     for n, r in readings.items()}
-    above = on_every_path(forest, ancestry(forest))
+    above = on_every_path(forest, above if above is not None else ancestry(forest))
     return (
         check_duplicates(forest, compared, above)
         + check_not_further_limiting(forest, compared, above)
