@@ -472,7 +472,11 @@ def on_every_path(forest: Forest, above: dict[int, tuple[int, ...]]) -> dict[int
     for c in forest.claims:
         if c.num in out:
             continue
-        paths = [{p, *out[p]} for p in dict.fromkeys(c.parents) if p in out]
+        parents = [p for p in dict.fromkeys(c.parents) if p in out]
+        if len(parents) == 1 and out[parents[0]] == above[parents[0]]:
+            out[c.num] = above[c.num]  # one path, through a parent whose whole ancestry is on its every path
+            continue
+        paths = [{p, *out[p]} for p in parents]
         out[c.num] = tuple(a for a in above[c.num] if all(a in path for path in paths))
     return out
 

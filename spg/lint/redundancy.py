@@ -392,13 +392,20 @@ def _plain(clause: tuple[str, ...]) -> str:
     return " " + " ".join(w for w in clause if w not in COPULA) + " "
 
 
-def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
-    """Whether ``clause`` stands, word for word, inside a clause of one of ``texts``: per claim, (every clause
-    :func:`_plain` and joined, those that name no alternatives joined)."""
-    needle = _plain(clause)
+def _recited(clause: tuple[str, ...], every: str, plain: str) -> bool:
+    """Whether ``clause`` stands, word for word, inside a clause of the chain: ``every`` its claims' every clause
+    :func:`_plain`, ``plain`` those that name no alternatives, each joined by newlines (which no clause holds, so no
+    match runs across two)."""
     # restating the alternatives themselves chooses none of them
-    chooses = _ALTERNATIVE.isdisjoint(clause)
-    return any(needle in (plain if chooses else every) for every, plain in texts)
+    return _plain(clause) in (plain if _ALTERNATIVE.isdisjoint(clause) else every)
+
+
+def _all_recited(clauses: tuple[tuple[str, ...], ...], texts: list[tuple[str, str]]) -> bool:
+    """Whether each of ``clauses`` stands in a clause of one of ``texts`` (per claim of the chain, its clauses joined
+    as :func:`_recited` reads them), the chain's joined once for all of them."""
+    every = "\n".join(e for e, _ in texts)
+    plain = "\n".join(p for _, p in texts)
+    return all(_recited(clause, every, plain) for clause in clauses)
 
 
 def _said_closely(said: tuple[str, ...], chain: Iterable[tuple[_Words, float]]) -> bool:
@@ -522,14 +529,10 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
     listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
+    # each claim of a chain read once for all its dependents: its clauses joined (every one, those that name no
+    # alternatives) and its words with how close a restatement must stand (None for a claim listing alternatives)
     joined: dict[int, tuple[str, str]] = {}
-    read: dict[int, _Words] = {}
-
-    def words_of(a: int) -> _Words:  # each claim of a chain read once for all its dependents
-        if a not in read:
-            read[a] = _Words(readings[a])
-        return read[a]
-
+    read: dict[int, tuple[_Words, float] | None] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -539,7 +542,6 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             continue
         if _CUT_SHORT.search(c.text[-40:]):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
-        texts = []
         for a in above[c.num]:
             if a not in joined:
                 clauses = readings[a].gists
@@ -548,17 +550,17 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
                     "\n".join(map(_plain, clauses)),
                     "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
                 )
-            texts.append(joined[a])
+                read[a] = None if listed else (_Words(readings[a]), CLOSE if forest.by_num[a].parents
+                                               else CLOSE_INDEPENDENT)
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, [readings[a] for a in above[c.num]]):
             continue
-        elif r.gists and all(_recited(clause, texts) for clause in r.gists) and any(
+        elif r.gists and _all_recited(r.gists, [joined[a] for a in above[c.num]]) and any(
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), CLOSE if forest.by_num[a].parents else
-                                                       CLOSE_INDEPENDENT) for a in above[c.num] if a not in listing)):
+        elif _said_closely(r.body[len(r.opening) :], [read[a] for a in above[c.num] if read[a] is not None]):
             why = "only restates, in other words, what is recited in"
         else:
             continue
