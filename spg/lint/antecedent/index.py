@@ -199,6 +199,11 @@ class _Index:
 
     def recited_alone(self, c: _Chunk) -> bool:
         """Whether ``c`` is recited as an element of its claim's own, read in its own claim's words."""
+        if c.element is None:  # kept: the first element of a long claim is asked again for each repeat of it
+            c.element = self._recited_alone(c)
+        return c.element
+
+    def _recited_alone(self, c: _Chunk) -> bool:
         tokens, body, _ = self.context[c.claim]
         if c.start < body:
             return False
