@@ -52,6 +52,7 @@ _LETTERED_ALTERNATIVES = re.compile(
 )
 # a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
 # restating words of one part chooses it, wherever in the long claim they stand
+_DIGIT = re.compile(r"[0-9]")
 _LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
@@ -289,7 +290,7 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[str]) -> b
 
 
 def _numbers(said: tuple[str, ...]) -> Counter[str]:
-    return Counter(w for w in said if any(ch.isdigit() for ch in w))
+    return Counter(filter(_DIGIT.search, said))  # a reading's words are ASCII (clauses.words): a digit is 0-9
 
 
 class _Siblings:
@@ -305,7 +306,7 @@ class _Siblings:
         self.stems: dict[int, list[str]] = {}
         self.order: dict[int, int] = {}  # claim → its place among the siblings kept
         self.by_numbers: dict[tuple, list[int]] = {}
-        self.by_ends: dict[tuple, list[int]] = {}
+        self.by_ends: dict[tuple, dict[str, list[int]]] = {}  # (parents, length, first stem) → last stem → claims
 
     def _stems(self, num: int) -> list[str]:
         got = self.stems.get(num)
@@ -322,7 +323,7 @@ class _Siblings:
         if len(stems) <= NEAR_LONGEST:
             self.by_numbers.setdefault((parents, self._numbers(num)), []).append(num)
         if len(stems) >= SHORTEST_NARROWING:
-            self.by_ends.setdefault((parents, len(stems), stems[0], stems[-1]), []).append(num)
+            self.by_ends.setdefault((parents, len(stems), stems[0]), {}).setdefault(stems[-1], []).append(num)
 
     def near(self, num: int, parents: tuple[int, ...]) -> list[int]:
         if len(self._stems(num)) > NEAR_LONGEST:
@@ -334,8 +335,8 @@ class _Siblings:
         if len(mine) > NEAR_LONGEST or not self.order:
             return []
         firsts, lasts = set(mine[: MOST_ADDED + 1]), set(mine[-MOST_ADDED - 1 :])
-        found = {e for n in range(len(mine) - MOST_ADDED, len(mine)) for first in firsts for last in lasts
-                 for e in self.by_ends.get((parents, n, first, last), ())}
+        found = {e for n in range(len(mine) - MOST_ADDED, len(mine)) for first in firsts
+                 if (by_last := self.by_ends.get((parents, n, first))) for last in lasts for e in by_last.get(last, ())}
         return sorted(found, key=self.order.__getitem__)
 
 

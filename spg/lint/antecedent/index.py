@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from itertools import chain
 
 from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk
@@ -92,7 +93,7 @@ class _Index:
         spans = self.spans.get(ch.claim)
         if spans is None:
             found = _TOKEN_RE.finditer(self.claims[ch.claim].text)
-            spans = self.spans[ch.claim] = array("q", (i for m in found for i in m.span()))
+            spans = self.spans[ch.claim] = array("q", chain.from_iterable(map(re.Match.span, found)))
         return spans[2 * ch.start], spans[2 * ch.end - 1]
 
     def quote(self, ch: _Chunk) -> str:
