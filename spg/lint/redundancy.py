@@ -531,9 +531,17 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
     listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
     # each claim of a chain read once for all its dependents: its clauses joined (every one, those that name no
-    # alternatives) and its words with how close a restatement must stand (None for a claim listing alternatives)
+    # alternatives), how close a restatement must stand (None for a claim listing alternatives) and, when a
+    # dependent first needs them, its words
     joined: dict[int, tuple[str, str]] = {}
-    read: dict[int, tuple[_Words, float] | None] = {}
+    closeness: dict[int, float | None] = {}
+    read: dict[int, _Words] = {}
+
+    def words_of(a: int) -> _Words:
+        if a not in read:
+            read[a] = _Words(readings[a])
+        return read[a]
+
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -551,8 +559,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
                     "\n".join(map(_plain, clauses)),
                     "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
                 )
-                read[a] = None if listed else (_Words(readings[a]), CLOSE if forest.by_num[a].parents
-                                               else CLOSE_INDEPENDENT)
+                closeness[a] = None if listed else CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, [readings[a] for a in above[c.num]]):
@@ -561,7 +568,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], [read[a] for a in above[c.num] if read[a] is not None]):
+        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), close) for a in above[c.num]
+                                                      if (close := closeness[a]) is not None)):
             why = "only restates, in other words, what is recited in"
         else:
             continue
