@@ -70,7 +70,7 @@ from spg.lint import find_all
 from spg.lint.clauses import ancestry, on_every_path, read_claims, subject
 from spg.lint.contradiction import EXCLUSIVE, PLACING, PROPERTIES
 from spg.lint.preamble import GENERIC, category, check_preambles
-from spg.lint.ranges import chain as one_citation_chain
+from spg.lint.ranges import chains as one_citation_chains
 from spg.lint.redundancy import check_redundancy
 from spg.parse import extract_references, parse_claims
 
@@ -439,8 +439,9 @@ def inject(forest: Forest, rng: random.Random, subjects: dict[str, list[tuple[st
 
     if widener is not None:
         # a new dependent claim citing a claim P (with P's opening) whose only limitation is a clause with a range of
-        # P or of a claim P depends on through claims citing one claim each (spg.lint.ranges.chain), the range widened
-        options = [(c, clause) for c in dependents for a in (c.parents[0], *one_citation_chain(forest, c.parents[0]))
+        # P or of a claim P depends on through claims citing one claim each (spg.lint.ranges.chains), the range widened
+        up = one_citation_chains(forest)
+        options = [(c, clause) for c in dependents for a in (c.parents[0], *up[c.parents[0]])
                    if a in forest.by_num for clause in _clauses(forest.by_num[a].text, a)]
         widened = [(c, parent, wide) for c, parent in options if (wide := widen(parent, widener))]
         if widened:

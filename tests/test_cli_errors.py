@@ -112,6 +112,16 @@ def test_escaped_json_is_still_json_with_the_same_text(text):
     assert json.loads(escaped(json.dumps([text], ensure_ascii=False))) == [text]
 
 
+def test_escaped_writes_exactly_the_control_characters_as_escapes():
+    # every character up to the isolates, each alone and all in one text (escaped searches instead of translating)
+    from spg.errors import _CONTROLS, escaped
+
+    every = "".join(map(chr, range(0x2070)))
+    want = "".join(f"\\u{ord(ch):04x}" if ord(ch) in _CONTROLS else ch for ch in every)
+    assert escaped(every) == want and "".join(map(escaped, every)) == want
+    assert escaped("\t\n…]\\^-") == "\t\n…]\\^-"
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
 def test_generate_output_in_a_folder_that_cannot_be_made_is_refused_before_a_model_loads(no_model, capsys):
     # As root every permission test passes on /proc; only making the folder tells (it used to exit 3 after decoding).

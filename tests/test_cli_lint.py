@@ -100,6 +100,16 @@ def test_lint_json_has_claims_findings_and_summary(tmp_path, capsys):
     assert report["summary"] == {"error": 1, "warning": 1, "info": 0, "suppressed": 0, "description_checked": False}
 
 
+def test_lint_json_is_printed_in_batches_as_json_dumps_prints_it(tmp_path, capsys):
+    from spg.cli.lint import _print_json
+
+    result = lint(parse_claims(BROKEN + "4. The chair of claim 1, with the lever \u2028 \u2026.\n"), terms=True)
+    report = report_json(result)
+    for batch in (1, 7, 65_536):  # a piece per write, pieces cut anywhere, all in one write
+        _print_json(report, batch)
+        assert capsys.readouterr().out == json.dumps(report, ensure_ascii=False, indent=1) + "\n"
+
+
 SPANNED = (  # a finding with a place of most kinds: structure, antecedent, 112(f), repetition, description support
     "1. A stool comprising a seat, a leg, a leg and means for folding the leg.\n"
     "2. The stool of claim 1, wherein the lever is red.\n"

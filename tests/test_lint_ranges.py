@@ -102,3 +102,14 @@ def test_a_share_names_what_it_is_of_after_it_and_alternative_parents_are_not_co
             "comprising from 0 to 30 atomic percent ruthenium.")
     # claim 4 cites alternatives and is compared with neither; claim 5 with claim 4 alone (30 > 20): the chain stops
     assert found(text) == [2, 5]
+
+
+def test_a_chain_is_read_up_to_ANCESTORS_claims_each_built_from_its_parents():
+    # chains are built once along the tree (a claim's is its parent and the parent's chain), cut at ANCESTORS = 64
+    def chain_of(n: int) -> str:
+        steps = [f"{k}. The method of claim {k - 1}, further comprising a step {k}." for k in range(2, n)]
+        last = f"{n}. The method of claim {n - 1}, wherein the permeable body has a void volume from about 1% to about 70%."
+        return "\n".join([BODY, *steps, last])
+
+    assert found(chain_of(65)) == [65]  # claim 1 is the 64th claim up
+    assert found(chain_of(66)) == []  # and the 65th

@@ -451,6 +451,9 @@ def ancestry(forest: Forest) -> dict[int, tuple[int, ...]]:
             if p in out and p not in seen:
                 got.append(p)
                 seen.add(p)
+        if len(got) == 1:  # one parent: it, then its own ancestry (which holds neither it nor a repeat), no walk
+            out[c.num] = (got[0], *out[got[0]][: ANCESTORS - 1])
+            continue
         for p in list(got):
             for a in out[p]:
                 if a not in seen:
@@ -469,7 +472,11 @@ def on_every_path(forest: Forest, above: dict[int, tuple[int, ...]]) -> dict[int
     for c in forest.claims:
         if c.num in out:
             continue
-        paths = [{p, *out[p]} for p in dict.fromkeys(c.parents) if p in out]
+        parents = [p for p in dict.fromkeys(c.parents) if p in out]
+        if len(parents) == 1 and out[parents[0]] == above[parents[0]]:
+            out[c.num] = above[c.num]  # one path, through a parent whose whole ancestry is on its every path
+            continue
+        paths = [{p, *out[p]} for p in parents]
         out[c.num] = tuple(a for a in above[c.num] if all(a in path for path in paths))
     return out
 

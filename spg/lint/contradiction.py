@@ -272,7 +272,8 @@ def _excludes(a: str, b: str) -> bool:
     return any(ra == rb and ga != gb for ra, ga in _PLACES[a] for rb, gb in _PLACES[b])
 
 
-def check_contradictions(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
+def check_contradictions(forest: Forest, readings: dict[int, Reading] | None = None,
+                         above: dict[int, tuple[int, ...]] | None = None) -> list[Finding]:
     """``contradicts-parent`` findings, in claim order: each dependent claim with a statement that a statement of a
     claim up its chain excludes (the first one, at the dependent claim)."""
     readings = readings if readings is not None else read_claims(forest)
@@ -284,6 +285,6 @@ def check_contradictions(forest: Forest, readings: dict[int, Reading] | None = N
             None, None, s.said,
         )
         for num, s, a, t in against_chain(
-            forest, ancestry(forest), lambda n: statements(readings[n]),
+            forest, above if above is not None else ancestry(forest), lambda n: statements(readings[n]),
             lambda s, t: s.subject == t.subject and s.object == t.object and _excludes(s.predicate, t.predicate))
     ]

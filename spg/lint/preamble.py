@@ -29,6 +29,7 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
 from __future__ import annotations
 
 import itertools
+from collections import deque
 
 from spg.forest import Forest
 from spg.lint.clauses import PARTS_FOLLOW, SUBJECT_ENDS, Reading, ancestry, read_claims, singular
@@ -92,34 +93,44 @@ def _head(subject: tuple[str, ...]) -> str:
     return subject[-1]
 
 
-def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...]) -> list[tuple[str, ...]]:
+def _subjects(r: Reading) -> tuple[tuple[str, ...], ...]:
+    """The subjects a claim gives the claims under it to name: its subject, and its opening up to where the subject
+    ends when a comma cut the subject short ("A non-naturally occurring, pore-forming, anti-neoplastic … protein")."""
+    if not r.subject:
+        return ()
+    whole = tuple(itertools.takewhile(lambda w: w not in SUBJECT_ENDS, r.opening))
+    return (r.subject, whole) if whole and whole != r.subject else (r.subject,)
+
+
+def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...],
+           subjects: dict[int, tuple[tuple[str, ...], ...]]) -> list[tuple[str, ...]]:
     """The subjects a dependent claim may name: its parents' and theirs, up the chain, up to and including a claim of
     another category that cites one ("A medium storing instructions to perform the method of claim 6"): what that
     claim cites is part of it, not what a claim under it claims, so "The method of claim 11" under that medium is
-    no method claim of claim 6."""
+    no method claim of claim 6. ``subjects`` keeps each claim's :func:`_subjects`, read once for all the claims
+    under it."""
     allowed, seen, out = set(above), set(), []
-    todo = list(c.parents)
+    todo = deque(c.parents)
     while todo:
-        p = todo.pop(0)
+        p = todo.popleft()
         if p in seen or p not in allowed:
             continue
         seen.add(p)
-        if readings[p].subject:
-            out.append(readings[p].subject)
-            # a subject cut short at a comma ("A non-naturally occurring, pore-forming, anti-neoplastic … protein")
-            whole = tuple(itertools.takewhile(lambda w: w not in SUBJECT_ENDS, readings[p].opening))
-            if whole and whole != readings[p].subject:
-                out.append(whole)
+        if p not in subjects:
+            subjects[p] = _subjects(readings[p])
+        out += subjects[p]
         if not readings[p].restates:
             todo.extend(forest.by_num[p].parents)
     return out
 
 
-def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
+def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None,
+                    above: dict[int, tuple[int, ...]] | None = None) -> list[Finding]:
     """``preamble-mismatch`` findings, in claim order: each dependent claim whose subject matches none of the
     subjects of the claims it refers to (first parent chain included), under the readings of the module docstring."""
     readings = readings if readings is not None else read_claims(forest)
-    above = ancestry(forest)
+    above = above if above is not None else ancestry(forest)
+    subjects: dict[int, tuple[tuple[str, ...], ...]] = {}
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -129,7 +140,7 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None) 
         if not cited:
             continue
         head = _head(r.subject)
-        chain = _chain(c, forest, readings, above[c.num])
+        chain = _chain(c, forest, readings, above[c.num], subjects)
         if any(s[-1] in _NO_SUBJECT for s in chain):
             continue
         if any(_names(head, s) for s in chain):

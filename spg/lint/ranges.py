@@ -245,16 +245,16 @@ def outside(mine: Bound, theirs: Bound) -> bool:
         mine.high is not None and (mine.high > high or mine.high < low))
 
 
-def chain(forest: Forest, num: int) -> list[int]:
-    """The claims ``num`` depends on up a chain of claims that each cite one earlier claim, nearest first: a claim
-    citing alternatives ("claim 1 or 2", "any preceding claim") is narrowed by each of them in its own way (their
-    ranges may differ), so the chain stops there."""
-    out: list[int] = []
-    claim = forest.by_num[num]
-    while len(claim.parents) == 1 and claim.parents[0] < claim.num and claim.parents[0] in forest.by_num \
-            and len(out) < ANCESTORS:
-        out.append(claim.parents[0])
-        claim = forest.by_num[claim.parents[0]]
+def chains(forest: Forest) -> dict[int, tuple[int, ...]]:
+    """Claim → the claims it depends on up a chain of claims that each cite one earlier claim, nearest first, at most
+    :data:`ANCESTORS`: a claim citing alternatives ("claim 1 or 2", "any preceding claim") is narrowed by each of
+    them in its own way (their ranges may differ), so the chain stops there. A claim's chain is its parent and the
+    parent's chain, so each is built once, lowest number first."""
+    out: dict[int, tuple[int, ...]] = {}
+    for num in sorted(forest.by_num):
+        parents = forest.by_num[num].parents
+        p = parents[0] if len(parents) == 1 else num
+        out[num] = (p, *out[p][: ANCESTORS - 1]) if p < num and p in forest.by_num else ()
     return out
 
 
@@ -262,7 +262,8 @@ def check_ranges(forest: Forest, readings: dict[int, Reading] | None = None) -> 
     """``range-outside-parent`` findings, in claim order: each dependent claim with a bound outside the bound a claim
     up its chain gives the same quantity (the first one, at the dependent claim)."""
     readings = readings if readings is not None else read_claims(forest)
-    above = {c.num: chain(forest, c.num) for c in forest.claims if c.parents and forest.by_num[c.num] is c}
+    up = chains(forest)
+    above = {c.num: up[c.num] for c in forest.claims if c.parents and forest.by_num[c.num] is c}
     return [
         Finding(
             "range-outside-parent", "warning", num,

@@ -52,6 +52,7 @@ _LETTERED_ALTERNATIVES = re.compile(
 )
 # a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
 # restating words of one part chooses it, wherever in the long claim they stand
+_DIGIT = re.compile(r"[0-9]")
 _LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
@@ -289,7 +290,7 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[str]) -> b
 
 
 def _numbers(said: tuple[str, ...]) -> Counter[str]:
-    return Counter(w for w in said if any(ch.isdigit() for ch in w))
+    return Counter(filter(_DIGIT.search, said))  # a reading's words are ASCII (clauses.words): a digit is 0-9
 
 
 class _Siblings:
@@ -305,7 +306,7 @@ class _Siblings:
         self.stems: dict[int, list[str]] = {}
         self.order: dict[int, int] = {}  # claim → its place among the siblings kept
         self.by_numbers: dict[tuple, list[int]] = {}
-        self.by_ends: dict[tuple, list[int]] = {}
+        self.by_ends: dict[tuple, dict[str, list[int]]] = {}  # (parents, length, first stem) → last stem → claims
 
     def _stems(self, num: int) -> list[str]:
         got = self.stems.get(num)
@@ -322,7 +323,7 @@ class _Siblings:
         if len(stems) <= NEAR_LONGEST:
             self.by_numbers.setdefault((parents, self._numbers(num)), []).append(num)
         if len(stems) >= SHORTEST_NARROWING:
-            self.by_ends.setdefault((parents, len(stems), stems[0], stems[-1]), []).append(num)
+            self.by_ends.setdefault((parents, len(stems), stems[0]), {}).setdefault(stems[-1], []).append(num)
 
     def near(self, num: int, parents: tuple[int, ...]) -> list[int]:
         if len(self._stems(num)) > NEAR_LONGEST:
@@ -334,8 +335,8 @@ class _Siblings:
         if len(mine) > NEAR_LONGEST or not self.order:
             return []
         firsts, lasts = set(mine[: MOST_ADDED + 1]), set(mine[-MOST_ADDED - 1 :])
-        found = {e for n in range(len(mine) - MOST_ADDED, len(mine)) for first in firsts for last in lasts
-                 for e in self.by_ends.get((parents, n, first, last), ())}
+        found = {e for n in range(len(mine) - MOST_ADDED, len(mine)) for first in firsts
+                 if (by_last := self.by_ends.get((parents, n, first))) for last in lasts for e in by_last.get(last, ())}
         return sorted(found, key=self.order.__getitem__)
 
 
@@ -392,13 +393,20 @@ def _plain(clause: tuple[str, ...]) -> str:
     return " " + " ".join(w for w in clause if w not in COPULA) + " "
 
 
-def _recited(clause: tuple[str, ...], texts: list[tuple[str, str]]) -> bool:
-    """Whether ``clause`` stands, word for word, inside a clause of one of ``texts``: per claim, (every clause
-    :func:`_plain` and joined, those that name no alternatives joined)."""
-    needle = _plain(clause)
+def _recited(clause: tuple[str, ...], every: str, plain: str) -> bool:
+    """Whether ``clause`` stands, word for word, inside a clause of the chain: ``every`` its claims' every clause
+    :func:`_plain`, ``plain`` those that name no alternatives, each joined by newlines (which no clause holds, so no
+    match runs across two)."""
     # restating the alternatives themselves chooses none of them
-    chooses = _ALTERNATIVE.isdisjoint(clause)
-    return any(needle in (plain if chooses else every) for every, plain in texts)
+    return _plain(clause) in (plain if _ALTERNATIVE.isdisjoint(clause) else every)
+
+
+def _all_recited(clauses: tuple[tuple[str, ...], ...], texts: list[tuple[str, str]]) -> bool:
+    """Whether each of ``clauses`` stands in a clause of one of ``texts`` (per claim of the chain, its clauses joined
+    as :func:`_recited` reads them), the chain's joined once for all of them."""
+    every = "\n".join(e for e, _ in texts)
+    plain = "\n".join(p for _, p in texts)
+    return all(_recited(clause, every, plain) for clause in clauses)
 
 
 def _said_closely(said: tuple[str, ...], chain: Iterable[tuple[_Words, float]]) -> bool:
@@ -522,10 +530,14 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
     listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
+    # each claim of a chain read once for all its dependents: its clauses joined (every one, those that name no
+    # alternatives), how close a restatement must stand (None for a claim listing alternatives) and, when a
+    # dependent first needs them, its words
     joined: dict[int, tuple[str, str]] = {}
+    closeness: dict[int, float | None] = {}
     read: dict[int, _Words] = {}
 
-    def words_of(a: int) -> _Words:  # each claim of a chain read once for all its dependents
+    def words_of(a: int) -> _Words:
         if a not in read:
             read[a] = _Words(readings[a])
         return read[a]
@@ -539,7 +551,6 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             continue
         if _CUT_SHORT.search(c.text[-40:]):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
-        texts = []
         for a in above[c.num]:
             if a not in joined:
                 clauses = readings[a].gists
@@ -548,17 +559,17 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
                     "\n".join(map(_plain, clauses)),
                     "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
                 )
-            texts.append(joined[a])
+                closeness[a] = None if listed else CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, [readings[a] for a in above[c.num]]):
             continue
-        elif r.gists and all(_recited(clause, texts) for clause in r.gists) and any(
+        elif r.gists and _all_recited(r.gists, [joined[a] for a in above[c.num]]) and any(
             len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), CLOSE if forest.by_num[a].parents else
-                                                       CLOSE_INDEPENDENT) for a in above[c.num] if a not in listing)):
+        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), close) for a in above[c.num]
+                                                      if (close := closeness[a]) is not None)):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -614,9 +625,10 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
     return out
 
 
-def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None) -> list[Finding]:
-    """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, when the
-    caller has them). Claims are compared with the abbreviations the set defines spelled out
+def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None,
+                     above: dict[int, tuple[int, ...]] | None = None) -> list[Finding]:
+    """The findings of the three rules (``readings``: :func:`~spg.lint.clauses.read_claims` of the forest, ``above``:
+    its :func:`~spg.lint.clauses.ancestry`, when the caller has them). Claims are compared with the abbreviations the set defines spelled out
     (:mod:`spg.lint.abbreviations`)."""
     readings = readings if readings is not None else read_claims(forest)
     short = defined([c.text for c in forest.claims])
@@ -624,7 +636,7 @@ def check_redundancy(forest: Forest, readings: dict[int, Reading] | None = None)
     if short:
         compared = {n: r if (body := spelled_out(r.body, short)) is r.body else replace(r, body=body)
                     for n, r in readings.items()}
-    above = on_every_path(forest, ancestry(forest))
+    above = on_every_path(forest, above if above is not None else ancestry(forest))
     return (
         check_duplicates(forest, compared, above)
         + check_not_further_limiting(forest, compared, above)

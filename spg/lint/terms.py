@@ -10,6 +10,7 @@ rest of its claim and the claims below lean on, is listed as a term introduced w
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from spg.forest import Forest
@@ -24,7 +25,7 @@ _OF = re.compile(r"\s+of\s+(?:(?!(?:to|for|on|in|at|of|with|by|from|and|or|the|a
 _COUNTS = frozenset((w,) for w in ("pair", "plurality", "multiplicity", "number", "series", "set", "couple", "group"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a long claim has hundreds of thousands
 class Mention:
     """Where a term is written: ``forest.by_num[claim].text[start:end] == text``."""
 
@@ -110,7 +111,7 @@ def _terms(reader: _Reader) -> list[Term]:
 def _mention(reader: _Reader, ch) -> Mention:
     start, end = reader.span(ch)
     claim = reader.claims[ch.claim]
-    return Mention(claim.num, start, end, claim.text[start:end])
+    return Mention(claim.num, start, end, sys.intern(claim.text[start:end]))  # "the lever" kept once, however often
 
 
 def _name(text: str, head: str) -> str:

@@ -70,7 +70,7 @@ class _Chunk:
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
                  "adverb_last", "alone", "same", "implied",
-                 "collective", "after", "before", "defines", "parts", "partner", "recited", "joined")  # fmt: skip
+                 "collective", "after", "before", "defines", "parts", "partner", "recited", "joined", "element")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -92,6 +92,7 @@ class _Chunk:
         self.alone: tuple | None = None  # (words, raw, forms) before a coordination lent it a head it may not share
         self.same: _Chunk | None = None  # the phrase this one reads another way ("a radio frequency (RF) section")
         self.implied = False  # an ordinal a count implies ("two arms": "a first arm")
+        self.element: bool | None = None  # recited as an element of its claim's own (index.recited_alone), once asked
         self.collective = False  # "first receptacles" from "a first plurality of receptacles": plural references only
         self.reintroduces: _Chunk | None = None
         # read whole across a participle inside a compound ("a gas supplying means"): the element's own reading,

@@ -44,7 +44,8 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
         chunks, actions = _chunks(tokens, ci, dependent)
         reader.body = 0 if dependent else _body_start(tokens)
         reader.tokens = tokens
-        reader.context[ci] = (tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else ())
+        reader.context[ci] = (tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
+                              list(map(sys.intern, map(str.lower, tokens))))
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
         flagged: set[int] = set()  # chunks reported in this claim, by id

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from itertools import chain
 
 from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk
@@ -72,9 +73,10 @@ class _Index:
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
         self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
-        # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool"), kept for
-        # the claims read before: a dependent claim's introduction is compared with its parents' in their own words
-        self.context: dict[int, tuple[list[str], int, tuple[str, ...]]] = {}
+        # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool", its tokens in
+        # lower case), kept for the claims read before: a dependent claim's introduction is compared with its
+        # parents' in their own words (lowered once: recited_alone reads up to 40 tokens around each introduction)
+        self.context: dict[int, tuple[list[str], int, tuple[str, ...], list[str]]] = {}
         # (claim, words without a last postpositive "-able" word) → the first two of the body's introductions read so
         # that introduced_again compares with (_first_alone): the first, and the first in other words than it
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
@@ -92,7 +94,7 @@ class _Index:
         spans = self.spans.get(ch.claim)
         if spans is None:
             found = _TOKEN_RE.finditer(self.claims[ch.claim].text)
-            spans = self.spans[ch.claim] = array("q", (i for m in found for i in m.span()))
+            spans = self.spans[ch.claim] = array("q", chain.from_iterable(map(re.Match.span, found)))
         return spans[2 * ch.start], spans[2 * ch.end - 1]
 
     def quote(self, ch: _Chunk) -> str:
@@ -191,29 +193,34 @@ class _Index:
     def owned_by_claim(self, claim: int, i: int) -> bool:
         """ "the step stool having a lower step" in a step stool's claim: what the claimed thing itself has is an
         element of the claim, as after its transition, not a part of some other element."""
-        tokens, _, subject = self.context[claim]
+        _, _, subject, lows = self.context[claim]
         n = len(subject)
-        return 0 < n < i and tokens[i - n - 1].lower() in ("the", "said") and all(
-            t.lower().startswith(w) for t, w in zip(tokens[i - n : i], subject)
+        return 0 < n < i and lows[i - n - 1] in ("the", "said") and all(
+            t.startswith(w) for t, w in zip(lows[i - n : i], subject)
         )
 
     def recited_alone(self, c: _Chunk) -> bool:
         """Whether ``c`` is recited as an element of its claim's own, read in its own claim's words."""
-        tokens, body, _ = self.context[c.claim]
+        if c.element is None:  # kept: the first element of a long claim is asked again for each repeat of it
+            c.element = self._recited_alone(c)
+        return c.element
+
+    def _recited_alone(self, c: _Chunk) -> bool:
+        _, body, _, lows = self.context[c.claim]
         if c.start < body:
             return False
-        before = tokens[c.start - 1].lower() if c.start > 0 else ""
-        after = tokens[c.end].lower() if c.end < len(tokens) else ""
+        before = lows[c.start - 1] if c.start > 0 else ""
+        after = lows[c.end] if c.end < len(lows) else ""
         if after in ("or", "of", "'", "'s", "’", "’s"):
             return False  # "an address of the client" names what something else has
         if before not in _ELEMENT_OPENERS and not (before in _PART_OPENERS and self.owned_by_claim(c.claim, c.start - 1)):
             return False
         if before == ",":
             # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
-            for t in tokens[c.end : c.end + 40]:
+            for t in lows[c.end : c.end + 40]:
                 if t in (";", "."):
                     break
-                if t.lower() == "or":
+                if t == "or":
                     return False
         if before in (",", "and"):
             # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts; an item
@@ -224,7 +231,7 @@ class _Index:
             # the list walked back stops at the transition: a list the body opens is the claim's elements
             item, nxt = 0, ""
             for m in range(c.start - 2, max(c.start - 41, body - 1), -1):
-                t = tokens[m].lower()
+                t = lows[m]
                 if t in _PART_OPENERS and (nxt in _LISTED_AFTER_OF if t == "of" else nxt not in ("the", "said")):
                     return self.owned_by_claim(c.claim, m)
                 nxt = t
@@ -243,7 +250,7 @@ class _Index:
         (numeral_a, at_a), (numeral_b, at_b) = self.numeral(a), self.numeral(b)
         if numeral_a and numeral_b:
             return numeral_a != numeral_b
-        after = [tuple(t.lower() for t in self.context[x.claim][0][i : i + words]) for x, i in ((a, at_a), (b, at_b))]
+        after = [tuple(self.context[x.claim][3][i : i + words]) for x, i in ((a, at_a), (b, at_b))]
         return after[0] != after[1] and not any(x[:1] in _PREDICATES or x[:2] in _RELATIVE_PREDICATES for x in after)
 
     def numeral(self, x: _Chunk) -> tuple[tuple[str, ...], int]:

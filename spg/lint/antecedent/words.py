@@ -473,7 +473,9 @@ def _token_classes(tokens: list[str]) -> tuple[tuple, ...]:
     cached per token."""
     classes = list(map(_CLASS.get, tokens))
     if None in classes:
-        classes = [c or _new_class(t) for c, t in zip(classes, tokens)]
+        # looked up again: a token new to the cache recurs within the claim (a long claim's every "the" classified
+        # anew took a tuple and three strings each, most of the memory a 1 MB claim needed)
+        classes = [c or _CLASS.get(t) or _new_class(t) for c, t in zip(classes, tokens)]
     return tuple(zip(*classes)) if classes else ((), (), (), (), ())
 
 
