@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spg.docx import check_size, is_docx, read_docx
 from spg.errors import InputError, decode_utf8, nested_too_deeply, parse_json, shown
 from spg.forest import Forest
 from spg.parse import parse_claims
@@ -391,15 +390,29 @@ def load_records(
     return stream()
 
 
-def description_file(source: Path) -> str:
-    """A description file's text: UTF-8 text, or a Word document's text before its claims (all of it without)."""
-    if source.suffix.lower() == ".docx":
-        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
-    data = source.read_bytes()
-    if not is_docx(str(source), data):
-        return decode_utf8(data, str(source))
-    found = read_docx(data, str(source))
+def is_docx(path: str, data: bytes) -> bool:
+    """Whether a file is to be read as a Word document: named .docx, or a zip package (what every .docx is)."""
+    return path.lower().endswith(".docx") or data.startswith(b"PK\x03\x04")
+
+
+def description_text(name: str, data: bytes) -> str:
+    """A description file's text from its bytes: a Word document's text before its claims section (all of it when
+    it has none), or UTF-8 text. spg.docx is imported only when a Word document is read."""
+    if not is_docx(name, data):
+        return decode_utf8(data, name)
+    from spg.docx import read_docx
+
+    found = read_docx(data, name)
     return found.description or found.text
+
+
+def description_file(source: Path) -> str:
+    """A description file's text (:func:`description_text`), a Word document's size checked before it is read."""
+    if source.suffix.lower() == ".docx":
+        from spg.docx import check_size
+
+        check_size(source.stat().st_size, str(source))  # before a huge file is read into memory
+    return description_text(str(source), source.read_bytes())
 
 
 def documents(

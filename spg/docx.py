@@ -99,11 +99,6 @@ class DocxText:
 # ---------------------------------------------------------------- the package, checked
 
 
-def is_docx(path: str, data: bytes) -> bool:
-    """Whether a file is to be read as a Word document: named .docx, or a zip package (what every .docx is)."""
-    return path.lower().endswith(".docx") or data.startswith(b"PK\x03\x04")
-
-
 def check_size(size: int, name: str) -> None:
     """Raise InputError when a Word document of ``size`` bytes is more than spg reads (callers holding a file check
     its size before reading it)."""

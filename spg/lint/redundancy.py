@@ -50,9 +50,9 @@ _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$
 _LETTERED_ALTERNATIVES = re.compile(
     r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
 )
+_DIGIT = re.compile(r"[0-9]")
 # a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
 # restating words of one part chooses it, wherever in the long claim they stand
-_DIGIT = re.compile(r"[0-9]")
 _LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)

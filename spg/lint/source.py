@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spg.data import DataError, Record, record_from_json
-from spg.docx import is_docx
+from spg.data import DataError, Record, description_text, is_docx, record_from_json
 from spg.errors import decode_utf8, parse_json
 from spg.forest import Forest
 from spg.parse import parse_claims
@@ -157,13 +156,7 @@ def read_description(path: str) -> str:
 
 def description_of(name: str, data: bytes) -> str:
     """A description file's text from its bytes (``spg serve``'s uploads too): a Word document's or UTF-8 text."""
-    if is_docx(name, data):
-        from spg.docx import read_docx
-
-        found = read_docx(data, name)
-        text = found.description or found.text
-    else:
-        text = decode_utf8(data, name)
+    text = description_text(name, data)
     if not text.strip():
         raise DataError(f"{name}: the description is empty; expected the patent's description as text")
     return text
