@@ -127,10 +127,12 @@ print("ready", flush=True)
 if mode == "whole":
     for run in range(10**9):  # each run's report differs, so each replaces the last
         write_jsonl(path, "evaluation", [{"id": f"d{i}", "run": run, "text": "x" * 2000} for i in range(2000)])
+        print("done", flush=True)
 elif mode == "artefact":  # a file inside a folder spg owns, e.g. a run's log_history.json
     from spg.files import write_artefact
     for run in range(10**9):
         write_artefact(path, json.dumps([{"step": i, "run": run, "loss": 1.0} for i in range(20000)], indent=1))
+        print("done", flush=True)
 elif mode == "folder":  # a final model: several files that belong together
     from pathlib import Path
     from spg.files import whole_folder
@@ -138,16 +140,22 @@ elif mode == "folder":  # a final model: several files that belong together
         with whole_folder(Path(path)) as folder:
             for name in ("adapter.bin", "spg_config.json", "log_history.json"):
                 (folder / name).write_text(str(run) * 200000)
+        print("done", flush=True)
 else:
     with Appender(path, "result") as sink:
         for i in range(10**9):
             sink.add([{"id": f"d{i}", "text": "x" * 20000}])
+            if i in (0, 1):
+                print("done", flush=True)
 """
 
 
 def _kill_while_writing(tmp_path, path, mode: str, after: float) -> None:
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path), mode], stdout=subprocess.PIPE)
     assert proc.stdout.readline() == b"ready\n"
+    # two runs finished first, however busy the machine (a fixed sleep alone let a loaded one kill the first run),
+    # then ``after`` seconds more so that the kill falls anywhere in a later run
+    assert proc.stdout.readline() == b"done\n" and proc.stdout.readline() == b"done\n"
     time.sleep(after)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
