@@ -37,7 +37,7 @@ SET_DOCS = {"train": 2, "dev": 2, "test": 2}
 NEXT_PROMPT_CHARS = 1500  # claims 1..k shown to the model: at most this much text (a 135M model's prompt, CPU time)
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
-PATCLAIMEVAL_ITEMS = 80  # of its 340 generated first claims (about 520 words each)
+PATCLAIMEVAL_ITEMS = 100  # of its 340 generated first claims (about 520 words each)
 SET_CAP = 8  # claims per generated set of the CPU models, the first ones
 
 NEXT_INSTRUCTION = """\
@@ -198,12 +198,19 @@ def _up_the_chain(forest, claim) -> list:
 
 
 def _whole_set_items(source: str, doc: str, split: str, text: str, cap: int | None = None) -> list[dict]:
-    """Every usable claim of a generated claim set (parsed by spg.parse) with its chain as context; at most ``cap``
-    claims, the first ones, where given."""
+    """Every usable claim of a generated claim set (parsed by spg.parse) with its chain as context, a claim whose
+    words and chain repeat an earlier item's once; at most ``cap`` items, the first ones, where given."""
     from spg.parse import parse_claims
 
     forest = parse_claims(text)
-    items = [_item(source, doc, split, c, _up_the_chain(forest, c)) for c in forest.claims if usable(c.text)]
+    items, seen = [], set()
+    for claim in forest.claims:
+        item = _item(source, doc, split, claim, _up_the_chain(forest, claim))
+        # a claim said again word for word under the same chain is the same item to a reader: kept once
+        shown = (item["context"], " ".join(claim.text.split()))
+        if usable(claim.text) and shown not in seen:
+            seen.add(shown)
+            items.append(item)
     return items[:cap]
 
 
@@ -254,15 +261,18 @@ def _results(path: Path) -> list[dict]:
 def next_claim_items(work: Path, documents: dict[str, dict]) -> list[dict]:
     """SmolLM2's next claims: the first claim its output holds (spg.parse), numbered k + 1 whatever number the model
     gave it (a model that starts again at "1." has still written the claim that follows k), with claims 1..k as
-    context; an output the parser reads no claim in gives its first line."""
+    context; an output the parser reads no claim in gives its first line. Where the token budget (80) ended the first
+    claim, the claim as far as it went is the candidate (a reader sees it break off)."""
     from spg.forest import Claim
     from spg.parse import _strip_number, claim_parents, parse_claims  # noqa: PLC2701
 
     items = []
     for row in _results(work / "smollm2_next.jsonl"):
         doc = documents[row["id"]]
-        claims = parse_claims(row["raw"]).claims if row["raw"].strip() else []
-        first = claims[0].text if claims else row["raw"].strip().split("\n")[0]
+        # the output's whole claims; where the token budget ended the first claim, that claim as far as it went
+        text = row["raw"] if row["raw"].strip() else row["cut_by_budget"]
+        claims = parse_claims(text).claims if text.strip() else []
+        first = claims[0].text if claims else text.strip().split("\n")[0]
         body = _strip_number(first)[1]
         if not usable(body):
             continue
@@ -302,7 +312,9 @@ Write your answers as a sheet: a JSON Lines file, one line per item, in the orde
 
     {{"id": "L0123456789", "repetition": "no", "preamble": "no", "antecedent": ["the bulb"], "other": "", "error_free": "no"}}
 
-* `repetition`, `preamble`: "yes" or "no"; "n/a" where `independent` is true.
+* `repetition`: "yes" or "no"; where `independent` is true, "n/a" unless the candidate repeats a claim of its
+  context (then "yes", rubric.md).
+* `preamble`: "yes" or "no"; "n/a" where `independent` is true.
 * `antecedent`: a list of the candidate's definite terms without antecedent basis, each as written in the candidate
   ("the bulb", "said second solution"); [] when none.
 * `other`: a few words, or "".
