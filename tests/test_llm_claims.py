@@ -73,6 +73,7 @@ def test_two_sheets_scored_agreement_consensus_and_lint(tmp_path, corpus, capsys
     assert every["error_free"] == [0, 1]  # only the chair is error-free on both sheets, and not flagged
     # "the bulb" on both sheets ("The bulb" is the same term), warned by spg; "the shade" only on B
     assert (every["terms"], every["terms_found"], every["warnings"], every["warnings_real"]) == (1, 1, 1, 1)
+    assert every["warnings_either"] == 1
     assert report["lint"]["split:test"]["error_free"] == [0, 1] and "source:gen-a" in report["lint"]
     assert "preamble: kappa 1.00, agreeing 3/3" in capsys.readouterr().out
 
@@ -107,3 +108,25 @@ def test_the_packet_holds_only_what_a_blind_reader_needs(tmp_path, corpus):
     assert [t["id"] for t in template] == [i["id"] for i in items]
     assert "gen-a" not in "".join(p.read_text(encoding="utf-8") for p in folder.iterdir())
     assert {p.name for p in folder.iterdir()} == {"items.jsonl", "sheet_template.jsonl", "rubric.md", "INSTRUCTIONS.md"}
+
+
+def test_a_next_claim_is_the_first_claim_the_model_wrote_numbered_k_plus_1(tmp_path):
+    claims = [{"num": 1, "text": "1. A lamp comprising a base and a shade.", "parents": []},
+              {"num": 2, "text": "2. The lamp of claim 1, wherein the shade is glass.", "parents": [1]}]
+    documents = {d: {"id": d, "claims": claims} for d in ("D1", "D2", "D3", "D4")}
+    rows = [
+        {"id": "D1", "k": 2, "raw": "The next claim is: 4. The lamp of claim 2, wherein the glass is frosted.",
+         "cut_by_budget": ""},
+        {"id": "D2", "k": 2, "raw": "1. The lamp of claim 1, wherein the base is round.\n2. The lamp of claim 1.",
+         "cut_by_budget": ""},
+        {"id": "D3", "k": 1, "raw": "", "cut_by_budget": "1. A lamp comprising a base and a shade, wherein the"},
+        {"id": "D4", "k": 1, "raw": "Sure!", "cut_by_budget": ""},  # no claim at all: dropped
+    ]
+    _write(tmp_path / "smollm2_next.jsonl", rows)
+    items = {i["doc"]: i for i in llm_claims.next_claim_items(tmp_path, documents)}
+    assert sorted(items) == ["D1", "D2", "D3"]
+    assert items["D1"]["candidate"] == "3. The lamp of claim 2, wherein the glass is frosted."
+    assert items["D1"]["context"] == "1. A lamp comprising a base and a shade.\n2. The lamp of claim 1, wherein the shade is glass."
+    assert items["D2"]["candidate"] == "3. The lamp of claim 1, wherein the base is round."
+    assert items["D3"]["candidate"] == "2. A lamp comprising a base and a shade, wherein the" and items["D3"]["independent"]
+    assert items["D3"]["context"] == "1. A lamp comprising a base and a shade."
