@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import NoReturn
 
@@ -512,6 +513,10 @@ def main() -> None:
     if args.build:
         items = build(args.generated, args.items)
         print(f"{len(items)} items -> {args.items}")
+        counts = Counter((item["source"], item["split"]) for item in items)
+        for source in dict.fromkeys(item["source"] for item in items):
+            print(f"| {source} | " + " | ".join(str(counts[source, side]) for side in NEXT_DOCS)
+                  + f" | {sum(counts[source, side] for side in NEXT_DOCS)} |")
     if args.packet:
         packet(args.packet, args.items)
     if args.score:
