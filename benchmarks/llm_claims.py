@@ -237,28 +237,27 @@ def hupd_dcg_items() -> list[dict]:
 
 
 def patclaimeval_items(count: int) -> list[dict]:
-    """``count`` of PatClaimEval's generated first claims (A and B, not the copies of the gold claim nor a second
-    copy of one candidate), drawn with SEED per side of the split in checker_split's proportions; the split by a hash
+    """``count`` of PatClaimEval's generated first claims (A and B, not the copies of the gold claim nor a candidate
+    again where its patent recurs), drawn with SEED per side of the split in checker_split's proportions; the split by a hash
     of the gold claim (checker_split on its SHA-256), the document named by it too."""
     from spg.parse import parse_claims
 
     path = data_dir() / "patclaimeval" / "quality_test.json"
-    pool = []
+    pool: dict[str, dict] = {}
     for row in json.loads(path.read_text(encoding="utf-8")):
         gold = hashlib.sha256(row["gold_claim"].encode()).hexdigest()
-        seen = {_norm(row["gold_claim"])}
         for side in ("A", "B"):
-            if _norm(row[side]) in seen:
-                continue
-            seen.add(_norm(row[side]))
             claims = parse_claims(row[side]).claims
-            if claims and usable(claims[0].text):
-                pool.append(_item("patclaimeval", "patclaimeval-" + gold[:12], checker_split(gold), claims[0], []))
+            if _norm(row[side]) == _norm(row["gold_claim"]) or not claims or not usable(claims[0].text):
+                continue
+            item = _item("patclaimeval", "patclaimeval-" + gold[:12], checker_split(gold), claims[0], [])
+            # a patent comes in several rows (one per compared pair), so one candidate can recur: taken once
+            pool.setdefault(item["id"], item)
     from spg.data import CHECKER_PERCENT
 
     rng, drawn = random.Random(SEED), []
     for side, percent in CHECKER_PERCENT.items():  # each side its share of ``count``, as checker_split's proportions
-        on_side = [item for item in pool if item["split"] == side]
+        on_side = [item for item in pool.values() if item["split"] == side]
         drawn += rng.sample(on_side, min(round(count * percent / 100), len(on_side)))
     return drawn
 
@@ -305,6 +304,8 @@ def build(work: Path, out: Path) -> list[dict]:
     for name, source in (("spg_off", "spg-smollm2-checker-off"), ("smollm2_sets", "smollm2-zero-shot")):
         for row in _results(work / f"{name}.jsonl"):
             items += _whole_set_items(source, row["id"], checker_split(row["id"]), row["claims_text"], SET_CAP)
+    ids = Counter(item["id"] for item in items)
+    assert max(ids.values()) == 1, f"items with one id: {[i for i, n in ids.items() if n > 1]}"
     out.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
     return items
 
