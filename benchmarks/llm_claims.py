@@ -23,7 +23,8 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import NoReturn
+
+from common import bad, jsonl_rows, shared_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -50,8 +51,6 @@ it with a further feature. Write only that one claim, numbered with the next num
 
 
 def data_dir() -> Path:
-    from common import shared_file
-
     return shared_file("uspto/patents.jsonl").parents[1]
 
 
@@ -344,7 +343,7 @@ Judge each item on its own, from the rubric and the text alone; do not look anyt
 def packet(directory: Path, items_path: Path = ITEMS) -> None:
     """What the blind readers get: the rubric, the items (id, whether independent, context, candidate: nothing
     else), an empty sheet and the instructions, in an order shuffled with SEED."""
-    items = _read_jsonl(items_path)
+    items = [row for _, row in jsonl_rows(items_path)]
     random.Random(SEED).shuffle(items)
     directory.mkdir(parents=True, exist_ok=True)
     fields = ("id", "independent", "context", "candidate")
@@ -359,49 +358,24 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
 
 
-def _bad(message: str) -> NoReturn:
-    sys.stderr.write(f"error: {message}\n")
-    raise SystemExit(2)
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    """The JSON objects of a JSON Lines file; one line and exit 2 where it cannot be read or a line is no object."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        _bad(f"{path}: cannot be read as UTF-8 text ({error.__class__.__name__})")
-    rows = []
-    for line_no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            _bad(f"{path} line {line_no}: not valid JSON ({error.msg})")
-        if not isinstance(row, dict):
-            _bad(f"{path} line {line_no}: expected a JSON object")
-        rows.append(row)
-    return rows
-
-
 def read_sheet(path: Path, items: dict[str, dict]) -> dict[str, dict]:
     """A labeller's sheet by item id, each answer checked against the rubric's form (one line, exit 2, otherwise)."""
     sheet: dict[str, dict] = {}
-    for line_no, row in enumerate(_read_jsonl(path), 1):
+    for line_no, row in enumerate((row for _, row in jsonl_rows(path)), 1):
         where = f"{path} answer {line_no}"
         if row.get("id") not in items:
-            _bad(f"{where}: \"id\" {row.get('id')!r} is no item of the corpus")
+            bad(f"{where}: \"id\" {row.get('id')!r} is no item of the corpus")
         if row["id"] in sheet:
-            _bad(f"{where}: item {row['id']} answered twice")
+            bad(f"{where}: item {row['id']} answered twice")
         independent = items[row["id"]]["independent"]
         for question in QUESTIONS:
             allowed = YES_NO + (("n/a",) if independent and question != "error_free" else ())
             if row.get(question) not in allowed:
-                _bad(f"{where} ({row['id']}): \"{question}\" must be one of {', '.join(allowed)}, "
+                bad(f"{where} ({row['id']}): \"{question}\" must be one of {', '.join(allowed)}, "
                      f"got {row.get(question)!r}")
         terms = row.get("antecedent")
         if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
-            _bad(f"{where} ({row['id']}): \"antecedent\" must be a list of terms (strings)")
+            bad(f"{where} ({row['id']}): \"antecedent\" must be a list of terms (strings)")
         sheet[row["id"]] = row
     return sheet
 
@@ -444,7 +418,7 @@ def score(path_a: Path, path_b: Path, items_path: Path = ITEMS) -> dict:
     """Agreement between two sheets, their consensus, and spg lint on the consensus by split and by source;
     printed, and returned as numbers (the tests read them). An antecedent warning is real where both readers list
     its term for that candidate (and, the lenient figure, where either does); recall counts the terms both list."""
-    items = {item["id"]: item for item in _read_jsonl(items_path)}
+    items = {item["id"]: item for item in [row for _, row in jsonl_rows(items_path)]}
     a, b = read_sheet(path_a, items), read_sheet(path_b, items)
     both = [i for i in items if i in a and i in b]
     report: dict = {"items": len(both), "agreement": {}}

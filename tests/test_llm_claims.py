@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 
 import pytest
 from conftest import REPO
 
+sys.path.insert(0, str(REPO / "benchmarks"))  # the script's folder, as when it runs: its common.py
 spec = importlib.util.spec_from_file_location("llm_claims", REPO / "benchmarks" / "llm_claims.py")
 llm_claims = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(llm_claims)
