@@ -3,9 +3,11 @@ and the models they measure (a real backbone, or a randomly initialised one of a
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import torch
 
@@ -20,6 +22,33 @@ SHAPES = {
         num_key_value_heads=8, max_position_embeddings=8192, rope_theta=500000.0, tie_word_embeddings=False,
     ),
 }
+
+
+def bad(message: str) -> NoReturn:
+    """Bad input: one line on stderr, exit 2."""
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(2)
+
+
+def jsonl_rows(path: Path) -> list[tuple[int, dict]]:
+    """(line number, JSON object) of each line of a JSON Lines file that is not blank; one line and exit 2 where a
+    line is not a JSON object."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        bad(f"{path}: cannot be read as UTF-8 text ({error.__class__.__name__})")
+    rows = []
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            bad(f"{path} line {line_no}: not valid JSON ({error.msg})")
+        if not isinstance(row, dict):
+            bad(f"{path} line {line_no}: expected a JSON object")
+        rows.append((line_no, row))
+    return rows
 
 
 def shared_file(relative: str) -> Path:

@@ -27,12 +27,12 @@ repetitions and two error-free claims per document) is development data, as the 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import NoReturn
 
+from common import bad as _bad
+from common import jsonl_rows as _rows
 from common import shared_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -52,32 +52,6 @@ def next_claim_findings(forest: Forest, mode: str):
     for k in range(1, len(claims)):
         result = lint(Forest.from_claims(claims[: k + 1]), antecedent=mode)
         yield [f for f in result.findings if f.claim == claims[k].num]
-
-
-def _bad(message: str) -> NoReturn:
-    sys.stderr.write(f"error: {message}\n")
-    raise SystemExit(2)
-
-
-def _rows(path: Path) -> list[tuple[int, dict]]:
-    """(line number, JSON object) of each line of a JSON Lines file that is not blank; one line and exit 2 where a
-    line is not a JSON object."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        _bad(f"{path}: cannot be read as UTF-8 text ({error.__class__.__name__})")
-    rows = []
-    for line_no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            _bad(f"{path} line {line_no}: not valid JSON ({error.msg})")
-        if not isinstance(row, dict):
-            _bad(f"{path} line {line_no}: expected a JSON object")
-        rows.append((line_no, row))
-    return rows
 
 
 def devset(path: Path, top: int, listed: str | None) -> None:

@@ -1,0 +1,502 @@
+"""A labelled corpus of real LLM claims (issue 43): build it, hand it to blind readers, score ``spg lint`` on it.
+
+Every item is one claim a language model wrote, in the claim set it sits in (benchmarks/sets/README.md,
+"LLM claims"): the HUPD-DCG sample's eight systems, PatClaimEval's generated first claims, the embedded
+SmolLM2-135M-Instruct zero-shot (whole claim sets, and next claims after claims 1..k of a real document) and the
+shipped SPG model with the checker off, on documents of every side of ``spg.data.checker_split``.
+
+    python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
+    python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
+    python benchmarks/llm_claims.py --packet DIR                         # what the blind readers get
+    python benchmarks/llm_claims.py --score SHEET_A SHEET_B              # agreement, consensus, spg lint on it
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from common import bad, jsonl_rows, shared_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from spg.data import checker_split  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SETS = REPO / "benchmarks" / "sets"
+SEED = 43
+# documents of the shared USPTO set per side of checker_split: next claims on all, whole sets on the first few
+NEXT_DOCS = {"train": 20, "dev": 10, "test": 15}
+SPG_DOCS = {"train": 4, "dev": 3, "test": 4}
+SET_DOCS = {"train": 2, "dev": 2, "test": 2}
+NEXT_PROMPT_CHARS = 1500  # claims 1..k shown to the model: at most this much text (a 135M model's prompt, CPU time)
+
+MIN_WORDS = 5  # usable(): shorter candidates are dropped
+PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
+LEAD_IN = re.compile(r"\A[^:\n]{0,60}:\s*(?=\d+\.\s)")  # "The next claim is: " before "4. The device …"
+SET_CAP = 8  # claims per generated set of the CPU models, the first ones
+
+NEXT_INSTRUCTION = """\
+You are a patent attorney. Below are the first claims of a patent application. Write the next claim: one new \
+dependent claim that refers to one of these claims by its number ("The ... of claim N, wherein ...") and narrows \
+it with a further feature. Write only that one claim, numbered with the next number."""
+
+
+def data_dir() -> Path:
+    return shared_file("uspto/patents.jsonl").parents[1]
+
+
+def uspto_rows() -> list[dict]:
+    with open(data_dir() / "uspto" / "patents.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def next_k(claims: list[dict]) -> int | None:
+    """The largest k whose claims 1..k fit NEXT_PROMPT_CHARS and whose real claim k + 1 is a dependent one (the
+    model is asked for what the applicant wrote there); None where no such k exists."""
+    from spg.parse import claim_parents
+
+    best, size = None, 0
+    for i, claim in enumerate(claims[:-1]):
+        size += len(claim["text"]) + 1
+        if size > NEXT_PROMPT_CHARS:
+            break
+        following = claims[i + 1]
+        if claim_parents(following["text"], following["num"]) and following["num"] == claim["num"] + 1:
+            best = claim["num"]
+    return best
+
+
+def chosen_documents() -> dict[str, list[dict]]:
+    """Per side of checker_split, the shared USPTO documents in a seeded order (description and a k for a next
+    claim required); the first NEXT_DOCS[side] are used."""
+    rows = sorted(uspto_rows(), key=lambda r: r["id"])
+    random.Random(SEED).shuffle(rows)
+    chosen: dict[str, list[dict]] = {side: [] for side in NEXT_DOCS}
+    for row in rows:
+        side = checker_split(row["id"])
+        nums = [c["num"] for c in row["claims"]]
+        if len(chosen[side]) >= NEXT_DOCS[side] or not row.get("description") or nums != sorted(set(nums)):
+            continue
+        k = next_k(row["claims"])
+        if k is not None:
+            chosen[side].append({**row, "k": k})
+    return chosen
+
+
+def _interleaved(chosen: dict[str, list[dict]], counts: dict[str, int]) -> list[dict]:
+    """The first counts[side] documents of each side, round robin, so that a run cut short keeps every side."""
+    lists = [chosen[side][: counts[side]] for side in counts]
+    return [doc for group in zip(*[lst + [None] * (max(map(len, lists)) - len(lst)) for lst in lists])
+            for doc in group if doc is not None]
+
+
+def _cli_generate(docs: list[dict], work: Path, name: str, args: list[str], deadline: float) -> None:
+    """``spg generate`` on ``docs`` one at a time into WORK/name.jsonl (it resumes), until the deadline."""
+    inputs = work / f"{name}.input.jsonl"
+    output = work / f"{name}.jsonl"
+    done = {row["id"] for row in _results(output)}
+    docs = [doc for doc in docs if doc["id"] not in done]  # a run again goes on where one stopped
+    for i, doc in enumerate(docs, 1):
+        if time.time() > deadline:
+            print(f"{name}: budget spent after {i - 1} documents", flush=True)
+            return
+        inputs.write_text(json.dumps({k: v for k, v in doc.items() if k != "k"}) + "\n", encoding="utf-8")
+        subprocess.run([sys.executable, "-m", "spg.cli", "generate", "--input", str(inputs), "--output", str(output),
+                        "--batch-size", "1", "--no-progress", *args], check=True, stdout=subprocess.DEVNULL)
+        print(f"{name}: {i}/{len(docs)} {doc['id']} {time.time():.0f}", flush=True)
+
+
+def _next_claims(docs: list[dict], work: Path, deadline: float) -> None:
+    """The embedded chat model asked for claim k + 1 after claims 1..k (NEXT_INSTRUCTION), greedy, one document at a
+    time, appended to WORK/smollm2_next.jsonl (documents already there are skipped)."""
+    import dataclasses
+
+    from spg.data import Document
+    from spg.generation.config import DecodeSettings
+    from spg.generation.generator import load_generator
+
+    output = work / "smollm2_next.jsonl"
+    done = {json.loads(line)["id"] for line in output.open(encoding="utf-8")} if output.exists() else set()
+    todo = [d for d in docs if d["id"] not in done]
+    if not todo:
+        return
+    # ONNX Runtime: the same greedy tokens as PyTorch (docs/generation.md, "CPU decoding"), several times as fast here
+    settings = DecodeSettings(max_new_tokens=80, do_sample=False, redraws=0, block_repeated_limitations=False,
+                              runtime="onnx")
+    generator = dataclasses.replace(load_generator("smollm2", settings, zero_shot=True, max_prompt_tokens=1024),
+                                    instruction=NEXT_INSTRUCTION)
+    for i, doc in enumerate(todo, 1):
+        if time.time() > deadline:
+            print(f"smollm2_next: budget spent after {i - 1} documents", flush=True)
+            return
+        given = "\n".join(c["text"] for c in doc["claims"] if c["num"] <= doc["k"])
+        result = generator([Document(doc["id"], given)])[0]
+        with output.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"id": doc["id"], "k": doc["k"], "raw": result["raw"],
+                                "cut_by_budget": result["cut_by_budget"], "new_tokens": result["new_tokens"]}) + "\n")
+        print(f"smollm2_next: {i}/{len(todo)} {doc['id']} {time.time():.0f}", flush=True)
+
+
+def generate(work: Path, budget_s: float) -> None:
+    """Run the three model sources on the chosen documents (CPU), each until its share of ``budget_s`` is spent (a
+    run again skips the documents each source has done: the first run of the committed outputs gave the shipped
+    model 500 s before the others, then stopped and ran again with --budget-s 1200)."""
+    work.mkdir(parents=True, exist_ok=True)
+    chosen = chosen_documents()
+    start = time.time()
+    off = work / "checker_off.yaml"
+    off.write_text("redraws: 0\nblock_repeated_limitations: false\n", encoding="utf-8")
+    zero_shot = work / "generate-smollm2-onnx.yaml"
+    zero_shot.write_text((REPO / "configs" / "cpu" / "generate-smollm2.yaml").read_text(encoding="utf-8")
+                         + "runtime: onnx\n", encoding="utf-8")
+    _next_claims(_interleaved(chosen, NEXT_DOCS), work, start + 0.6 * budget_s)
+    # the embedded chat model zero-shot, as docs/generation.md's real run (prompt cut to 1,500 tokens), on ONNX
+    _cli_generate(_interleaved(chosen, SET_DOCS), work, "smollm2_sets",
+                  ["--config", str(zero_shot), "--max-new-tokens", "200"], start + 0.8 * budget_s)
+    # the shipped model with its own settings (constrained, T = 0.1, seed 0), the checker in the loop off
+    _cli_generate(_interleaved(chosen, SPG_DOCS), work, "spg_off",
+                  ["--model", "spg-smollm2", "--config", str(off), "--max-new-tokens", "300"], start + budget_s)
+    print(f"generation: {time.time() - start:.0f} s wall", flush=True)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def usable(text: str) -> bool:
+    """The one rule that drops a candidate: fewer than MIN_WORDS words after its number (empty, or a fragment the
+    token budget or a parse left), or no letter at all. Everything else a model wrote stays, copies included."""
+    from spg.parse import _strip_number  # noqa: PLC2701 - the parser's own reading of "12. "
+
+    body = _strip_number(text)[1]
+    return len(body.split()) >= MIN_WORDS and any(ch.isalpha() for ch in body)
+
+
+def _item(source: str, doc: str, split: str, claim, chain) -> dict:
+    """One item: ``claim`` (a spg.forest.Claim) with ``chain`` (the claims before it that it shows) as context."""
+    key = f"{source}|{doc}|{claim.num}|{claim.text}"
+    return {"id": "L" + hashlib.sha256(key.encode()).hexdigest()[:10], "source": source, "doc": doc, "split": split,
+            "claim": claim.num, "independent": not claim.parents, "context": "\n".join(map(_numbered, chain)),
+            "candidate": _numbered(claim)}
+
+
+def _numbered(claim) -> str:
+    """A claim as one line, its number first (spg.forest.Claim keeps the text without it)."""
+    return f"{claim.num}. {' '.join(claim.text.split())}"
+
+
+def _up_the_chain(forest, claim) -> list:
+    """The claims ``claim`` depends on, up the chain, in claim order (every parent of a multiple dependent)."""
+    by_num = {c.num: c for c in forest.claims}
+    seen: set[int] = set()
+    todo = list(claim.parents)
+    while todo:
+        num = todo.pop()
+        if num in by_num and num not in seen and num < claim.num:
+            seen.add(num)
+            todo.extend(by_num[num].parents)
+    return [by_num[n] for n in sorted(seen)]
+
+
+def _whole_set_items(source: str, doc: str, split: str, text: str, cap: int | None = None) -> list[dict]:
+    """Every usable claim of a generated claim set (parsed by spg.parse) with its chain as context, a claim whose
+    words and chain repeat an earlier item's once; at most ``cap`` items, the first ones, where given."""
+    from spg.parse import parse_claims
+
+    forest = parse_claims(text)
+    items, seen = [], set()
+    for claim in forest.claims:
+        item = _item(source, doc, split, claim, _up_the_chain(forest, claim))
+        # a claim said again word for word under the same chain is the same item to a reader: kept once
+        shown = (item["context"], " ".join(claim.text.split()))
+        if usable(claim.text) and shown not in seen:
+            seen.add(shown)
+            items.append(item)
+    return items[:cap]
+
+
+def hupd_dcg_items() -> list[dict]:
+    """The eight systems' claim sets for the HUPD-DCG sample's patent: every claim of each."""
+    path = data_dir() / "hupd-dcg" / "sample_outputs.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    doc = record["publication_number"].split("-")[0]
+    items = []
+    for field in sorted(k for k in record if k.endswith("-claim")):
+        items += _whole_set_items("hupd-dcg:" + field.removesuffix("-claim"), doc, checker_split(doc), record[field])
+    return items
+
+
+def patclaimeval_items(count: int) -> list[dict]:
+    """``count`` of PatClaimEval's generated first claims (A and B, not the copies of the gold claim nor a candidate
+    again where its patent recurs), drawn with SEED per side of the split in checker_split's proportions; the split by a hash
+    of the gold claim (checker_split on its SHA-256), the document named by it too."""
+    from spg.parse import parse_claims
+
+    path = data_dir() / "patclaimeval" / "quality_test.json"
+    pool: dict[str, dict] = {}
+    for row in json.loads(path.read_text(encoding="utf-8")):
+        gold = hashlib.sha256(row["gold_claim"].encode()).hexdigest()
+        for side in ("A", "B"):
+            claims = parse_claims(row[side]).claims
+            if _norm(row[side]) == _norm(row["gold_claim"]) or not claims or not usable(claims[0].text):
+                continue
+            item = _item("patclaimeval", "patclaimeval-" + gold[:12], checker_split(gold), claims[0], [])
+            # a patent comes in several rows (one per compared pair), so one candidate can recur: taken once
+            pool.setdefault(item["id"], item)
+    from spg.data import CHECKER_PERCENT
+
+    rng, drawn = random.Random(SEED), []
+    for side, percent in CHECKER_PERCENT.items():  # each side its share of ``count``, as checker_split's proportions
+        on_side = [item for item in pool.values() if item["split"] == side]
+        drawn += rng.sample(on_side, min(round(count * percent / 100), len(on_side)))
+    return drawn
+
+
+def _results(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+
+
+def next_claim_items(work: Path, documents: dict[str, dict]) -> list[dict]:
+    """SmolLM2's next claims: the first claim its output holds (spg.parse), numbered k + 1 whatever number the model
+    gave it (a model that starts again at "1." has still written the claim that follows k), with claims 1..k as
+    context; an output the parser reads no claim in gives its first line. Lines before the first usable one, and a
+    lead-in up to a colon before a claim number ("The next claim is: 4. The device …"), are left out. Where the token budget (80) ended the first claim, the claim as
+    far as it went is the candidate (a reader sees it break off)."""
+    from spg.forest import Claim
+    from spg.parse import _strip_number, claim_parents, parse_claims  # noqa: PLC2701
+
+    items = []
+    for row in _results(work / "smollm2_next.jsonl"):
+        doc = documents[row["id"]]
+        # the output's whole claims; where the token budget ended the first claim, that claim as far as it went
+        text = row["raw"] if row["raw"].strip() else row["cut_by_budget"]
+        lines = [line for line in text.split("\n") if line.strip()]
+        while lines and not usable(lines[0]):  # a lead-in shorter than a claim ("The next claim is:")
+            lines.pop(0)
+        text = LEAD_IN.sub("", "\n".join(lines), count=1)
+        claims = parse_claims(text).claims if text.strip() else []
+        first = claims[0].text if claims else text.strip().split("\n")[0]
+        body = _strip_number(first)[1]
+        if not usable(body):
+            continue
+        given = [c for c in parse_claims(doc["claims"]).claims if c.num <= row["k"]]
+        items.append(_item("smollm2-zero-shot-next", doc["id"], checker_split(doc["id"]),
+                           Claim(row["k"] + 1, body, claim_parents(body, row["k"] + 1)), given))
+    return items
+
+
+def build(work: Path, out: Path) -> list[dict]:
+    """Every source's items, in one JSONL (source by source, in a fixed order)."""
+    documents = {r["id"]: r for r in uspto_rows()}
+    items = hupd_dcg_items() + patclaimeval_items(PATCLAIMEVAL_ITEMS) + next_claim_items(work, documents)
+    for name, source in (("spg_off", "spg-smollm2-checker-off"), ("smollm2_sets", "smollm2-zero-shot")):
+        for row in _results(work / f"{name}.jsonl"):
+            items += _whole_set_items(source, row["id"], checker_split(row["id"]), row["claims_text"], SET_CAP)
+    ids = Counter(item["id"] for item in items)
+    assert max(ids.values()) == 1, f"items with one id: {[i for i, n in ids.items() if n > 1]}"
+    out.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
+    return items
+
+
+ITEMS = SETS / "llm_claims.jsonl"
+RUBRIC = SETS / "llm_claims_rubric.md"
+YES_NO = ("yes", "no")
+QUESTIONS = ("repetition", "preamble", "error_free")  # the yes/no questions; antecedent is a list of terms
+REPETITION_RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation")
+PREAMBLE_RULES = ("preamble-mismatch",)
+
+INSTRUCTIONS = """\
+# Labelling packet: {n} patent claims
+
+Read `rubric.md` first. `items.jsonl` holds the items, one JSON object per line: `id`, `independent` (true: the
+candidate is an independent claim), `context` (the claims it relies on, one per line, each with its number; empty
+for some independent claims) and `candidate` (the claim you judge).
+
+Write your answers as a sheet: a JSON Lines file, one line per item, in the order of `items.jsonl`. Start from
+`sheet_template.jsonl` (every id, every answer empty) and fill each line:
+
+    {{"id": "L0123456789", "repetition": "no", "preamble": "no", "antecedent": ["the bulb"], "other": "", "error_free": "no"}}
+
+* `repetition`: "yes" or "no"; where `independent` is true, "n/a" unless the candidate repeats a claim of its
+  context (then "yes", rubric.md).
+* `preamble`: "yes" or "no"; "n/a" where `independent` is true.
+* `antecedent`: a list of the candidate's definite terms without antecedent basis, each as written in the candidate
+  ("the bulb", "said second solution"); [] when none.
+* `other`: a few words, or "".
+* `error_free`: "yes" or "no".
+
+Judge each item on its own, from the rubric and the text alone; do not look anything up. Keep every line valid JSON.
+"""
+
+
+def packet(directory: Path, items_path: Path = ITEMS) -> None:
+    """What the blind readers get: the rubric, the items (id, whether independent, context, candidate: nothing
+    else), an empty sheet and the instructions, in an order shuffled with SEED."""
+    items = [row for _, row in jsonl_rows(items_path)]
+    random.Random(SEED).shuffle(items)
+    directory.mkdir(parents=True, exist_ok=True)
+    fields = ("id", "independent", "context", "candidate")
+    _write_jsonl(directory / "items.jsonl", [{k: item[k] for k in fields} for item in items])
+    empty = {"repetition": "", "preamble": "", "antecedent": [], "other": "", "error_free": ""}
+    _write_jsonl(directory / "sheet_template.jsonl", [{"id": item["id"], **empty} for item in items])
+    (directory / "rubric.md").write_text(RUBRIC.read_text(encoding="utf-8"), encoding="utf-8")
+    (directory / "INSTRUCTIONS.md").write_text(INSTRUCTIONS.format(n=len(items)), encoding="utf-8")
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+
+
+def read_sheet(path: Path, items: dict[str, dict]) -> dict[str, dict]:
+    """A labeller's sheet by item id, each answer checked against the rubric's form (one line, exit 2, otherwise)."""
+    sheet: dict[str, dict] = {}
+    for line_no, row in enumerate((row for _, row in jsonl_rows(path)), 1):
+        where = f"{path} answer {line_no}"
+        if row.get("id") not in items:
+            bad(f"{where}: \"id\" {row.get('id')!r} is no item of the corpus")
+        if row["id"] in sheet:
+            bad(f"{where}: item {row['id']} answered twice")
+        independent = items[row["id"]]["independent"]
+        for question in QUESTIONS:
+            allowed = YES_NO + (("n/a",) if independent and question != "error_free" else ())
+            if row.get(question) not in allowed:
+                bad(f"{where} ({row['id']}): \"{question}\" must be one of {', '.join(allowed)}, "
+                     f"got {row.get(question)!r}")
+        terms = row.get("antecedent")
+        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
+            bad(f"{where} ({row['id']}): \"antecedent\" must be a list of terms (strings)")
+        sheet[row["id"]] = row
+    return sheet
+
+
+def kappa(pairs: list[tuple[bool, bool]]) -> float | None:
+    """Cohen's kappa of two readers' yes/no answers; None where chance agreement is total (one answer only)."""
+    n = len(pairs)
+    if not n:
+        return None
+    observed = sum(a == b for a, b in pairs) / n
+    yes_a, yes_b = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    expected = yes_a * yes_b + (1 - yes_a) * (1 - yes_b)
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def term_key(term: str) -> str:
+    """A definite term as compared between readers and spg: lower case, its "the"/"said" and punctuation off."""
+    words = "".join(ch if ch.isalnum() or ch in "-' " else " " for ch in term.lower()).split()
+    while words and words[0] in ("the", "said"):
+        words = words[1:]
+    return " ".join(words)
+
+
+def candidate_findings(item: dict) -> list:
+    """spg lint's findings on the candidate, linted in its claim set as the item shows it (context, then the
+    candidate, numbered as in the source), in-process."""
+    from spg.lint import lint
+    from spg.parse import parse_claims
+
+    lines = [line for line in item["context"].split("\n") if line.strip()] + [item["candidate"]]
+    records = [{"num": int(line.split(".", 1)[0]), "text": line} for line in lines]
+    return [f for f in lint(parse_claims(records)).findings if f.claim == item["claim"]]
+
+
+def _share(hit: int, n: int) -> str:
+    return f"{hit}/{n} ({hit / n:.0%})" if n else "0/0"
+
+
+def score(path_a: Path, path_b: Path, items_path: Path = ITEMS) -> dict:
+    """Agreement between two sheets, their consensus, and spg lint on the consensus by split and by source;
+    printed, and returned as numbers (the tests read them). An antecedent warning is real where both readers list
+    its term for that candidate (and, the lenient figure, where either does); recall counts the terms both list."""
+    items = {item["id"]: item for item in [row for _, row in jsonl_rows(items_path)]}
+    a, b = read_sheet(path_a, items), read_sheet(path_b, items)
+    both = [i for i in items if i in a and i in b]
+    report: dict = {"items": len(both), "agreement": {}}
+    print(f"{len(both)} items answered on both sheets ({len(a)} on {path_a.name}, {len(b)} on {path_b.name})")
+    for question in QUESTIONS + ("antecedent",):
+        if question == "antecedent":  # any term listed
+            pairs = [(bool(a[i]["antecedent"]), bool(b[i]["antecedent"])) for i in both]
+        else:
+            pairs = [(a[i][question] == "yes", b[i][question] == "yes") for i in both
+                     if a[i][question] in YES_NO and b[i][question] in YES_NO]
+        k = kappa(pairs)
+        agree = sum(x == y for x, y in pairs)
+        report["agreement"][question] = {"kappa": k, "agree": agree, "n": len(pairs)}
+        print(f"  {question}{' (any term)' if question == 'antecedent' else ''}: kappa "
+              f"{'n/a' if k is None else f'{k:.2f}'}, agreeing {_share(agree, len(pairs))}")
+    terms_a = {(i, term_key(t)) for i in both for t in a[i]["antecedent"]}
+    terms_b = {(i, term_key(t)) for i in both for t in b[i]["antecedent"]}
+    print(f"  antecedent terms: {len(terms_a & terms_b)} listed by both of {len(terms_a | terms_b)} listed")
+    consensus_terms = terms_a & terms_b
+    groups: dict[tuple[str, str], dict] = {}
+    for i in both:
+        item, found = items[i], candidate_findings(items[i])
+        rules = {f.rule for f in found}
+        warned = {(i, term_key(f.term)) for f in found if f.rule == "antecedent" and f.severity == "warning" and f.term}
+        agreed = {q for q in QUESTIONS if a[i][q] == b[i][q] == "yes"}
+        flagged = bool(rules & {*REPETITION_RULES, *PREAMBLE_RULES}) or bool(warned)
+        mine = {t for t in consensus_terms if t[0] == i}
+        for key in (("split", item["split"]), ("source", item["source"]), ("all", "all")):
+            g = groups.setdefault(key, {k: [0, 0] for k in ("repetition", "preamble", "error_free")}
+                                  | {"warnings": 0, "warnings_real": 0, "warnings_either": 0, "terms": 0,
+                                     "terms_found": 0})
+            for question, hit in (("repetition", bool(rules & set(REPETITION_RULES))),
+                                  ("preamble", bool(rules & set(PREAMBLE_RULES))), ("error_free", flagged)):
+                if question in agreed:
+                    g[question][0] += hit
+                    g[question][1] += 1
+            g["warnings"] += len(warned)
+            g["warnings_real"] += len(warned & mine)
+            g["warnings_either"] += len(warned & (terms_a | terms_b))
+            g["terms"] += len(mine)
+            g["terms_found"] += len(mine & warned)
+    report["lint"] = {f"{kind}:{name}": g for (kind, name), g in groups.items()}
+    print("spg lint on the consensus (items both readers answer yes; antecedent: terms both list)")
+    print("  group | repetition found | preamble found | error-free flagged | antecedent precision (both; either "
+          "reader) | recall")
+    for (kind, name), g in sorted(groups.items(), key=lambda kv: (kv[0][0] != "all", kv[0])):
+        print(f"  {kind} {name} | {_share(*g['repetition'])} | {_share(*g['preamble'])} | {_share(*g['error_free'])}"
+              f" | {_share(g['warnings_real'], g['warnings'])}; {_share(g['warnings_either'], g['warnings'])}"
+              f" | {_share(g['terms_found'], g['terms'])}")
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--generate", type=Path, metavar="WORK", help="run the models, writing WORK/*.jsonl")
+    parser.add_argument("--budget-s", type=float, default=2400, help="--generate: wall seconds at most (default 2400)")
+    parser.add_argument("--build", action="store_true", help=f"write {ITEMS.relative_to(REPO)} from the sources")
+    parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
+                        help="--build: the --generate folder to read (default: the committed one)")
+    parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
+    parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
+    parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")
+    args = parser.parse_args()
+    if args.generate:
+        generate(args.generate, args.budget_s)
+    if args.build:
+        items = build(args.generated, args.items)
+        print(f"{len(items)} items -> {args.items}")
+        counts = Counter((item["source"], item["split"]) for item in items)
+        for source in dict.fromkeys(item["source"] for item in items):
+            print(f"| {source} | " + " | ".join(str(counts[source, side]) for side in NEXT_DOCS)
+                  + f" | {sum(counts[source, side] for side in NEXT_DOCS)} |")
+    if args.packet:
+        packet(args.packet, args.items)
+    if args.score:
+        score(*args.score, args.items)
+
+
+if __name__ == "__main__":
+    main()

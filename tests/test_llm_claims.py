@@ -1,0 +1,134 @@
+"""benchmarks/llm_claims.py: the blind readers' packet and the scorer, on a toy corpus and two sheets written by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))  # the script's folder, as when it runs: its common.py
+spec = importlib.util.spec_from_file_location("llm_claims", REPO / "benchmarks" / "llm_claims.py")
+llm_claims = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(llm_claims)
+
+LAMP = "1. A lamp comprising a base and a shade."
+ITEMS = [
+    # a restatement of claim 1 (lint: duplicate-claim / not-further-limiting), both readers say so
+    {"id": "Lrep", "source": "gen-a", "doc": "D1", "split": "train", "claim": 2, "independent": False,
+     "context": LAMP, "candidate": "2. The lamp of claim 1, wherein the lamp comprises a base and a shade."},
+    # another subject (lint: preamble-mismatch), and a term without basis (lint: antecedent)
+    {"id": "Lpre", "source": "gen-a", "doc": "D1", "split": "train", "claim": 3, "independent": False,
+     "context": LAMP, "candidate": "3. The bicycle of claim 1, wherein the bulb is mounted to the base."},
+    # clean, on another side and source
+    {"id": "Lok", "source": "gen-b", "doc": "D2", "split": "test", "claim": 2, "independent": False,
+     "context": LAMP, "candidate": "2. The lamp of claim 1, wherein the shade is made of glass."},
+    {"id": "Lind", "source": "gen-b", "doc": "D3", "split": "test", "claim": 1, "independent": True,
+     "context": "", "candidate": "1. A chair comprising a seat and four legs."},
+]
+
+
+def _answer(id_, repetition="no", preamble="no", antecedent=(), error_free="yes", other=""):
+    return {"id": id_, "repetition": repetition, "preamble": preamble, "antecedent": list(antecedent),
+            "other": other, "error_free": error_free}
+
+
+SHEET_A = [_answer("Lrep", repetition="yes", error_free="no"),
+           _answer("Lpre", preamble="yes", antecedent=["the bulb"], error_free="no"),
+           _answer("Lok"), _answer("Lind", "n/a", "n/a")]
+# B disagrees on the clean claim (a term it thinks lacks basis) and calls the repetition no repetition
+SHEET_B = [_answer("Lrep", error_free="no"),
+           _answer("Lpre", preamble="yes", antecedent=["The bulb"], error_free="no"),
+           _answer("Lok", antecedent=["the shade"], error_free="no"), _answer("Lind", "n/a", "n/a")]
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return _write(tmp_path / "items.jsonl", ITEMS)
+
+
+def test_kappa_is_cohens():
+    # 3 of 4 agree; each says yes twice: expected agreement 0.5, kappa (0.75 - 0.5) / 0.5
+    assert llm_claims.kappa([(True, True), (True, False), (False, True), (False, False)]) == 0.0
+    assert llm_claims.kappa([(True, True), (True, True), (False, True), (False, False)]) == pytest.approx(0.5)
+    assert llm_claims.kappa([(True, True), (True, True)]) is None
+
+
+def test_two_sheets_scored_agreement_consensus_and_lint(tmp_path, corpus, capsys):
+    report = llm_claims.score(_write(tmp_path / "a.jsonl", SHEET_A), _write(tmp_path / "b.jsonl", SHEET_B), corpus)
+    agreement = report["agreement"]
+    assert report["items"] == 4
+    assert agreement["preamble"] == {"kappa": pytest.approx(1.0), "agree": 3, "n": 3}  # "n/a" left out
+    assert agreement["repetition"]["agree"] == 2 and agreement["repetition"]["kappa"] == pytest.approx(0.0)
+    # error_free: A yes on Lok and Lind, B only on Lind: 3 of 4 agree, kappa (0.75 - 0.5) / 0.5
+    assert agreement["error_free"] == {"kappa": pytest.approx(0.5), "agree": 3, "n": 4}
+    every = report["lint"]["all:all"]
+    assert every["repetition"] == [0, 0]  # no consensus repetition: B said no
+    assert every["preamble"] == [1, 1]  # the bicycle, found
+    assert every["error_free"] == [0, 1]  # only the chair is error-free on both sheets, and not flagged
+    # "the bulb" on both sheets ("The bulb" is the same term), warned by spg; "the shade" only on B
+    assert (every["terms"], every["terms_found"], every["warnings"], every["warnings_real"]) == (1, 1, 1, 1)
+    assert every["warnings_either"] == 1
+    assert report["lint"]["split:test"]["error_free"] == [0, 1] and "source:gen-a" in report["lint"]
+    assert "preamble: kappa 1.00, agreeing 3/3" in capsys.readouterr().out
+
+
+def test_a_repetition_both_readers_see_is_counted_as_found(tmp_path, corpus):
+    both = [dict(row, repetition="yes") if row["id"] == "Lrep" else row for row in SHEET_B]
+    every = llm_claims.score(_write(tmp_path / "a.jsonl", SHEET_A), _write(tmp_path / "b.jsonl", both),
+                             corpus)["lint"]["all:all"]
+    assert every["repetition"] == [1, 1]
+
+
+@pytest.mark.parametrize(("row", "expected"), [
+    ({"id": "Lnone"}, "\"id\" 'Lnone' is no item"),
+    (_answer("Lind", repetition="maybe"), "\"repetition\" must be one of yes, no, n/a, got 'maybe'"),
+    (_answer("Lok", repetition="n/a"), "\"repetition\" must be one of yes, no, got 'n/a'"),
+    (dict(_answer("Lok"), antecedent="the shade"), "\"antecedent\" must be a list"),
+])
+def test_a_bad_answer_is_one_line_naming_the_sheet_and_item(tmp_path, corpus, capsys, row, expected):
+    with pytest.raises(SystemExit) as stop:
+        llm_claims.score(_write(tmp_path / "a.jsonl", [row]), _write(tmp_path / "b.jsonl", SHEET_B), corpus)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "a.jsonl answer 1" in err and expected in err, err
+
+
+def test_the_packet_holds_only_what_a_blind_reader_needs(tmp_path, corpus):
+    llm_claims.packet(tmp_path / "packet", corpus)
+    folder = tmp_path / "packet"
+    items = [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    template = [json.loads(line) for line in (folder / "sheet_template.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(i["id"] for i in items) == sorted(i["id"] for i in ITEMS)
+    assert all(set(i) == {"id", "independent", "context", "candidate"} for i in items)  # no source, no split
+    assert [t["id"] for t in template] == [i["id"] for i in items]
+    assert "gen-a" not in "".join(p.read_text(encoding="utf-8") for p in folder.iterdir())
+    assert {p.name for p in folder.iterdir()} == {"items.jsonl", "sheet_template.jsonl", "rubric.md", "INSTRUCTIONS.md"}
+
+
+def test_a_next_claim_is_the_first_claim_the_model_wrote_numbered_k_plus_1(tmp_path):
+    claims = [{"num": 1, "text": "1. A lamp comprising a base and a shade.", "parents": []},
+              {"num": 2, "text": "2. The lamp of claim 1, wherein the shade is glass.", "parents": [1]}]
+    documents = {d: {"id": d, "claims": claims} for d in ("D1", "D2", "D3", "D4")}
+    rows = [
+        {"id": "D1", "k": 2, "raw": "The next claim is: 4. The lamp of claim 2, wherein the glass is frosted.",
+         "cut_by_budget": ""},
+        {"id": "D2", "k": 2, "raw": "1. The lamp of claim 1, wherein the base is round.\n2. The lamp of claim 1.",
+         "cut_by_budget": ""},
+        {"id": "D3", "k": 1, "raw": "", "cut_by_budget": "1. A lamp comprising a base and a shade, wherein the"},
+        {"id": "D4", "k": 1, "raw": "Sure!", "cut_by_budget": ""},  # no claim at all: dropped
+    ]
+    _write(tmp_path / "smollm2_next.jsonl", rows)
+    items = {i["doc"]: i for i in llm_claims.next_claim_items(tmp_path, documents)}
+    assert sorted(items) == ["D1", "D2", "D3"]
+    assert items["D1"]["candidate"] == "3. The lamp of claim 2, wherein the glass is frosted."
+    assert items["D1"]["context"] == "1. A lamp comprising a base and a shade.\n2. The lamp of claim 1, wherein the shade is glass."
+    assert items["D2"]["candidate"] == "3. The lamp of claim 1, wherein the base is round."
+    assert items["D3"]["candidate"] == "2. A lamp comprising a base and a shade, wherein the" and items["D3"]["independent"]
+    assert items["D3"]["context"] == "1. A lamp comprising a base and a shade."
