@@ -4,7 +4,7 @@ from conftest import shared_file
 
 from spg.lint import find_all
 from spg.lint.clauses import words
-from spg.lint.redundancy import _chooses, check_redundancy
+from spg.lint.redundancy import _chooses, _ends_a_limitation, check_redundancy
 from spg.parse import parse_claims
 
 STOOL = ("1. A step stool comprising: a front frame and a rear frame joined at the top by a hinge; a lower step "
@@ -468,6 +468,16 @@ def test_a_markush_group_with_fewer_members_narrows_and_with_all_of_them_restate
             "consisting of ruthenium, palladium, and platinum. 4. The process of claim 2, wherein the catalyst is "
             "selected from the group consisting of ruthenium, palladium, platinum, nickel, and iron.")
     assert found(text, "not-further-limiting") == [4]
+
+
+def test_a_markush_dependent_must_end_where_a_limitation_of_its_chain_ends():
+    said = ["catalyst", "selected", "from", "group", "consisting", "of", "ruthenium", "palladium", "and", "platinum"]
+    chain = [*said[:7], "|", *said[7:], "|", "run", "at", "20", "bar", "|"]
+    assert _ends_a_limitation(said, chain)  # one "|" between two of its words
+    assert not _ends_a_limitation(said[:-2], chain)  # "… palladium" ends no limitation
+    assert not _ends_a_limitation(said, chain[:-6])  # nor does "… platinum" with nothing after it
+    assert not _ends_a_limitation(["ruthenium", "and"], ["ruthenium", "|", "|", "and", "|"])  # one "|" at most
+    assert not _ends_a_limitation(["ruthenium", "and"], ["ruthenium", "|", "", "|", "and", "|"])  # "": no word
 
 
 def test_a_sibling_is_no_parent_chain():

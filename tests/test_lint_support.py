@@ -1,4 +1,4 @@
-from spg.lint.support import check_description_support, fold
+from spg.lint.support import Vocabulary, check_description_support, fold
 from spg.parse import parse_claims
 
 DESCRIPTION = "A chair has a seat and curved rockers. The rocker coupling is circumferential to the frame."
@@ -23,6 +23,12 @@ def test_only_the_head_of_a_term_is_checked():
     # "opposite" is a relation, "legs" the thing named
     forest = parse_claims("1. A chair comprising an opposite seat and the rockers coupled to the frame.")
     assert check_description_support(forest, DESCRIPTION) == []
+
+
+def test_a_descriptions_words_are_its_runs_of_letters_and_digits_from_their_first_letter():
+    # lower-cased first ("\u212a", the Kelvin sign, is a "k"); any other character, a lone surrogate too, ends a word
+    text = "3D-printed \u00c5ngstr\u00f6m x2 caf\u00e9 \ud800 KELVIN\u212a 42abc a1b2"
+    assert Vocabulary(text).sorted == ["a1b2", "abc", "caf", "d", "kelvink", "m", "ngstr", "printed", "x2"]
 
 
 def test_fold_removes_inflections_the_same_way_on_both_sides():
