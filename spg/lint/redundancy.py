@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 
@@ -401,36 +401,56 @@ def _recited(clause: tuple[str, ...], every: str, plain: str) -> bool:
     return _plain(clause) in (plain if _ALTERNATIVE.isdisjoint(clause) else every)
 
 
-def _all_recited(clauses: tuple[tuple[str, ...], ...], texts: list[tuple[str, str]]) -> bool:
-    """Whether each of ``clauses`` stands in a clause of one of ``texts`` (per claim of the chain, its clauses joined
-    as :func:`_recited` reads them), the chain's joined once for all of them."""
-    every = "\n".join(e for e, _ in texts)
-    plain = "\n".join(p for _, p in texts)
+def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -> bool:
+    """Whether each of ``clauses`` stands in a clause of the chain (``every`` and ``plain``: its claims' clauses
+    joined as :func:`_recited` reads them, once for all of them)."""
     return all(_recited(clause, every, plain) for clause in clauses)
 
 
-def _said_closely(said: tuple[str, ...], chain: Iterable[tuple[_Words, float]]) -> bool:
+def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: Mapping[int, _Words],
+                  closeness: Mapping[int, float | None]) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
     at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
-    ``close`` times as long (each claim with its own), in any order and form, and that stretch names no
-    alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each have a
-    continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words gathered
-    from all over a long claim are a new combination, which narrows."""
+    ``closeness`` times as long (each claim with its own; None: none is close), in any order and form, and that
+    stretch names no alternatives: the dependent restates that part of its parent in other words ("wherein the
+    ridges each have a continuously rounded surface" under "wherein the ridges present continuously rounded
+    surfaces"). Words gathered from all over a long claim are a new combination, which narrows. ``words``: each
+    chain claim's :class:`_Words`."""
     stems = tuple(stem for _, stem in content(said))
     if len(stems) < SHORTEST_NARROWING:
         return False
     need = Counter(stems)
+    keys = need.keys()
+    # most chain claims lack a needed word: that test (in C) first, the stretch search only where it may succeed
+    held = [a for a in chain if closeness[a] is not None and keys <= words[a].counted.keys()]
+    if not held:
+        return False
     own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
-    return any(_close(need, words, stems, close, own, passive) for words, close in chain)
+    return any(_close(need, words[a], stems, closeness[a], own, passive) for a in held)
 
 
 class _Words:
-    """A claim's words as :func:`_close` reads them, read once however many dependents it is compared with."""
+    """A claim's words as :func:`_close` reads them, counted once however many dependents it is compared with (where
+    each stands is read again in the rare comparison that gets that far: kept for every claim, it was most of the
+    rule's memory)."""
+
+    __slots__ = ("body", "counted")
 
     def __init__(self, r: Reading) -> None:
         self.body = r.body
-        self.where = content(r.body)
-        self.counted = Counter(stem for _, stem in self.where)
+        self.counted = Counter(stem for _, stem in content(r.body))
+
+
+class _WordsOf(dict):
+    """Claim → its :class:`_Words`, read when a dependent first compares with it."""
+
+    def __init__(self, readings: Mapping[int, Reading]) -> None:
+        super().__init__()
+        self.readings = readings
+
+    def __missing__(self, num: int) -> _Words:
+        got = self[num] = _Words(self.readings[num])
+        return got
 
 
 def _bounds_said(said: tuple[str, ...]) -> frozenset[tuple[str, str]]:
@@ -478,10 +498,11 @@ def _close(need: Counter[str], words: _Words, order: tuple[str, ...], close: flo
     bounds) and does not give two parts of the restatement (its stems in ``order``; ``passive``: its verbs in the
     passive) each other's place ("from the conservator to the compartment" is not restated by "from the compartment
     to the conservator")."""
-    total = sum(need.values())
-    where, body = words.where, words.body
-    if not need.keys() <= words.counted.keys() or any(words.counted[stem] < n for stem, n in need.items()):
+    if any(words.counted[stem] < n for stem, n in need.items()):
         return False
+    total = sum(need.values())
+    body = words.body
+    where = content(body)
     have: Counter[str] = Counter()
     missing, lo = total, 0
     for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
@@ -511,7 +532,7 @@ def _another_thing(text: str, r: Reading, parent: Reading) -> bool:
     return singular(r.subject[-1]) not in {singular(w) for w in parent.subject}
 
 
-def _same_members(r: Reading, chain: list[Reading]) -> bool:
+def _same_members(r: Reading, chain: Iterable[Reading]) -> bool:
     """Whether a dependent claim naming a Markush group ("selected from the group consisting of …") names it with all
     the members a claim of its chain gives it: its clauses, one per member, each stand in the parent's longer list, but
     fewer members narrow ("… ruthenium, palladium, platinum, iridium, and rhodium" under "… rhodium, nickel, copper,
@@ -530,18 +551,13 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
     listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
-    # each claim of a chain read once for all its dependents: its clauses joined (every one, those that name no
+    # each claim of a chain read once for all its dependents: its clauses joined (every one, and those that name no
     # alternatives), how close a restatement must stand (None for a claim listing alternatives) and, when a
     # dependent first needs them, its words
-    joined: dict[int, tuple[str, str]] = {}
+    every: dict[int, str] = {}
+    plain: dict[int, str] = {}
     closeness: dict[int, float | None] = {}
-    read: dict[int, _Words] = {}
-
-    def words_of(a: int) -> _Words:
-        if a not in read:
-            read[a] = _Words(readings[a])
-        return read[a]
-
+    words = _WordsOf(readings)
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -551,25 +567,23 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             continue
         if _CUT_SHORT.search(c.text[-40:]):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
-        for a in above[c.num]:
-            if a not in joined:
+        chain = above[c.num]
+        for a in chain:
+            if a not in every:
                 clauses = readings[a].gists
                 listed = a in listing
-                joined[a] = (
-                    "\n".join(map(_plain, clauses)),
-                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
-                )
+                every[a] = "\n".join(map(_plain, clauses))
+                plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
                 closeness[a] = None if listed else CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT
         if not r.limitations:
             why = "adds no limitation to"
-        elif not _same_members(r, [readings[a] for a in above[c.num]]):
+        elif not _same_members(r, (readings[a] for a in chain)):
             continue
-        elif r.gists and _all_recited(r.gists, [joined[a] for a in above[c.num]]) and any(
-            len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
+        elif r.gists and any(len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists) and _all_recited(
+            r.gists, "\n".join([every[a] for a in chain]), "\n".join([plain[a] for a in chain])
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), close) for a in above[c.num]
-                                                      if (close := closeness[a]) is not None)):
+        elif _said_closely(r.body[len(r.opening) :], chain, words, closeness):
             why = "only restates, in other words, what is recited in"
         else:
             continue
