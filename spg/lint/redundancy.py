@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 
@@ -150,6 +150,13 @@ def _after_transition(first: tuple[str, ...]) -> list[tuple[str, ...]]:
     at = max((i for i, w in enumerate(first) if w in _OPEN_TRANSITIONS), default=-1)
     tail = first[at + 1 :]
     return [_restated(tail)] if at > 0 and _counts(tail) else []
+
+
+def _cut_short(text: str) -> bool:
+    """Whether a claim ends as :data:`_CUT_SHORT` reads its last 40 characters: searched in the last 10 of them
+    before the trailing space, where a match must stand (its longest word, "structure", and the character before it),
+    since searching the 40 cost as much as all the rule's comparisons."""
+    return _CUT_SHORT.search(text[-40:].rstrip()[-10:]) is not None
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -351,7 +358,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text[-40:]):
+        if forest.by_num[c.num] is not c or not r.body or _cut_short(c.text):
             continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
         key = (c.parents, r.body)
         said = _said(r)
@@ -407,50 +414,58 @@ def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -
     return all(_recited(clause, every, plain) for clause in clauses)
 
 
-def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: Mapping[int, _Words],
-                  closeness: Mapping[int, float | None]) -> bool:
+def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: _ChainWords) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
     at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
-    ``closeness`` times as long (each claim with its own; None: none is close), in any order and form, and that
-    stretch names no alternatives: the dependent restates that part of its parent in other words ("wherein the
-    ridges each have a continuously rounded surface" under "wherein the ridges present continuously rounded
-    surfaces"). Words gathered from all over a long claim are a new combination, which narrows. ``words``: each
-    chain claim's :class:`_Words`."""
+    ``close`` times as long (each claim with its own, :class:`_ChainWords`), in any order and form, and that stretch
+    names no alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each
+    have a continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words
+    gathered from all over a long claim are a new combination, which narrows."""
     stems = tuple(stem for _, stem in content(said))
     if len(stems) < SHORTEST_NARROWING:
         return False
     need = Counter(stems)
-    keys = need.keys()
-    # most chain claims lack a needed word: that test (in C) first, the stretch search only where it may succeed
-    held = [a for a in chain if closeness[a] is not None and keys <= words[a].counted.keys()]
+    held = words.holding(need, chain)
     if not held:
         return False
     own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
-    return any(_close(need, words[a], stems, closeness[a], own, passive) for a in held)
+    return any(_close(need, words.body[a], stems, words.close[a], own, passive) for a in held)
 
 
-class _Words:
-    """A claim's words as :func:`_close` reads them, counted once however many dependents it is compared with (where
-    each stands is read again in the rare comparison that gets that far: kept for every claim, it was most of the
-    rule's memory)."""
+class _ChainWords:
+    """The chain claims a restatement may stand in (:func:`_said_closely`), each read once however many dependents
+    compare with it: its words (``body``), how close a restatement must stand in them (``close``: CLOSE, or
+    CLOSE_INDEPENDENT in an independent claim), and which of them hold each word. A dependent is compared only with
+    the claims of its chain that hold each word it needs: found from the word fewest claims hold (most often its
+    own number or term, which no claim up its chain holds), not by asking each of the 64 claims of its chain."""
 
-    __slots__ = ("body", "counted")
+    def __init__(self) -> None:
+        self.body: dict[int, tuple[str, ...]] = {}
+        self.close: dict[int, float] = {}
+        self.counted: dict[int, Counter[str]] = {}
+        self.holders: dict[str, list[int]] = {}  # word (stem) → the claims read that hold it, in the order read
 
-    def __init__(self, r: Reading) -> None:
-        self.body = r.body
-        self.counted = Counter(stem for _, stem in content(r.body))
+    def add(self, num: int, body: tuple[str, ...], close: float) -> None:
+        self.body[num], self.close[num] = body, close
+        counted = self.counted[num] = Counter(stem for _, stem in content(body))
+        for stem in counted:
+            got = self.holders.get(stem)
+            if got is None:
+                self.holders[stem] = [num]
+            else:
+                got.append(num)
 
-
-class _WordsOf(dict):
-    """Claim → its :class:`_Words`, read when a dependent first compares with it."""
-
-    def __init__(self, readings: Mapping[int, Reading]) -> None:
-        super().__init__()
-        self.readings = readings
-
-    def __missing__(self, num: int) -> _Words:
-        got = self[num] = _Words(self.readings[num])
-        return got
+    def holding(self, need: Counter[str], chain: Sequence[int]) -> list[int]:
+        """The claims of ``chain`` read here that hold each word of ``need`` as often."""
+        holders = self.holders
+        rarest = min((holders.get(stem, ()) for stem in need), key=len)
+        keys, counted = need.keys(), self.counted
+        if len(rarest) < len(chain):
+            within = set(chain)
+            found = [a for a in rarest if a in within and keys <= counted[a].keys()]
+        else:
+            found = [a for a in chain if a in counted and keys <= counted[a].keys()]
+        return [a for a in found if all(counted[a][stem] >= n for stem, n in need.items())]
 
 
 def _bounds_said(said: tuple[str, ...]) -> frozenset[tuple[str, str]]:
@@ -491,17 +506,14 @@ def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: C
             tuple(x for x in order if x not in turned))
 
 
-def _close(need: Counter[str], words: _Words, order: tuple[str, ...], close: float,
+def _close(need: Counter[str], body: tuple[str, ...], order: tuple[str, ...], close: float,
            own: frozenset[tuple[str, str]], passive: set[str]) -> bool:
-    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's ``words`` at most
+    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's words ``body`` at most
     ``close`` times as many as they are, a stretch that names no alternatives (but for the restatement's ``own``
     bounds) and does not give two parts of the restatement (its stems in ``order``; ``passive``: its verbs in the
     passive) each other's place ("from the conservator to the compartment" is not restated by "from the compartment
     to the conservator")."""
-    if any(words.counted[stem] < n for stem, n in need.items()):
-        return False
     total = sum(need.values())
-    body = words.body
     where = content(body)
     have: Counter[str] = Counter()
     missing, lo = total, 0
@@ -550,14 +562,13 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     compared as restatements read it (:func:`~spg.lint.clauses.gist`), or whose words that say what is claimed all
     stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
-    listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
+    # (the pattern needs a colon: looked for first, in C; searching every claim for the pattern cost more)
+    listing = {n for n, c in forest.by_num.items() if ":" in c.text and _LISTS_ALTERNATIVES.search(c.text)}
     # each claim of a chain read once for all its dependents: its clauses joined (every one, and those that name no
-    # alternatives), how close a restatement must stand (None for a claim listing alternatives) and, when a
-    # dependent first needs them, its words
+    # alternatives) and, unless it lists alternatives, its words
     every: dict[int, str] = {}
     plain: dict[int, str] = {}
-    closeness: dict[int, float | None] = {}
-    words = _WordsOf(readings)
+    words = _ChainWords()
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -565,7 +576,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             continue
         if _another_thing(c.text, r, readings[above[c.num][0]]):
             continue
-        if _CUT_SHORT.search(c.text[-40:]):
+        if _cut_short(c.text):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
         chain = above[c.num]
         for a in chain:
@@ -574,7 +585,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
                 listed = a in listing
                 every[a] = "\n".join(map(_plain, clauses))
                 plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
-                closeness[a] = None if listed else CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT
+                if not listed:
+                    words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, (readings[a] for a in chain)):
@@ -583,7 +595,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             r.gists, "\n".join([every[a] for a in chain]), "\n".join([plain[a] for a in chain])
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], chain, words, closeness):
+        elif _said_closely(r.body[len(r.opening) :], chain, words):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -601,7 +613,8 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
     (reported once per repeated clause, at the claim)."""
     out = []
     for c in forest.claims:
-        if forest.by_num[c.num] is not c or _LETTERED_ALTERNATIVES.search(c.text):
+        # (each of its alternatives ends in a parenthesis: looked for first, in C)
+        if forest.by_num[c.num] is not c or ")" in c.text and _LETTERED_ALTERNATIVES.search(c.text):
             continue
         markush: set[tuple[str, ...]] = set()
         seen: set[tuple[str, ...]] = set()
