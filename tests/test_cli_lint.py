@@ -110,6 +110,18 @@ def test_lint_json_is_printed_in_batches_as_json_dumps_prints_it(tmp_path, capsy
         assert capsys.readouterr().out == json.dumps(report, ensure_ascii=False, indent=1) + "\n"
 
 
+def test_lint_json_printer_writes_any_json_value_as_json_dumps_does(capsys):
+    from spg.cli.lint import _print_json
+
+    # big containers (written item by item) inside small ones and the other way round, every kind of scalar and key
+    small = {"n": None, "t": True, "f": False, "x": 1.5, "i": -3, "s": "a\u2028\"\\ \u2026", "e": [], "d": {},
+             "tuple": (1, "x"), 2: "int key", 2.5: "float key", None: "null key"}
+    value = {"many": [dict(small, k=k) for k in range(200)], "one": {"deep": [[k] for k in range(100)]},
+             "nan": [float("nan"), float("inf")], "empty": {}, "small": small}
+    _print_json(value, 3)
+    assert capsys.readouterr().out == json.dumps(value, ensure_ascii=False, indent=1) + "\n"
+
+
 SPANNED = (  # a finding with a place of most kinds: structure, antecedent, 112(f), repetition, description support
     "1. A stool comprising a seat, a leg, a leg and means for folding the leg.\n"
     "2. The stool of claim 1, wherein the lever is red.\n"

@@ -6,8 +6,11 @@ Exit codes: 0 no error left (warnings and info allowed), 1 errors, 2 bad input o
 from __future__ import annotations
 
 import argparse
+import functools
+import itertools
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from spg.cli.command import add_command
@@ -39,12 +42,75 @@ def _suppressions(args: argparse.Namespace) -> Suppressions:
 COMMENTS = "lint-comments"  # the kind of the commented copy --docx-comments writes (spg.files)
 
 
-def _print_json(value: object, batch: int = 65_536) -> None:
-    """``print(json.dumps(value, ensure_ascii=False, indent=1))``, written ``batch`` pieces at a time: the indented
-    encoder is Python's, and json.dumps joins all its pieces at once (120 MB of them for the 13 MB report of a
-    1 MB claim, more than the check itself)."""
+# a container holding more items than this, or holding a container that does, is written item by item; the rest (a
+# claim, a finding, a mention) each as one string
+_WHOLE = 64
+_CONTAINERS = (list, tuple, dict)
+_SCALARS = {True: "true", False: "false", None: "null"}
+_string = json.encoder.encode_basestring  # ensure_ascii=False's (C where there is the C module)
+
+
+def _indented(value: object, level: int) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=1)`` of a value nested ``level`` deep, built with joins: the
+    standard indented encoder is Python's, a generator per nested container that hands each piece up through every
+    level (twice this function's time)."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None or value is True or value is False:
+        return _SCALARS[value]
+    if isinstance(value, _CONTAINERS):
+        if not value:
+            return "{}" if isinstance(value, dict) else "[]"
+        pad = "\n" + " " * (level + 1)
+        if isinstance(value, dict):
+            inner = [_key(k) + _indented(v, level + 1) for k, v in value.items()]
+            return "{" + pad + ("," + pad).join(inner) + "\n" + " " * level + "}"
+        return "[" + pad + ("," + pad).join([_indented(v, level + 1) for v in value]) + "\n" + " " * level + "]"
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    return json.dumps(value)  # a float (NaN and the infinities as the encoder writes them); anything else refused
+
+
+@functools.lru_cache(maxsize=256)
+def _key(key: object) -> str:
+    """A dict key and the separator after it (an int, float, True, False or None key: the standard encoder's text of
+    it, quoted); a report names few keys, each many times."""
+    return _string(key if isinstance(key, str) else json.dumps(key)) + ": "
+
+
+def _streamed(value: list | tuple | dict) -> bool:
+    """Whether a container is written item by item (:func:`_pieces`): it holds more than :data:`_WHOLE` items, or a
+    container that does."""
+    values = value.values() if isinstance(value, dict) else value
+    return len(value) > _WHOLE or any(isinstance(v, _CONTAINERS) and len(v) > _WHOLE for v in values)
+
+
+def _pieces(value: list | tuple | dict, level: int) -> Iterator[str]:
+    """The text of a container as :func:`_indented` writes it, item by item (and so on down) where it is big
+    (:func:`_streamed`): a big report is never one string."""
+    if not _streamed(value):
+        yield _indented(value, level)
+        return
+    pad = "\n" + " " * (level + 1)
+    values = value.values() if isinstance(value, dict) else value
+    keys = [_key(k) for k in value] if isinstance(value, dict) else itertools.repeat("")
+    yield "{" if isinstance(value, dict) else "["
+    for i, (key, v) in enumerate(zip(keys, values)):
+        yield ("," + pad if i else pad) + key
+        yield from _pieces(v, level + 1) if isinstance(v, _CONTAINERS) and _streamed(v) else (_indented(v, level + 1),)
+    yield "\n" + " " * level + ("}" if isinstance(value, dict) else "]")
+
+
+def _print_json(value: dict, batch: int = 4096) -> None:
+    """``print(json.dumps(value, ensure_ascii=False, indent=1))``, written ``batch`` pieces at a time (json.dumps
+    joined 120 MB of pieces for the 13 MB report of a 1 MB claim, more than the check itself)."""
     pieces: list[str] = []
-    for piece in json.JSONEncoder(ensure_ascii=False, indent=1).iterencode(value):
+    for piece in _pieces(value, 0):
         pieces.append(piece)
         if len(pieces) == batch:
             sys.stdout.write("".join(pieces))

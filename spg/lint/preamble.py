@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from collections.abc import Iterable, Iterator
 
 from spg.forest import Forest
 from spg.lint.clauses import PARTS_FOLLOW, SUBJECT_ENDS, Reading, ancestry, read_claims, singular
@@ -103,13 +104,13 @@ def _subjects(r: Reading) -> tuple[tuple[str, ...], ...]:
 
 
 def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ...],
-           subjects: dict[int, tuple[tuple[str, ...], ...]]) -> list[tuple[str, ...]]:
-    """The subjects a dependent claim may name: its parents' and theirs, up the chain, up to and including a claim of
-    another category that cites one ("A medium storing instructions to perform the method of claim 6"): what that
-    claim cites is part of it, not what a claim under it claims, so "The method of claim 11" under that medium is
-    no method claim of claim 6. ``subjects`` keeps each claim's :func:`_subjects`, read once for all the claims
-    under it."""
-    allowed, seen, out = set(above), set(), []
+           subjects: dict[int, tuple[tuple[str, ...], ...]]) -> Iterator[tuple[str, ...]]:
+    """The subjects a dependent claim may name, nearest first: its parents' and theirs, up the chain, up to and
+    including a claim of another category that cites one ("A medium storing instructions to perform the method of
+    claim 6"): what that claim cites is part of it, not what a claim under it claims, so "The method of claim 11"
+    under that medium is no method claim of claim 6. ``subjects`` keeps each claim's :func:`_subjects`, read once
+    for all the claims under it. Read as far as asked (:func:`_named_up`)."""
+    allowed, seen = set(above), set()
     todo = deque(c.parents)
     while todo:
         p = todo.popleft()
@@ -118,10 +119,22 @@ def _chain(c, forest: Forest, readings: dict[int, Reading], above: tuple[int, ..
         seen.add(p)
         if p not in subjects:
             subjects[p] = _subjects(readings[p])
-        out += subjects[p]
+        yield from subjects[p]
         if not readings[p].restates:
             todo.extend(forest.by_num[p].parents)
-    return out
+
+
+def _named_up(head: str, opening: tuple[str, ...], chain: Iterable[tuple[str, ...]]) -> bool:
+    """Whether a dependent claim whose subject ends in ``head`` names a subject of its ``chain`` (:func:`_chain`), or
+    its ``opening`` ends in one (it cites that subject, "Method for operating the apparatus according to claim 1"),
+    or the chain names none (a Jepson claim's "improvement"). Most name their parent's, the chain's first: the rest
+    of the chain is read only where they do not."""
+    read = []
+    for s in chain:
+        if _names(head, s):
+            return True
+        read.append(s)
+    return any(s[-1] in _NO_SUBJECT for s in read) or bool(opening) and any(_names(opening[-1], s) for s in read)
 
 
 def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None,
@@ -140,13 +153,8 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None,
         if not cited:
             continue
         head = _head(r.subject)
-        chain = _chain(c, forest, readings, above[c.num], subjects)
-        if any(s[-1] in _NO_SUBJECT for s in chain):
+        if _named_up(head, r.opening, _chain(c, forest, readings, above[c.num], subjects)):
             continue
-        if any(_names(head, s) for s in chain):
-            continue
-        if r.opening and any(_names(r.opening[-1], s) for s in chain):
-            continue  # "Method for operating the apparatus according to claim 1": the apparatus is cited, not claimed
         parent = readings[cited[0]].subject
         mine, theirs = category(r.subject), category(parent)
         generic = singular(head)

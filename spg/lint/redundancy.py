@@ -152,6 +152,13 @@ def _after_transition(first: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [_restated(tail)] if at > 0 and _counts(tail) else []
 
 
+def _cut_short(text: str) -> bool:
+    """Whether a claim ends as :data:`_CUT_SHORT` reads its last 40 characters: searched in the last 10 of them
+    before the trailing space, where a match must stand (its longest word, "structure", and the character before it),
+    since searching the 40 cost as much as all the rule's comparisons."""
+    return _CUT_SHORT.search(text[-40:].rstrip()[-10:]) is not None
+
+
 def _cited(parents: tuple[int, ...]) -> str:
     return "independent" if not parents else "citing claim " + ", ".join(map(str, parents))
 
@@ -351,7 +358,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if forest.by_num[c.num] is not c or not r.body or _CUT_SHORT.search(c.text[-40:]):
+        if forest.by_num[c.num] is not c or not r.body or _cut_short(c.text):
             continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
         key = (c.parents, r.body)
         said = _said(r)
@@ -401,36 +408,64 @@ def _recited(clause: tuple[str, ...], every: str, plain: str) -> bool:
     return _plain(clause) in (plain if _ALTERNATIVE.isdisjoint(clause) else every)
 
 
-def _all_recited(clauses: tuple[tuple[str, ...], ...], texts: list[tuple[str, str]]) -> bool:
-    """Whether each of ``clauses`` stands in a clause of one of ``texts`` (per claim of the chain, its clauses joined
-    as :func:`_recited` reads them), the chain's joined once for all of them."""
-    every = "\n".join(e for e, _ in texts)
-    plain = "\n".join(p for _, p in texts)
+def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -> bool:
+    """Whether each of ``clauses`` stands in a clause of the chain (``every`` and ``plain``: its claims' clauses
+    joined as :func:`_recited` reads them, once for all of them)."""
     return all(_recited(clause, every, plain) for clause in clauses)
 
 
-def _said_closely(said: tuple[str, ...], chain: Iterable[tuple[_Words, float]]) -> bool:
+def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: _ChainWords) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
     at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
-    ``close`` times as long (each claim with its own), in any order and form, and that stretch names no
-    alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each have a
-    continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words gathered
-    from all over a long claim are a new combination, which narrows."""
+    ``close`` times as long (each claim with its own, :class:`_ChainWords`), in any order and form, and that stretch
+    names no alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each
+    have a continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words
+    gathered from all over a long claim are a new combination, which narrows."""
     stems = tuple(stem for _, stem in content(said))
     if len(stems) < SHORTEST_NARROWING:
         return False
     need = Counter(stems)
+    held = words.holding(need, chain)
+    if not held:
+        return False
     own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
-    return any(_close(need, words, stems, close, own, passive) for words, close in chain)
+    return any(_close(need, words.body[a], stems, words.close[a], own, passive) for a in held)
 
 
-class _Words:
-    """A claim's words as :func:`_close` reads them, read once however many dependents it is compared with."""
+class _ChainWords:
+    """The chain claims a restatement may stand in (:func:`_said_closely`), each read once however many dependents
+    compare with it: its words (``body``), how close a restatement must stand in them (``close``: CLOSE, or
+    CLOSE_INDEPENDENT in an independent claim), and which of them hold each word. A dependent is compared only with
+    the claims of its chain that hold each word it needs: found from the word fewest claims hold (most often its
+    own number or term, which no claim up its chain holds), not by asking each of the 64 claims of its chain."""
 
-    def __init__(self, r: Reading) -> None:
-        self.body = r.body
-        self.where = content(r.body)
-        self.counted = Counter(stem for _, stem in self.where)
+    def __init__(self) -> None:
+        self.body: dict[int, tuple[str, ...]] = {}
+        self.close: dict[int, float] = {}
+        self.counted: dict[int, Counter[str]] = {}
+        self.holders: dict[str, list[int]] = {}  # word (stem) → the claims read that hold it, in the order read
+
+    def add(self, num: int, body: tuple[str, ...], close: float) -> None:
+        self.body[num], self.close[num] = body, close
+        counted = self.counted[num] = Counter(stem for _, stem in content(body))
+        for stem in counted:
+            got = self.holders.get(stem)
+            if got is None:
+                self.holders[stem] = [num]
+            else:
+                got.append(num)
+
+    def holding(self, need: Counter[str], chain: Sequence[int]) -> list[int]:
+        """The claims of ``chain`` read here that hold each word of ``need`` as often."""
+        holders = self.holders
+        rarest = min((holders.get(stem, ()) for stem in need), key=len)
+        keys, counted = need.keys(), self.counted
+        if len(rarest) < len(chain):
+            within = set(chain)
+            found = [a for a in rarest if a in within and keys <= counted[a].keys()]
+        else:
+            found = [a for a in chain if a in counted and keys <= counted[a].keys()]
+        return [a for a in found if all(counted[a][stem] >= n for stem, n in need.items())]
 
 
 def _bounds_said(said: tuple[str, ...]) -> frozenset[tuple[str, str]]:
@@ -471,17 +506,15 @@ def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: C
             tuple(x for x in order if x not in turned))
 
 
-def _close(need: Counter[str], words: _Words, order: tuple[str, ...], close: float,
+def _close(need: Counter[str], body: tuple[str, ...], order: tuple[str, ...], close: float,
            own: frozenset[tuple[str, str]], passive: set[str]) -> bool:
-    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's ``words`` at most
+    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's words ``body`` at most
     ``close`` times as many as they are, a stretch that names no alternatives (but for the restatement's ``own``
     bounds) and does not give two parts of the restatement (its stems in ``order``; ``passive``: its verbs in the
     passive) each other's place ("from the conservator to the compartment" is not restated by "from the compartment
     to the conservator")."""
     total = sum(need.values())
-    where, body = words.where, words.body
-    if not need.keys() <= words.counted.keys() or any(words.counted[stem] < n for stem, n in need.items()):
-        return False
+    where = content(body)
     have: Counter[str] = Counter()
     missing, lo = total, 0
     for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
@@ -511,7 +544,7 @@ def _another_thing(text: str, r: Reading, parent: Reading) -> bool:
     return singular(r.subject[-1]) not in {singular(w) for w in parent.subject}
 
 
-def _same_members(r: Reading, chain: list[Reading]) -> bool:
+def _same_members(r: Reading, chain: Iterable[Reading]) -> bool:
     """Whether a dependent claim naming a Markush group ("selected from the group consisting of …") names it with all
     the members a claim of its chain gives it: its clauses, one per member, each stand in the parent's longer list, but
     fewer members narrow ("… ruthenium, palladium, platinum, iridium, and rhodium" under "… rhodium, nickel, copper,
@@ -550,19 +583,13 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     compared as restatements read it (:func:`~spg.lint.clauses.gist`), or whose words that say what is claimed all
     stand close together in one claim of the chain (:func:`_said_closely`); the chain of a claim citing several in
     the alternative is what they share (``above``: :func:`~spg.lint.clauses.on_every_path`)."""
-    listing = {n for n, c in forest.by_num.items() if _LISTS_ALTERNATIVES.search(c.text)}
-    # each claim of a chain read once for all its dependents: its clauses joined (every one, those that name no
-    # alternatives), how close a restatement must stand (None for a claim listing alternatives) and, when a
-    # dependent first needs them, its words
-    joined: dict[int, tuple[str, str]] = {}
-    closeness: dict[int, float | None] = {}
-    read: dict[int, _Words] = {}
-
-    def words_of(a: int) -> _Words:
-        if a not in read:
-            read[a] = _Words(readings[a])
-        return read[a]
-
+    # (the pattern needs a colon: looked for first, in C; searching every claim for the pattern cost more)
+    listing = {n for n, c in forest.by_num.items() if ":" in c.text and _LISTS_ALTERNATIVES.search(c.text)}
+    # each claim of a chain read once for all its dependents: its clauses joined (every one, and those that name no
+    # alternatives) and, unless it lists alternatives, its words
+    every: dict[int, str] = {}
+    plain: dict[int, str] = {}
+    words = _ChainWords()
     out = []
     for c in forest.claims:
         r = readings[c.num]
@@ -570,27 +597,26 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             continue
         if _another_thing(c.text, r, readings[above[c.num][0]]):
             continue
-        if _CUT_SHORT.search(c.text[-40:]):
+        if _cut_short(c.text):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
-        for a in above[c.num]:
-            if a not in joined:
+        chain = above[c.num]
+        for a in chain:
+            if a not in every:
                 clauses = readings[a].gists
                 listed = a in listing
-                joined[a] = (
-                    "\n".join(map(_plain, clauses)),
-                    "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed),
-                )
-                closeness[a] = None if listed else CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT
+                every[a] = "\n".join(map(_plain, clauses))
+                plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
+                if not listed:
+                    words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
             why = "adds no limitation to"
-        elif not _same_members(r, [readings[a] for a in above[c.num]]):
+        elif not _same_members(r, (readings[a] for a in chain)):
             continue
-        elif r.gists and _all_recited(r.gists, [joined[a] for a in above[c.num]]) and any(
-            len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists
+        elif r.gists and any(len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists) and _all_recited(
+            r.gists, "\n".join([every[a] for a in chain]), "\n".join([plain[a] for a in chain])
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], ((words_of(a), close) for a in above[c.num]
-                                                      if (close := closeness[a]) is not None)):
+        elif _said_closely(r.body[len(r.opening) :], chain, words):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -608,7 +634,8 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
     (reported once per repeated clause, at the claim)."""
     out = []
     for c in forest.claims:
-        if forest.by_num[c.num] is not c or _LETTERED_ALTERNATIVES.search(c.text):
+        # (each of its alternatives ends in a parenthesis: looked for first, in C)
+        if forest.by_num[c.num] is not c or ")" in c.text and _LETTERED_ALTERNATIVES.search(c.text):
             continue
         markush: set[tuple[str, ...]] = set()
         seen: set[tuple[str, ...]] = set()
