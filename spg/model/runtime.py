@@ -90,21 +90,23 @@ def load_model(source: ModelSource, runtime: str = "auto", *, onnx_weights: str 
 
 
 def on_torch(source: ModelSource, ready: bool, merge_adapters: bool, where: torch.device, dtype: torch.dtype) -> Loaded:
-    """``source`` as a transformers model. An SPG artefact with ready forms: its merged copy read back as a plain
-    causal LM, its pointer head around it. A chat model as it is. Any other artefact the long way
-    (SPGModel.from_pretrained), its adapters merged now unless ``merge_adapters`` is off."""
+    """``source`` as a transformers model. An SPG artefact without ready forms the long way
+    (SPGModel.from_pretrained), its adapters merged now unless ``merge_adapters`` is off. Otherwise one causal LM read
+    as it is: an artefact's merged copy from its ready forms, its pointer head put around it; or a chat model."""
+    if source.directory is not None and not ready:
+        spg = SPGModel.from_pretrained(source, dtype=dtype).to(where).eval()
+        if merge_adapters:
+            spg.lm.merge_adapter()
+        return Loaded.of(spg)
     if ready:
         forms = ready_forms(source, dtype)
-        merged = forms.merged()
-        lm, tokenizer = load_backbone(str(merged), dtype)
-        return Loaded.of(SPGModel.around(source, lm, tokenizer).eval())
-    if source.directory is None:
-        lm, tokenizer = load_backbone(source.name, dtype)
+        model = forms.merged()
+    else:
+        model = source.name
+    lm, tokenizer = load_backbone(str(model), dtype)
+    if not ready:
         return Loaded(lm.to(where).eval(), tokenizer, None)
-    spg = SPGModel.from_pretrained(source, dtype=dtype).to(where).eval()
-    if merge_adapters:
-        spg.lm.merge_adapter()
-    return Loaded.of(spg)
+    return Loaded.of(SPGModel.around(source, lm, tokenizer).eval())
 
 
 def on_onnx(source: ModelSource, ready: bool, weights: str, merge_adapters: bool) -> Loaded:
