@@ -16,8 +16,8 @@ from spg.generation.pointer_decode import DecodeSettings, StateRecorder, generat
 from spg.generation.request import DecodeRequest  # noqa: E402
 from spg.generation.runner import Document  # noqa: E402
 from spg.model.batch import INSTRUCTION  # noqa: E402
+from spg.model.onnx_model import OnnxCausalLM  # noqa: E402
 from spg.model.ready import exported as export_of  # noqa: E402
-from spg.model.runtime import onnx_lm  # noqa: E402
 from spg.model.spg_model import SPGConfig, SPGModel  # noqa: E402
 
 
@@ -31,7 +31,9 @@ def exported(tmp_path_factory):
         merged = torch_spg.merge_and_unload()
         merged.save_pretrained(folder)
         torch_spg.tokenizer.save_pretrained(folder)
-        spg = SPGModel(onnx_lm(merged, folder), torch_spg.tokenizer, torch_spg.pointer, torch_spg.spg_config)
+        lm = OnnxCausalLM(merged.config, export_of(folder))
+        lm.generation_config = merged.generation_config
+        spg = SPGModel(lm, torch_spg.tokenizer, torch_spg.pointer, torch_spg.spg_config)
         tag_ids = torch.tensor(list(spg.structure_ids.values()))
 
         def favour_tags(module, args, logits):  # short runs then hold several claims, so the pointer is exercised
@@ -104,16 +106,14 @@ def test_an_export_is_found_again_by_the_models_content(exported):
 def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_ready_form(tmp_path, monkeypatch):
     import spg.model.ready as ready
     from spg.generation.generator import load_generator
-    from spg.model import onnx_export
-    from spg.model.config import describe
-    from spg.model.onnx_model import OnnxCausalLM
-
+    from spg.model.config import ModelSource, describe
     base = tmp_path / "base"
     tiny_llama(hidden_size=64).save_pretrained(base)
     tiny_tokenizer().save_pretrained(base)
     SPGModel.from_base(SPGConfig(base_model=str(base), lora_r=4)).save_pretrained(tmp_path / "spg")
     monkeypatch.setenv("SPG_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(ready, "_base_identity", lambda name: {"tiny": name})  # taken for the embedded backbone
+    monkeypatch.setattr(ModelSource, "has_ready_forms", property(lambda source: bool(source.chain)))  # taken for
+    monkeypatch.setattr(ready, "_base_identity", lambda name: {"tiny": name})  # the embedded backbone
     settings = DecodeSettings(max_new_tokens=40, do_sample=False)
     generator = load_generator(str(tmp_path / "spg"), settings, device="cpu")
     assert isinstance(generator.lm, OnnxCausalLM)
@@ -124,7 +124,7 @@ def test_auto_on_the_cpu_decodes_a_ready_model_on_its_export_kept_beside_the_rea
         assert target.is_dir(), "exported again"
         return target
 
-    monkeypatch.setattr(onnx_export, "export", no_export)
+    monkeypatch.setattr(ready, "export", no_export)
     again = load_generator(str(tmp_path / "spg"), settings, device="cpu")
     assert isinstance(again.lm, OnnxCausalLM) and len(again([Document("d1", "A chair.")])) == 1
 

@@ -10,7 +10,6 @@ import torch
 from tiny import tiny_llama, tiny_tokenizer
 
 import spg.model.ready as ready
-import spg.model.runtime as runtime
 from spg.generation.generator import load_generator
 from spg.generation.pointer_decode import DecodeSettings
 from spg.generation.runner import Document
@@ -44,6 +43,7 @@ def cache(tmp_path, monkeypatch, artefact) -> Path:
     form), identified by its folder's contents."""
     monkeypatch.setenv("SPG_CACHE", str(tmp_path / "cache"))
     base = Path(SPGConfig.load(artefact).base_model)
+    monkeypatch.setattr(ModelSource, "has_ready_forms", property(lambda source: bool(source.chain)))
     monkeypatch.setattr(ready, "_base_identity", lambda name: {"tiny": [ready.file_sha256(p) for p in sorted(base.iterdir())]})
     return tmp_path / "cache"
 
@@ -64,7 +64,7 @@ def test_the_ready_form_decodes_exactly_as_merging_at_load(cache, artefact, monk
     from_ready = load_generator(str(artefact), GREEDY, device="cpu")
     assert (ready.ready_forms(describe(artefact), torch.float32).root / ready.MERGED).is_dir()
     assert not hasattr(from_ready.lm, "peft_config")  # a plain model: no adapter wrappers left in each step
-    monkeypatch.setattr(runtime, "ready_forms", lambda *args: None)  # no ready form: merged at load
+    monkeypatch.setattr(ModelSource, "has_ready_forms", property(lambda source: False))  # merged at load
     merged_at_load = load_generator(str(artefact), GREEDY, device="cpu")
     expected = outputs(merged_at_load)
     assert outputs(from_ready) == expected
@@ -128,7 +128,7 @@ def test_a_build_removes_what_killed_builds_left_and_keeps_a_running_ones(tmp_pa
 
 def test_only_artefacts_on_the_embedded_backbone_get_a_ready_form(artefact, monkeypatch, tmp_path):
     monkeypatch.setenv("SPG_CACHE", str(tmp_path))
-    assert ready.ready_key(describe(artefact), torch.float32) is None  # a local base: loaded the long way, never copied
+    assert not describe(artefact).has_ready_forms  # a local base: loaded the long way, never copied
     assert load_generator(str(artefact), GREEDY, device="cpu").spg is not None
     assert not (tmp_path / "ready").exists()
 

@@ -161,6 +161,12 @@ class ModelSource:
         """The SPG artefact's folder; None for a chat model."""
         return self.chain[0] if self.chain else None
 
+    @property
+    def has_ready_forms(self) -> bool:
+        """Whether this is an SPG artefact on the embedded backbone, whose ready forms spg.model.ready builds once (what
+        a laptop runs, 0.5 GB in float32); any other model loads the long way rather than be copied into the cache."""
+        return bool(self.chain) and self.base == EMBEDDED
+
 
 def describe(name_or_dir: str | Path | None, zero_shot: bool = False) -> ModelSource:
     """``name_or_dir`` resolved: an SPG artefact (a folder, or a shipped model's name; unless ``zero_shot``) with the

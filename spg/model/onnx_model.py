@@ -7,7 +7,7 @@ with fused attention. The export keeps the weights in float32: it then decodes e
 model decodes (greedy, constrained and not), where the 4-bit and 8-bit ``MatMulNBits`` exports the builder offers
 were faster still but left float32's greedy path within 0 to 61 tokens (docs/generation.md lists them).
 
-The export is onnxruntime-genai's model builder (spg.model.onnx_export), run once per
+The export is onnxruntime-genai's model builder (spg.model.ready.export), run once per
 model: beside an SPG artefact's ready form, or for any other model folder in ``$SPG_CACHE/onnx`` keyed by its files
 (both asked for through spg.model.ready, which calls :func:`export`). Its graph also returns the last layer's hidden
 states (``include_hidden_states``): :class:`OnnxCausalLM` hands them to its output-embedding module, so a hook on

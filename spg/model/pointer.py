@@ -15,12 +15,18 @@ same earlier claims either way. docs/training.md has the measurements that motiv
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
+from safetensors.torch import load_file
 from torch import nn
 
 from spg.model.config import POINTER_QUERIES
 from spg.model.norm import aux_states
+
+if TYPE_CHECKING:
+    from spg.model.config import SPGConfig
 
 
 class PointerHead(nn.Module):
@@ -37,6 +43,15 @@ class PointerHead(nn.Module):
         self.weight = nn.Parameter(torch.eye(hidden_size) / math.sqrt(hidden_size))
         self.state_norm = state_norm
         self.query = query  # like state_norm: a property of the model, saved in spg_config.json
+
+    @classmethod
+    def load(cls, path: Path, hidden_size: int, config: SPGConfig, trainable: bool = False) -> PointerHead:
+        """The head saved at ``path`` (an artefact's ``pointer_head.safetensors``) of the model ``config`` describes,
+        on an LM whose hidden states are ``hidden_size`` wide."""
+        pointer = cls(hidden_size, config.aux_state_norm, config.pointer_query)
+        pointer.load_state_dict(load_file(path))
+        pointer.requires_grad_(trainable)
+        return pointer
 
     def forward(self, h_dep: torch.Tensor, h_end: torch.Tensor) -> torch.Tensor:
         """Eq. 2 logits: ``h_dep`` [..., n, d] against ``h_end`` [..., m, d] → [..., n, m]."""

@@ -27,7 +27,7 @@ from transformers import PreTrainedTokenizerBase
 
 from spg.model.backbone import load_backbone, resolve, resolve_device, resolve_dtype
 from spg.model.config import RUNTIMES, ModelSource
-from spg.model.ready import ReadyForms, exported, ready_forms
+from spg.model.ready import exported, ready_forms
 from spg.model.spg_model import SPGModel
 from spg.model.tokenizer import shared_tokenizer
 
@@ -79,47 +79,70 @@ def load_model(source: ModelSource, runtime: str = "auto", *, onnx_weights: str 
     not copied into the cache."""
     where = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, where)
-    ready = ready_forms(source, torch_dtype) if merge_adapters and where.type == "cpu" else None
-    chosen = resolve_runtime(runtime, where, torch_dtype, has_ready_form=ready is not None)
-    if chosen == "onnx" and onnx_weights == "blocks" and ready is None:
+    ready = merge_adapters and where.type == "cpu" and source.has_ready_forms
+    chosen = resolve_runtime(runtime, where, torch_dtype, has_ready_form=ready)
+    if chosen == "torch":
+        return on_torch(source, ready, merge_adapters, where, torch_dtype)
+    if onnx_weights == "blocks" and not ready:
         raise ValueError(f"{source.name}: onnx_weights: blocks runs an SPG artefact on the embedded "
                          "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
-    if ready is not None:
-        return on_ready(ready, chosen, onnx_weights)
-    loaded = on_torch(source, merge_adapters, where, torch_dtype)
-    return on_onnx(source, loaded) if chosen == "onnx" else loaded
+    return on_onnx(source, ready, onnx_weights, merge_adapters)
 
 
-def on_ready(ready: ReadyForms, runtime: str, weights: str) -> Loaded:
-    """An SPG artefact from its ready forms (spg.model.ready), its pointer on the LM's hidden states: ``torch``, the
-    merged model read back; ``onnx``, the ONNX export of it (``weights``: float32, or the GGUF's ``blocks``), without
-    loading any weights into PyTorch."""
-    source, merged = ready.source, ready.merged()
-    if runtime == "onnx":
-        from transformers import GenerationConfig, PretrainedConfig
+def on_torch(source: ModelSource, ready: bool, merge_adapters: bool, where: torch.device, dtype: torch.dtype) -> Loaded:
+    """``source`` as a transformers model. An SPG artefact without ready forms the long way
+    (SPGModel.from_pretrained), its adapters merged now unless ``merge_adapters`` is off. Otherwise one causal LM read
+    as it is: an artefact's merged copy from its ready forms, its pointer head put around it; or a chat model."""
+    if source.directory is not None and not ready:
+        spg = SPGModel.from_pretrained(source, dtype=dtype).to(where).eval()
+        if merge_adapters:
+            spg.lm.merge_adapter()
+        return Loaded.of(spg)
+    if ready:
+        forms = ready_forms(source, dtype)
+        model = forms.merged()
+    else:
+        model = source.name
+    lm, tokenizer = load_backbone(str(model), dtype)
+    if not ready:
+        return Loaded(lm.to(where).eval(), tokenizer, None)
+    return Loaded.of(SPGModel.around(source, lm, tokenizer).eval())
 
-        from spg.model.onnx_model import OnnxCausalLM
 
+def on_onnx(source: ModelSource, ready: bool, weights: str, merge_adapters: bool) -> Loaded:
+    """``source`` run by ONNX Runtime on the CPU, on an export: an SPG artefact with ready forms on the one kept
+    beside them (``weights``: float32, or the GGUF's ``blocks``), without loading any weights into PyTorch; any other
+    model as :func:`on_torch` loads it, exported from its folder (an SPG artefact merged and saved first), keyed by
+    the folder's files. An artefact's pointer head reads the ONNX model's hidden states through the output-embedding
+    hook, as on PyTorch."""
+    from transformers import GenerationConfig, PretrainedConfig
+
+    from spg.model.onnx_model import OnnxCausalLM
+
+    if not ready:
+        loaded = on_torch(source, False, merge_adapters, torch.device("cpu"), torch.float32)
+        lm, tokenizer = loaded.lm, loaded.tokenizer
+        with tempfile.TemporaryDirectory() as saved:
+            if loaded.spg is None:
+                folder = local_folder(source.name)
+            else:  # the export reads a saved model: saved and hashed each run
+                lm, folder = loaded.spg.merge_and_unload(), saved
+                lm.save_pretrained(folder)
+                tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
+            onnx_dir = exported(folder)
+        config, generation = lm.config, lm.generation_config
+    else:
+        forms = ready_forms(source, torch.float32)
+        merged, onnx_dir = forms.merged(), forms.onnx(weights)
         # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
         tokenizer = shared_tokenizer(source.tokenizer)
         # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
-        lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), ready.onnx(weights))
-        lm.generation_config = GenerationConfig.from_pretrained(merged)
-    else:
-        lm, tokenizer = load_backbone(str(merged), ready.dtype)  # a plain causal LM now, with the tokenizer beside it
-    return Loaded.of(SPGModel.from_merged(source.directory, source.config, lm, tokenizer).eval())
-
-
-def on_torch(source: ModelSource, merge_adapters: bool, where: torch.device, dtype: torch.dtype) -> Loaded:
-    """``source`` as a transformers model, the long way: a chat model as it is; an SPG artefact on its base, then its
-    adapters, merged now unless ``merge_adapters`` is off."""
+        config, generation = PretrainedConfig.from_json_file(str(merged / "config.json")), GenerationConfig.from_pretrained(merged)
+    lm = OnnxCausalLM(config, onnx_dir)
+    lm.generation_config = generation
     if source.directory is None:
-        lm, tokenizer = load_backbone(source.name, dtype)
-        return Loaded(lm.to(where).eval(), tokenizer, None)
-    spg = SPGModel.from_pretrained(source.directory, dtype=dtype).to(where).eval()
-    if merge_adapters:
-        spg.lm.merge_adapter()
-    return Loaded.of(spg)
+        return Loaded(lm.eval(), tokenizer, None)
+    return Loaded.of(SPGModel.around(source, lm, tokenizer).eval())
 
 
 def deterministic() -> None:
@@ -131,36 +154,6 @@ def deterministic() -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False
-
-
-def onnx_lm(lm: PreTrainedModel, hf_dir: str | Path) -> PreTrainedModel:
-    """``lm`` (whose weights are those saved in ``hf_dir``) as an ONNX Runtime model, exported once."""
-    from spg.model.onnx_model import OnnxCausalLM
-
-    onnx_dir = exported(hf_dir)
-    fast = OnnxCausalLM(lm.config, onnx_dir)
-    fast.generation_config = lm.generation_config
-    return fast
-
-
-def on_onnx(source: ModelSource, loaded: Loaded) -> Loaded:
-    """``loaded`` with its LM run by ONNX Runtime (``runtime: onnx``, a model without ready forms): a chat model's
-    export is keyed by its folder's files; an SPG model's LM is merged and saved, and the pointer reads the ONNX
-    model's hidden states through the same output-embedding hook."""
-    if loaded.spg is None:
-        folder = local_folder(source.name)
-        return Loaded(onnx_lm(loaded.lm, folder).eval(), loaded.tokenizer, None)
-    from peft import PeftModel
-
-    spg = loaded.spg
-    with tempfile.TemporaryDirectory() as folder:
-        # The export reads a saved merged model. Models with a ready form do not come here: their export is kept
-        # beside it (on_ready); any other artefact is saved and hashed each run.
-        merged = spg.merge_and_unload() if isinstance(spg.lm, PeftModel) else spg.lm
-        merged.save_pretrained(folder)
-        spg.tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
-        lm = onnx_lm(merged, folder)
-    return Loaded.of(SPGModel(lm, spg.tokenizer, spg.pointer, spg.spg_config))
 
 
 def local_folder(name_or_path: str) -> str:

@@ -47,11 +47,21 @@ from transformers.utils import ModelOutput
 from spg.forest import Forest
 from spg.model.backbone import load_backbone
 from spg.model.batch import build_example
-from spg.model.config import CONFIG_NAME, SPGConfig, is_artefact, portable_path, resolve_artefact, tokenizer_folder  # noqa: F401
+from spg.model.config import (  # noqa: F401
+    CONFIG_NAME,
+    ModelSource,
+    SPGConfig,
+    describe,
+    is_artefact,
+    portable_path,
+    resolve_artefact,
+    tokenizer_folder,
+)
 from spg.model.losses import lm_loss
 from spg.model.norm import aux_states
 from spg.model.pointer import PointerHead, candidate_mask, pointer_hits, pointer_logits, structure_loss
 from spg.model.scope import claim_means, scope_loss
+from spg.model.tokenizer import load_tokenizer
 from spg.model.tokens import add_structure_tokens
 
 if TYPE_CHECKING:  # PEFT is imported where adapters are built or loaded: a merged model never needs it (2 s)
@@ -91,13 +101,6 @@ def lora_config(config: SPGConfig, token_ids: list[int], tied: bool) -> LoraConf
     )
 
 
-def _load_pointer(directory: Path, config: SPGConfig, base: PreTrainedModel, trainable: bool) -> PointerHead:
-    pointer = PointerHead(base.config.get_text_config().hidden_size, config.aux_state_norm, config.pointer_query)
-    pointer.load_state_dict(load_file(directory / POINTER_NAME))
-    pointer.requires_grad_(trainable)
-    return pointer
-
-
 class SPGModel(nn.Module):
     """The Stage I model. Build a fresh one with :meth:`from_base`, load a trained one with :meth:`from_pretrained`."""
 
@@ -135,40 +138,43 @@ class SPGModel(nn.Module):
     @classmethod
     def from_pretrained(
         cls,
-        directory: str | Path,
+        directory: str | Path | ModelSource,
         base: PreTrainedModel | None = None,
         dtype: torch.dtype = torch.float32,
         is_trainable: bool = False,
     ) -> SPGModel:
-        """Reload an artefact dir; ``base`` overrides the base model named in its config (or its Stage I's).
-
-        A Stage II artefact (``stage1`` set) sits on its Stage I model merged in memory: one copy of the weights,
-        and switching its adapter off gives Stage I back.
+        """Reload an artefact dir, a model shipped with spg by name, or the artefact a description names
+        (spg.model.config.describe), the long way: its base (the one its chain sits on, unless ``base`` is given) with
+        the structure tokens, each adapter of its chain below its own merged into it in turn (a Stage II sits on its
+        Stage I: one copy of the weights, and switching its adapter off gives Stage I back), its own adapter on top,
+        and its pointer head around it (:meth:`around`).
         """
         from peft import PeftModel
-        from transformers import AutoTokenizer
 
-        directory = resolve_artefact(directory)
-        config = SPGConfig.load(directory)
-        folder = tokenizer_folder(directory, config)
-        tokenizer = AutoTokenizer.from_pretrained(folder)
-        if config.stage1 is not None:
-            base = cls.from_pretrained(config.stage1, base, dtype).merge_and_unload()
-        elif base is None:
-            base, _ = load_backbone(config.base_model, dtype)
-        ids = add_structure_tokens(tokenizer, base)  # same rows as at training time, before the adapter lands
-        if ids != config.structure_token_ids:
-            raise ValueError(f"{directory}: tokenizer gives structure ids {ids}, config says {config.structure_token_ids}")
-        lm = PeftModel.from_pretrained(base, directory, is_trainable=is_trainable)
-        pointer = _load_pointer(directory, config, base, is_trainable)
-        return cls(lm, tokenizer, pointer, config).to(next(lm.parameters()).device)
+        source = directory if isinstance(directory, ModelSource) else describe(directory)
+        if source.directory is None:
+            raise FileNotFoundError(f"{Path(source.name) / CONFIG_NAME} not found: {source.name} is not an SPG model directory")
+        tokenizer = load_tokenizer(source.tokenizer)
+        if base is None:
+            base, _ = load_backbone(source.base, dtype)
+        ids = add_structure_tokens(tokenizer, base)  # same rows as at training time, before the adapters land
+        if ids != source.config.structure_token_ids:
+            raise ValueError(f"{source.directory}: tokenizer gives structure ids {ids}, config says "
+                             f"{source.config.structure_token_ids}")
+        for stage1 in source.chain[:0:-1]:
+            base = PeftModel.from_pretrained(base, stage1).merge_and_unload()
+        lm = PeftModel.from_pretrained(base, source.directory, is_trainable=is_trainable)
+        return cls.around(source, lm, tokenizer, is_trainable)
 
     @classmethod
-    def from_merged(cls, directory: Path, config: SPGConfig, lm: PreTrainedModel,
-                    tokenizer: PreTrainedTokenizerBase) -> SPGModel:
-        """The artefact ``directory`` (whose config is ``config``) around ``lm``, its adapters already merged (a ready
-        form: spg.model.ready): an inference model, with no adapter to switch off."""
-        return cls(lm, tokenizer, _load_pointer(directory, config, lm, False), config).to(lm.device)
+    def around(cls, source: ModelSource, lm: PeftModel | PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
+               trainable: bool = False) -> SPGModel:
+        """The artefact ``source`` around ``lm``, which carries its adapters (:meth:`from_pretrained`) or has them
+        merged already (a ready form, spg.model.ready, or its ONNX export): its pointer head on ``lm``'s hidden
+        states. With the adapters merged it is an inference model, with no adapter to switch off."""
+        hidden = lm.config.get_text_config().hidden_size
+        pointer = PointerHead.load(source.directory / POINTER_NAME, hidden, source.config, trainable)
+        return cls(lm, tokenizer, pointer, source.config).to(lm.device)
 
     def merge_and_unload(self) -> PreTrainedModel:
         """The base model with this adapter (LoRA and structure-token rows) merged in; this SPGModel is spent."""
