@@ -32,16 +32,6 @@ def real_model_threads() -> str:
     return os.environ["OMP_NUM_THREADS"] if _THREADS_GIVEN else str(max(1, (os.cpu_count() or 1) // workers))
 
 
-def pytest_collection_modifyitems(items):
-    """Files holding more ``slow`` tests first, each file's tests in their own order: pytest-xdist hands out whole files
-    in this order (scripts/test.sh), and the real-model files collected last alphabetically (reproduce, serve, stage1,
-    stage2) kept one worker busy for minutes after the other had run out of files."""
-    slow: dict[str, int] = {}
-    for item in items:
-        slow[item.fspath.strpath] = slow.get(item.fspath.strpath, 0) + (item.get_closest_marker("slow") is not None)
-    items.sort(key=lambda item: -slow[item.fspath.strpath])
-
-
 @pytest.fixture(autouse=True)
 def _every_core_for_real_models(request):
     if _THREADS_GIVEN or request.node.get_closest_marker("slow") is None:
