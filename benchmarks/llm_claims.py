@@ -305,7 +305,7 @@ def build(work: Path, out: Path) -> list[dict]:
             items += _whole_set_items(source, row["id"], checker_split(row["id"]), row["claims_text"], SET_CAP)
     ids = Counter(item["id"] for item in items)
     assert max(ids.values()) == 1, f"items with one id: {[i for i, n in ids.items() if n > 1]}"
-    out.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
+    _write_jsonl(out, items)
     return items
 
 
@@ -345,6 +345,8 @@ def packet(directory: Path, items_path: Path = ITEMS) -> None:
     else), an empty sheet and the instructions, in an order shuffled with SEED."""
     items = [row for _, row in jsonl_rows(items_path)]
     random.Random(SEED).shuffle(items)
+    if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
+        bad(f"{directory}: the folder exists and is not empty; expected a new folder for the packet")
     directory.mkdir(parents=True, exist_ok=True)
     fields = ("id", "independent", "context", "candidate")
     _write_jsonl(directory / "items.jsonl", [{k: item[k] for k in fields} for item in items])
@@ -381,14 +383,14 @@ def read_sheet(path: Path, items: dict[str, dict]) -> dict[str, dict]:
 
 
 def kappa(pairs: list[tuple[bool, bool]]) -> float | None:
-    """Cohen's kappa of two readers' yes/no answers; None where chance agreement is total (one answer only)."""
-    n = len(pairs)
-    if not n:
+    """Cohen's kappa of two readers' yes/no answers (scikit-learn's); None where both gave one and the same answer
+    throughout: chance agreement is then total and kappa undefined."""
+    if len({answer for pair in pairs for answer in pair}) < 2:
         return None
-    observed = sum(a == b for a, b in pairs) / n
-    yes_a, yes_b = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
-    expected = yes_a * yes_b + (1 - yes_a) * (1 - yes_b)
-    return None if expected == 1 else (observed - expected) / (1 - expected)
+    from sklearn.metrics import cohen_kappa_score
+
+    first, second = zip(*pairs)
+    return float(cohen_kappa_score(first, second))
 
 
 def term_key(term: str) -> str:

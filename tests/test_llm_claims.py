@@ -112,6 +112,17 @@ def test_the_packet_holds_only_what_a_blind_reader_needs(tmp_path, corpus):
     assert {p.name for p in folder.iterdir()} == {"items.jsonl", "sheet_template.jsonl", "rubric.md", "INSTRUCTIONS.md"}
 
 
+def test_a_packet_is_never_written_over_a_folder_holding_files(tmp_path, corpus, capsys):
+    folder = tmp_path / "packet"
+    folder.mkdir()
+    (folder / "sheet.jsonl").write_text("a labeller's answers\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        llm_claims.packet(folder, corpus)
+    assert exit_.value.code == 2 and "not empty" in capsys.readouterr().err
+    assert [p.name for p in folder.iterdir()] == ["sheet.jsonl"]
+    assert (folder / "sheet.jsonl").read_text(encoding="utf-8") == "a labeller's answers\n"
+
+
 def test_a_next_claim_is_the_first_claim_the_model_wrote_numbered_k_plus_1(tmp_path):
     claims = [{"num": 1, "text": "1. A lamp comprising a base and a shade.", "parents": []},
               {"num": 2, "text": "2. The lamp of claim 1, wherein the shade is glass.", "parents": [1]}]
