@@ -3,11 +3,13 @@
 Every item is one claim a language model wrote, in the claim set it sits in (benchmarks/sets/README.md,
 "LLM claims"): the HUPD-DCG sample's eight systems, PatClaimEval's generated first claims, the embedded
 SmolLM2-135M-Instruct zero-shot (whole claim sets, and next claims after claims 1..k of a real document) and the
-shipped SPG model with the checker off, on documents of every side of ``spg.data.checker_split``.
+shipped SPG model with the checker off, on documents of every side of ``spg.data.checker_split``; a second batch
+(``--more``) of the last two on more train and dev documents only, at several k and temperatures.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
+    python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR                         # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2]             # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B              # agreement, consensus, spg lint on it
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import random
 import re
@@ -37,6 +40,14 @@ SEED = 43
 NEXT_DOCS = {"train": 20, "dev": 10, "test": 15}
 SPG_DOCS = {"train": 4, "dev": 3, "test": 4}
 SET_DOCS = {"train": 2, "dev": 2, "test": 2}
+# The second batch (a train side to train a reader on): the documents after the first batch's in the same draw,
+# train and dev only; next claims after up to MORE_KS values of k each, and whole sets of the shipped model, each
+# at every temperature of MORE_TEMPERATURES (None: the generator's own decoding: greedy, or the shipped T = 0.1)
+MORE_NEXT_DOCS = {"train": 40, "dev": 15}
+MORE_SPG_DOCS = {"train": 6, "dev": 3}
+MORE_KS = 3
+MORE_BATCH = 8  # next claims decoded together
+MORE_TEMPERATURES = (None, 0.7, 1.0)
 NEXT_PROMPT_CHARS = 1500  # claims 1..k shown to the model: at most this much text (a 135M model's prompt, CPU time)
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
@@ -59,32 +70,45 @@ def uspto_rows() -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def next_k(claims: list[dict]) -> int | None:
-    """The largest k whose claims 1..k fit NEXT_PROMPT_CHARS and whose real claim k + 1 is a dependent one (the
-    model is asked for what the applicant wrote there); None where no such k exists."""
+def next_ks(claims: list[dict]) -> list[int]:
+    """Every k whose claims 1..k fit NEXT_PROMPT_CHARS and whose real claim k + 1 is a dependent one (the model is
+    asked for what the applicant wrote there), in order."""
     from spg.parse import claim_parents
 
-    best, size = None, 0
+    ks, size = [], 0
     for i, claim in enumerate(claims[:-1]):
         size += len(claim["text"]) + 1
         if size > NEXT_PROMPT_CHARS:
             break
         following = claims[i + 1]
         if claim_parents(following["text"], following["num"]) and following["num"] == claim["num"] + 1:
-            best = claim["num"]
-    return best
+            ks.append(claim["num"])
+    return ks
 
 
-def chosen_documents() -> dict[str, list[dict]]:
+def next_k(claims: list[dict]) -> int | None:
+    """The largest of next_ks (the first batch's one k per document); None where there is none."""
+    return max(next_ks(claims), default=None)
+
+
+def spread(ks: list[int], n: int) -> list[int]:
+    """At most ``n`` of ``ks``, the largest first, then the smallest, then evenly between (the second batch's k)."""
+    if len(ks) <= n:
+        return sorted(ks, reverse=True)
+    picked = [ks[-1], ks[0]] + [ks[round(i * (len(ks) - 1) / (n - 1))] for i in range(1, n - 1)]
+    return list(dict.fromkeys(picked))[:n]
+
+
+def chosen_documents(counts: dict[str, int] = NEXT_DOCS) -> dict[str, list[dict]]:
     """Per side of checker_split, the shared USPTO documents in a seeded order (description and a k for a next
-    claim required); the first NEXT_DOCS[side] are used."""
+    claim required); the first counts[side] (the first batch: NEXT_DOCS[side]) are used."""
     rows = sorted(uspto_rows(), key=lambda r: r["id"])
     random.Random(SEED).shuffle(rows)
     chosen: dict[str, list[dict]] = {side: [] for side in NEXT_DOCS}
     for row in rows:
         side = checker_split(row["id"])
         nums = [c["num"] for c in row["claims"]]
-        if len(chosen[side]) >= NEXT_DOCS[side] or not row.get("description") or nums != sorted(set(nums)):
+        if len(chosen[side]) >= counts.get(side, 0) or not row.get("description") or nums != sorted(set(nums)):
             continue
         k = next_k(row["claims"])
         if k is not None:
@@ -115,18 +139,22 @@ def _cli_generate(docs: list[dict], work: Path, name: str, args: list[str], dead
         print(f"{name}: {i}/{len(docs)} {doc['id']} {time.time():.0f}", flush=True)
 
 
-def _next_claims(docs: list[dict], work: Path, deadline: float) -> None:
-    """The embedded chat model asked for claim k + 1 after claims 1..k (NEXT_INSTRUCTION), greedy, one document at a
-    time, appended to WORK/smollm2_next.jsonl (documents already there are skipped)."""
+def _next_claims(jobs: list[tuple[dict, int, float | None]], work: Path, name: str, deadline: float,
+                 batch: int = 1) -> None:
+    """The embedded chat model asked for claim k + 1 after claims 1..k (NEXT_INSTRUCTION), greedy or sampled at a
+    temperature (seed SEED each batch), ``batch`` (document, k, temperature) jobs at a time, appended to WORK/name.jsonl (jobs
+    already there are skipped)."""
     import dataclasses
+
+    import torch
 
     from spg.data import Document
     from spg.generation.config import DecodeSettings
     from spg.generation.generator import load_generator
 
-    output = work / "smollm2_next.jsonl"
-    done = {json.loads(line)["id"] for line in output.open(encoding="utf-8")} if output.exists() else set()
-    todo = [d for d in docs if d["id"] not in done]
+    output = work / f"{name}.jsonl"
+    done = {(row["id"], row["k"], row.get("temperature")) for row in _results(output)}
+    todo = [(doc, k, t) for doc, k, t in jobs if (doc["id"], k, t) not in done]
     if not todo:
         return
     # ONNX Runtime: the same greedy tokens as PyTorch (docs/generation.md, "CPU decoding"), several times as fast here
@@ -134,31 +162,50 @@ def _next_claims(docs: list[dict], work: Path, deadline: float) -> None:
                               runtime="onnx")
     generator = dataclasses.replace(load_generator("smollm2", settings, zero_shot=True, max_prompt_tokens=1024),
                                     instruction=NEXT_INSTRUCTION)
-    for i, doc in enumerate(todo, 1):
+    # jobs of one temperature in a row decode together, ``batch`` at a time: on the 2-core CPU a batch of 8 costs
+    # far less than 8 single runs (the first batch ran them one at a time: 1 is its batch)
+    batches = [list(group) for _, group in itertools.groupby(todo, key=lambda job: job[2])]
+    batches = [group[i:i + batch] for group in batches for i in range(0, len(group), batch)]
+    for i, jobs_now in enumerate(batches, 1):
         if time.time() > deadline:
-            print(f"smollm2_next: budget spent after {i - 1} documents", flush=True)
+            print(f"{name}: budget spent after {i - 1} of {len(batches)} batches", flush=True)
             return
-        given = "\n".join(c["text"] for c in doc["claims"] if c["num"] <= doc["k"])
-        result = generator([Document(doc["id"], given)])[0]
+        temperature = jobs_now[0][2]
+        sampled = settings if temperature is None else dataclasses.replace(settings, do_sample=True,
+                                                                           temperature=temperature)
+        torch.manual_seed(SEED)  # spg's sampling draws its key from torch's global RNG (spg.generation.sampling)
+        results = dataclasses.replace(generator, settings=sampled)(
+            [Document(doc["id"], "\n".join(c["text"] for c in doc["claims"] if c["num"] <= k))
+             for doc, k, _ in jobs_now])
         with output.open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"id": doc["id"], "k": doc["k"], "raw": result["raw"],
-                                "cut_by_budget": result["cut_by_budget"], "new_tokens": result["new_tokens"]}) + "\n")
-        print(f"smollm2_next: {i}/{len(todo)} {doc['id']} {time.time():.0f}", flush=True)
+            for (doc, k, _), result in zip(jobs_now, results, strict=True):
+                # the first batch's rows have no "temperature" (greedy): kept so, its outputs read as before
+                row = {"id": doc["id"], "k": k} | ({} if temperature is None else {"temperature": temperature})
+                f.write(json.dumps(row | {"raw": result["raw"], "cut_by_budget": result["cut_by_budget"],
+                                          "new_tokens": result["new_tokens"]}) + "\n")
+        print(f"{name}: {i}/{len(batches)} batches, T={temperature} {time.time():.0f}", flush=True)
+
+
+def _setup(work: Path) -> tuple[Path, Path]:
+    """WORK, with the two --config files the runs of ``spg generate`` read: the checker off; the zero-shot on ONNX."""
+    work.mkdir(parents=True, exist_ok=True)
+    off = work / "checker_off.yaml"
+    off.write_text("redraws: 0\nblock_repeated_limitations: false\n", encoding="utf-8")
+    zero_shot = work / "generate-smollm2-onnx.yaml"
+    zero_shot.write_text((REPO / "configs" / "cpu" / "generate-smollm2.yaml").read_text(encoding="utf-8")
+                         + "runtime: onnx\n", encoding="utf-8")
+    return off, zero_shot
 
 
 def generate(work: Path, budget_s: float) -> None:
     """Run the three model sources on the chosen documents (CPU), each until its share of ``budget_s`` is spent (a
     run again skips the documents each source has done: the first run of the committed outputs gave the shipped
     model 500 s before the others, then stopped and ran again with --budget-s 1200)."""
-    work.mkdir(parents=True, exist_ok=True)
+    off, zero_shot = _setup(work)
     chosen = chosen_documents()
     start = time.time()
-    off = work / "checker_off.yaml"
-    off.write_text("redraws: 0\nblock_repeated_limitations: false\n", encoding="utf-8")
-    zero_shot = work / "generate-smollm2-onnx.yaml"
-    zero_shot.write_text((REPO / "configs" / "cpu" / "generate-smollm2.yaml").read_text(encoding="utf-8")
-                         + "runtime: onnx\n", encoding="utf-8")
-    _next_claims(_interleaved(chosen, NEXT_DOCS), work, start + 0.6 * budget_s)
+    _next_claims([(doc, doc["k"], None) for doc in _interleaved(chosen, NEXT_DOCS)], work, "smollm2_next",
+                 start + 0.6 * budget_s)
     # the embedded chat model zero-shot, as docs/generation.md's real run (prompt cut to 1,500 tokens), on ONNX
     _cli_generate(_interleaved(chosen, SET_DOCS), work, "smollm2_sets",
                   ["--config", str(zero_shot), "--max-new-tokens", "200"], start + 0.8 * budget_s)
@@ -166,6 +213,45 @@ def generate(work: Path, budget_s: float) -> None:
     _cli_generate(_interleaved(chosen, SPG_DOCS), work, "spg_off",
                   ["--model", "spg-smollm2", "--config", str(off), "--max-new-tokens", "300"], start + budget_s)
     print(f"generation: {time.time() - start:.0f} s wall", flush=True)
+
+
+def more_documents() -> dict[str, list[dict]]:
+    """The second batch's documents per side: the MORE_NEXT_DOCS[side] after the first batch's in the same draw
+    (train and dev only: the test side keeps the first batch's documents alone)."""
+    counts = {side: NEXT_DOCS[side] + n for side, n in MORE_NEXT_DOCS.items()}
+    return {side: docs[NEXT_DOCS[side]:] for side, docs in chosen_documents(counts).items() if side in MORE_NEXT_DOCS}
+
+
+def _in_proportion(chosen: dict[str, list[dict]], counts: dict[str, int]) -> list[dict]:
+    """The first counts[side] documents of each side, mixed in the sides' proportions, so that a run cut short by
+    its budget keeps them (the second batch's train share)."""
+    ranked = [((i + 1) / counts[side], n, doc) for n, side in enumerate(counts)
+              for i, doc in enumerate(chosen[side][: counts[side]])]
+    return [doc for _, _, doc in sorted(ranked, key=lambda r: r[:2])]
+
+
+def generate_more(work: Path, budget_s: float) -> None:
+    """The second batch: SmolLM2's next claims after several k of more train and dev documents, and the shipped
+    model's whole sets with the checker off on some of them, each at every MORE_TEMPERATURES (0.6 and 0.4 of
+    ``budget_s``); resumable as ``generate``."""
+    off, _ = _setup(work)
+    chosen = more_documents()
+    start = time.time()
+    pairs = [(doc, k) for doc in _in_proportion(chosen, MORE_NEXT_DOCS) for k in spread(next_ks(doc["claims"]), MORE_KS)]
+    # MORE_BATCH pairs at every temperature, then the next MORE_BATCH: a run cut short keeps every temperature
+    jobs = [(doc, k, t) for i in range(0, len(pairs), MORE_BATCH) for t in MORE_TEMPERATURES
+            for doc, k in pairs[i:i + MORE_BATCH]]
+    _next_claims(jobs, work, "smollm2_next_more", start + 0.6 * budget_s, MORE_BATCH)
+    for doc in _in_proportion(chosen, MORE_SPG_DOCS):
+        for t in MORE_TEMPERATURES:  # one output file per temperature: each resumes by document
+            _cli_generate([doc], work, more_name("spg_off_more", t),
+                          ["--model", "spg-smollm2", "--config", str(off), "--max-new-tokens", "300"]
+                          + ([] if t is None else ["--temperature", str(t)]), start + budget_s)
+    print(f"generation: {time.time() - start:.0f} s wall", flush=True)
+
+
+def more_name(name: str, temperature: float | None) -> str:
+    return name if temperature is None else f"{name}_t{temperature}"
 
 
 def _norm(text: str) -> str:
@@ -267,7 +353,7 @@ def _results(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
 
 
-def next_claim_items(work: Path, documents: dict[str, dict]) -> list[dict]:
+def next_claim_items(rows: list[dict], documents: dict[str, dict]) -> list[dict]:
     """SmolLM2's next claims: the first claim its output holds (spg.parse), numbered k + 1 whatever number the model
     gave it (a model that starts again at "1." has still written the claim that follows k), with claims 1..k as
     context; an output the parser reads no claim in gives its first line. Lines before the first usable one, and a
@@ -277,7 +363,7 @@ def next_claim_items(work: Path, documents: dict[str, dict]) -> list[dict]:
     from spg.parse import _strip_number, claim_parents, parse_claims  # noqa: PLC2701
 
     items = []
-    for row in _results(work / "smollm2_next.jsonl"):
+    for row in rows:
         doc = documents[row["id"]]
         # the output's whole claims; where the token budget ended the first claim, that claim as far as it went
         text = row["raw"] if row["raw"].strip() else row["cut_by_budget"]
@@ -299,13 +385,40 @@ def next_claim_items(work: Path, documents: dict[str, dict]) -> list[dict]:
 def build(work: Path, out: Path) -> list[dict]:
     """Every source's items, in one JSONL (source by source, in a fixed order)."""
     documents = {r["id"]: r for r in uspto_rows()}
-    items = hupd_dcg_items() + patclaimeval_items(PATCLAIMEVAL_ITEMS) + next_claim_items(work, documents)
+    items = (hupd_dcg_items() + patclaimeval_items(PATCLAIMEVAL_ITEMS)
+             + next_claim_items(_results(work / "smollm2_next.jsonl"), documents))
     for name, source in (("spg_off", "spg-smollm2-checker-off"), ("smollm2_sets", "smollm2-zero-shot")):
         for row in _results(work / f"{name}.jsonl"):
             items += _whole_set_items(source, row["id"], checker_split(row["id"]), row["claims_text"], SET_CAP)
     ids = Counter(item["id"] for item in items)
     assert max(ids.values()) == 1, f"items with one id: {[i for i, n in ids.items() if n > 1]}"
+    known = set(ids)
+    for item in more_items(work, documents):  # after the first batch's, whose items and ids stay as they were
+        if item["id"] not in known:  # one claim written again at another temperature is one item: the first kept
+            known.add(item["id"])
+            items.append(item)
     _write_jsonl(out, items)
+    return items
+
+
+def more_items(work: Path, documents: dict[str, dict]) -> list[dict]:
+    """The second batch's items (where WORK holds its outputs), each with ``batch`` 2 and the ``settings`` that
+    wrote it: greedy first, then T = 0.7, then T = 1.0."""
+    by_k = {(row["id"], row["k"], row.get("temperature")): row for row in _results(work / "smollm2_next_more.jsonl")}
+    items = []
+    for t in MORE_TEMPERATURES:
+        # the next claims: one per (document, k, temperature) row, read as the first batch's
+        rows = [row for row in by_k.values() if row.get("temperature") == t]
+        decoding = {"decoding": "greedy"} if t is None else {"temperature": t, "seed": SEED}
+        items += [item | {"batch": 2, "settings": {"k": item["claim"] - 1, **decoding, "max_new_tokens": 80,
+                                                   "batch_size": MORE_BATCH}}
+                  for item in next_claim_items(rows, documents)]
+    for t in MORE_TEMPERATURES:
+        decoding = {"temperature": 0.1 if t is None else t, "seed": 0}
+        for row in _results(work / f"{more_name('spg_off_more', t)}.jsonl"):
+            items += [item | {"batch": 2, "settings": {**decoding, "checker": "off", "max_new_tokens": 300}}
+                      for item in _whole_set_items("spg-smollm2-checker-off", row["id"], checker_split(row["id"]),
+                                                   row["claims_text"], SET_CAP)]
     return items
 
 
@@ -340,10 +453,13 @@ Judge each item on its own, from the rubric and the text alone; do not look anyt
 """
 
 
-def packet(directory: Path, items_path: Path = ITEMS) -> None:
+def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) -> None:
     """What the blind readers get: the rubric, the items (id, whether independent, context, candidate: nothing
-    else), an empty sheet and the instructions, in an order shuffled with SEED."""
-    items = [row for _, row in jsonl_rows(items_path)]
+    else), an empty sheet and the instructions, in an order shuffled with SEED; only those of ``batch`` where given
+    (the first batch's items have no "batch": 1)."""
+    items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
+    if not items:
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1, or 2 after --more)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
         bad(f"{directory}: the folder exists and is not empty; expected a new folder for the packet")
@@ -478,24 +594,27 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--generate", type=Path, metavar="WORK", help="run the models, writing WORK/*.jsonl")
     parser.add_argument("--budget-s", type=float, default=2400, help="--generate: wall seconds at most (default 2400)")
+    parser.add_argument("--more", action="store_true", help="--generate: the second batch (train and dev documents)")
     parser.add_argument("--build", action="store_true", help=f"write {ITEMS.relative_to(REPO)} from the sources")
     parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
                         help="--build: the --generate folder to read (default: the committed one)")
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
+    parser.add_argument("--batch", type=int, help="--packet: only the items of this batch (1, 2)")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")
     args = parser.parse_args()
     if args.generate:
-        generate(args.generate, args.budget_s)
+        (generate_more if args.more else generate)(args.generate, args.budget_s)
     if args.build:
         items = build(args.generated, args.items)
         print(f"{len(items)} items -> {args.items}")
-        counts = Counter((item["source"], item["split"]) for item in items)
-        for source in dict.fromkeys(item["source"] for item in items):
-            print(f"| {source} | " + " | ".join(str(counts[source, side]) for side in NEXT_DOCS)
-                  + f" | {sum(counts[source, side] for side in NEXT_DOCS)} |")
+        counts = Counter((item["source"], item.get("batch", 1), item["split"]) for item in items)
+        for source, batch in dict.fromkeys((item["source"], item.get("batch", 1)) for item in items):
+            print(f"| {source}{'' if batch == 1 else f' (batch {batch})'} | "
+                  + " | ".join(str(counts[source, batch, side]) for side in NEXT_DOCS)
+                  + f" | {sum(counts[source, batch, side] for side in NEXT_DOCS)} |")
     if args.packet:
-        packet(args.packet, args.items)
+        packet(args.packet, args.items, args.batch)
     if args.score:
         score(*args.score, args.items)
 

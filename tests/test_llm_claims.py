@@ -123,6 +123,29 @@ def test_a_packet_is_never_written_over_a_folder_holding_files(tmp_path, corpus,
     assert (folder / "sheet.jsonl").read_text(encoding="utf-8") == "a labeller's answers\n"
 
 
+def test_a_packet_of_one_batch_holds_only_its_items(tmp_path, corpus, capsys):
+    second = [dict(item, batch=2, settings={"temperature": 0.7}) for item in ITEMS[:2]] + ITEMS[2:]
+    corpus = _write(tmp_path / "two_batches.jsonl", second)
+    llm_claims.packet(tmp_path / "packet", corpus, batch=2)
+    items = [json.loads(line) for line in (tmp_path / "packet" / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(i["id"] for i in items) == ["Lpre", "Lrep"]
+    assert all(set(i) == {"id", "independent", "context", "candidate"} for i in items)  # no batch, no settings
+    with pytest.raises(SystemExit) as exit_:
+        llm_claims.packet(tmp_path / "packet3", corpus, batch=3)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "no item of batch 3" in err
+    assert not (tmp_path / "packet3").exists()
+
+
+def test_the_second_batch_asks_for_next_claims_after_the_largest_smallest_and_middle_k():
+    assert llm_claims.spread([1, 2, 3, 5, 7, 9], 3) == [9, 1, 3]
+    assert llm_claims.spread([2, 4], 3) == [4, 2]
+    assert llm_claims.next_ks([{"num": 1, "text": "1. A lamp comprising a base."},
+                               {"num": 2, "text": "2. The lamp of claim 1, wherein the base is round."},
+                               {"num": 3, "text": "3. A chair comprising a seat."},
+                               {"num": 4, "text": "4. The chair of claim 3, wherein the seat is soft."}]) == [1, 3]
+
+
 def test_a_next_claim_is_the_first_claim_the_model_wrote_numbered_k_plus_1(tmp_path):
     claims = [{"num": 1, "text": "1. A lamp comprising a base and a shade.", "parents": []},
               {"num": 2, "text": "2. The lamp of claim 1, wherein the shade is glass.", "parents": [1]}]
@@ -135,8 +158,7 @@ def test_a_next_claim_is_the_first_claim_the_model_wrote_numbered_k_plus_1(tmp_p
         {"id": "D3", "k": 1, "raw": "", "cut_by_budget": "1. A lamp comprising a base and a shade, wherein the"},
         {"id": "D4", "k": 1, "raw": "Sure!", "cut_by_budget": ""},  # no claim at all: dropped
     ]
-    _write(tmp_path / "smollm2_next.jsonl", rows)
-    items = {i["doc"]: i for i in llm_claims.next_claim_items(tmp_path, documents)}
+    items = {i["doc"]: i for i in llm_claims.next_claim_items(rows, documents)}
     assert sorted(items) == ["D1", "D2", "D3"]
     assert items["D1"]["candidate"] == "3. The lamp of claim 2, wherein the glass is frosted."
     assert items["D1"]["context"] == "1. A lamp comprising a base and a shade.\n2. The lamp of claim 1, wherein the shade is glass."
