@@ -13,7 +13,7 @@ import spg.model.ready as ready
 from spg.generation.generator import load_generator
 from spg.generation.pointer_decode import DecodeSettings
 from spg.generation.runner import Document
-from spg.model.backbone import build_once
+from spg.model.cache import build_once
 from spg.model.config import EMBEDDED, ModelSource, describe
 from spg.model.spg_model import SPGConfig, SPGModel
 

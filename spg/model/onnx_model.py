@@ -108,11 +108,12 @@ class OnnxCausalLM(nn.Module, GenerationMixin):
     base_model_prefix = "model"
     hf_quantizer = None
 
-    def __init__(self, config: PretrainedConfig, onnx_dir: Path, threads: int | None = None):
+    def __init__(self, config: PretrainedConfig, onnx_dir: Path, generation_config: GenerationConfig | None = None,
+                 threads: int | None = None):
         super().__init__()
         self.config = copy.deepcopy(config)
         self.config._attn_implementation = "eager"  # attention runs inside ONNX Runtime; transformers picks none
-        self.generation_config = GenerationConfig.from_model_config(self.config)
+        self.generation_config = generation_config or GenerationConfig.from_model_config(self.config)
         import onnxruntime
 
         options = onnxruntime.SessionOptions()

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import torch
 
-from spg.model.backbone import build_once, embedded_gguf, spg_cache
+from spg.model.backbone import embedded_gguf, spg_cache
+from spg.model.cache import build_once
 from spg.model.config import ModelSource
 from spg.model.spg_model import SPGModel
 

@@ -16,6 +16,7 @@ setting of ``spg generate``, docs/generation.md "CPU decoding"), build that runt
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -74,75 +75,62 @@ class Loaded:
 def load_model(source: ModelSource, runtime: str = "auto", *, onnx_weights: str = "float32",
                merge_adapters: bool = True, dtype: str = "auto", device: str | None = None) -> Loaded:
     """The one load path of generation: ``source`` (resolved once: spg.model.config.describe) on ``device`` in
-    ``dtype`` as spg.model.backbone resolves them; choose the runtime; build that runtime's model. On the CPU a merged
-    artefact loads from its ready forms, built once (spg.model.ready); a GPU run merges at load, so a large model is
-    not copied into the cache."""
+    ``dtype`` as spg.model.backbone resolves them; choose the runtime; build that runtime's LM, one of three ways (an
+    artefact the long way, an artefact's ready export, or one causal LM read as it is), exported to ONNX if the runtime
+    is ``onnx`` and it was not; put an artefact's pointer head around the LM, here and nowhere else. On the CPU a merged
+    artefact loads from its ready forms, built once (spg.model.ready); a GPU run merges at load, so a large model is not
+    copied into the cache."""
     where = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, where)
     ready = merge_adapters and where.type == "cpu" and source.has_ready_forms
     chosen = resolve_runtime(runtime, where, torch_dtype, has_ready_form=ready)
-    if chosen == "torch":
-        return on_torch(source, ready, merge_adapters, where, torch_dtype)
-    if onnx_weights == "blocks" and not ready:
+    if chosen == "onnx" and onnx_weights == "blocks" and not ready:
         raise ValueError(f"{source.name}: onnx_weights: blocks runs an SPG artefact on the embedded "
                          "backbone (its GGUF's blocks); use onnx_weights: float32 for this model")
-    return on_onnx(source, ready, onnx_weights, merge_adapters)
+    if source.directory is not None and not ready:  # an artefact without ready forms: a GPU run, another base
+        spg = SPGModel.from_pretrained(source, dtype=torch_dtype).to(where).eval()
+        if chosen == "torch":
+            if merge_adapters:
+                spg.lm.merge_adapter()
+            return Loaded.of(spg)
+        lm, tokenizer = spg.merge_and_unload(), spg.tokenizer
+    elif chosen == "torch" or not ready:  # one causal LM read as it is: an artefact's ready merged copy, or a chat model
+        model = ready_forms(source, torch_dtype).merged() if ready else source.name
+        lm, tokenizer = load_backbone(str(model), torch_dtype)
+        lm = lm.to(where)
+    else:  # an artefact's export kept beside its ready forms, no weights loaded into PyTorch
+        from transformers import GenerationConfig, PretrainedConfig
 
+        from spg.model.onnx_model import OnnxCausalLM
 
-def on_torch(source: ModelSource, ready: bool, merge_adapters: bool, where: torch.device, dtype: torch.dtype) -> Loaded:
-    """``source`` as a transformers model. An SPG artefact without ready forms the long way
-    (SPGModel.from_pretrained), its adapters merged now unless ``merge_adapters`` is off. Otherwise one causal LM read
-    as it is: an artefact's merged copy from its ready forms, its pointer head put around it; or a chat model."""
-    if source.directory is not None and not ready:
-        spg = SPGModel.from_pretrained(source, dtype=dtype).to(where).eval()
-        if merge_adapters:
-            spg.lm.merge_adapter()
-        return Loaded.of(spg)
-    if ready:
-        forms = ready_forms(source, dtype)
-        model = forms.merged()
-    else:
-        model = source.name
-    lm, tokenizer = load_backbone(str(model), dtype)
-    if not ready:
-        return Loaded(lm.to(where).eval(), tokenizer, None)
-    return Loaded.of(SPGModel.around(source, lm, tokenizer).eval())
-
-
-def on_onnx(source: ModelSource, ready: bool, weights: str, merge_adapters: bool) -> Loaded:
-    """``source`` run by ONNX Runtime on the CPU, on an export: an SPG artefact with ready forms on the one kept
-    beside them (``weights``: float32, or the GGUF's ``blocks``), without loading any weights into PyTorch; any other
-    model as :func:`on_torch` loads it, exported from its folder (an SPG artefact merged and saved first), keyed by
-    the folder's files. An artefact's pointer head reads the ONNX model's hidden states through the output-embedding
-    hook, as on PyTorch."""
-    from transformers import GenerationConfig, PretrainedConfig
-
-    from spg.model.onnx_model import OnnxCausalLM
-
-    if not ready:
-        loaded = on_torch(source, False, merge_adapters, torch.device("cpu"), torch.float32)
-        lm, tokenizer = loaded.lm, loaded.tokenizer
-        with tempfile.TemporaryDirectory() as saved:
-            if loaded.spg is None:
-                folder = local_folder(source.name)
-            else:  # the export reads a saved model: saved and hashed each run
-                lm, folder = loaded.spg.merge_and_unload(), saved
-                lm.save_pretrained(folder)
-                tokenizer.save_pretrained(folder)  # the builder writes the tokenizer beside the model
-            onnx_dir = exported(folder)
-        config, generation = lm.config, lm.generation_config
-    else:
         forms = ready_forms(source, torch.float32)
-        merged, onnx_dir = forms.merged(), forms.onnx(weights)
-        # the artefact's own tokenizer (the ready form saved a copy): the one `spg generate` read to check the prompt
-        tokenizer = shared_tokenizer(source.tokenizer)
-        # from_json_file: from_pretrained on the generic class warns that a llama config is not one of its own
-        config, generation = PretrainedConfig.from_json_file(str(merged / "config.json")), GenerationConfig.from_pretrained(merged)
-    lm = OnnxCausalLM(config, onnx_dir)
-    lm.generation_config = generation
+        merged = forms.merged()
+        # both configs read as the files they are: from_pretrained on the generic config class warns that a llama
+        # config is not one of its own
+        generation = GenerationConfig.from_dict(json.loads((merged / "generation_config.json").read_text()))
+        lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), forms.onnx(onnx_weights), generation)
+        tokenizer = shared_tokenizer(source.tokenizer)  # the one `spg generate` read to check the prompt
+    if chosen == "onnx" and not ready:  # resolve_runtime made sure that this is float32 on the CPU
+        lm = exported_lm(source, lm, tokenizer)
     if source.directory is None:
         return Loaded(lm.eval(), tokenizer, None)
     return Loaded.of(SPGModel.around(source, lm, tokenizer).eval())
+
+
+def exported_lm(source: ModelSource, lm: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> PreTrainedModel:
+    """``lm`` (``source``'s, as loaded into PyTorch: an artefact merged, or a chat model) run by ONNX Runtime on the
+    CPU, on its export keyed by the files of its folder (an artefact's merged LM is saved first, each run). An
+    artefact's pointer head reads the ONNX model's hidden states through the output-embedding hook, as on PyTorch."""
+    from spg.model.onnx_model import OnnxCausalLM
+
+    with tempfile.TemporaryDirectory() as saved:
+        if source.directory is None:
+            folder = local_folder(source.name)
+        else:
+            lm.save_pretrained(saved)
+            tokenizer.save_pretrained(saved)  # the builder writes the tokenizer beside the model
+            folder = saved
+        return OnnxCausalLM(lm.config, exported(folder), lm.generation_config)
 
 
 def deterministic() -> None:
