@@ -401,15 +401,20 @@ def term_key(term: str) -> str:
     return " ".join(words)
 
 
-def candidate_findings(item: dict) -> list:
-    """spg lint's findings on the candidate, linted in its claim set as the item shows it (context, then the
-    candidate, numbered as in the source), in-process."""
-    from spg.lint import lint
+def item_forest(item: dict):
+    """The candidate's claim set as the item shows it: the context, then the candidate, numbered as in the source."""
     from spg.parse import parse_claims
 
     lines = [line for line in item["context"].split("\n") if line.strip()] + [item["candidate"]]
-    records = [{"num": int(line.split(".", 1)[0]), "text": line} for line in lines]
-    return [f for f in lint(parse_claims(records)).findings if f.claim == item["claim"]]
+    return parse_claims([{"num": int(line.split(".", 1)[0]), "text": line} for line in lines])
+
+
+def candidate_findings(item: dict, **options) -> list:
+    """spg lint's findings on the candidate, linted in its claim set (:func:`item_forest`), in-process; ``options``
+    go to :func:`spg.lint.lint`."""
+    from spg.lint import lint
+
+    return [f for f in lint(item_forest(item), **options).findings if f.claim == item["claim"]]
 
 
 def _share(hit: int, n: int) -> str:

@@ -1,0 +1,89 @@
+"""The restatement reader's decision: boosted trees over :data:`spg.lint.meaning.features.FEATURES`, its
+threshold chosen on the dev split, and the ``restatement`` warnings it gives where the word rules gave none."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from spg.forest import Forest
+from spg.lint.clauses import Reading
+from spg.lint.finding import Finding
+from spg.lint.meaning.features import FEATURES, SetFeatures
+from spg.lint.meaning.vectors import DIRECTORY, Vectors, read_vectors
+
+# the word rules' findings on a claim already say it repeats: the reader adds no second finding there
+REPETITION_RULES = frozenset({"duplicate-claim", "not-further-limiting", "repeated-limitation"})
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Gradient-boosted regression trees over the features (scikit-learn's ``HistGradientBoostingClassifier``,
+    exported as flat node arrays: a node is a leaf where ``left`` is -1), their bias, and the threshold on the
+    probability of a restatement."""
+
+    roots: tuple[int, ...]
+    feature: tuple[int, ...]
+    split: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
+    bias: float
+    threshold: float
+    vectors: Vectors
+
+    def probability(self, x: list[float]) -> float:
+        z = self.bias
+        feature, split, left, right = self.feature, self.split, self.left, self.right
+        for node in self.roots:
+            while left[node] >= 0:
+                node = left[node] if x[feature[node]] <= split[node] else right[node]
+            z += self.value[node]
+        return 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    def scores(self, forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]):
+        """(claim number, probability, the claim it reads closest to) for each dependent claim it can read."""
+        read = SetFeatures(forest, readings, above, self.vectors)
+        for index, claim in enumerate(forest.claims):
+            if not claim.parents or forest.by_num.get(claim.num) is not claim:
+                continue
+            got = read.features(index)
+            if got is not None:
+                yield claim.num, self.probability(got[0]), got[1]
+
+    def save(self, directory: Path) -> None:
+        self.vectors.save(directory)
+        data = {k: getattr(self, k) for k in ("bias", "threshold", "roots", "feature", "split", "left", "right", "value")}
+        (directory / "reader.json").write_text(json.dumps({"features": FEATURES, **data}, separators=(",", ":")) + "\n",
+                                               encoding="utf-8")
+
+
+def read_reader(directory: Path) -> Reader:
+    data = json.loads((directory / "reader.json").read_text(encoding="utf-8"))
+    if tuple(data["features"]) != FEATURES:
+        raise ValueError(f"{directory}: a reader for other features ({data['features']}); rebuild it")
+    nodes = {k: tuple(data[k]) for k in ("roots", "feature", "split", "left", "right", "value")}
+    return Reader(**nodes, bias=data["bias"], threshold=data["threshold"], vectors=read_vectors(directory))
+
+
+@lru_cache(maxsize=1)
+def shipped_reader() -> Reader:
+    return read_reader(DIRECTORY)
+
+
+def restatement_findings(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]],
+                         found: list[Finding], reader: Reader | None = None) -> list[Finding]:
+    """A ``restatement`` warning on each dependent claim the reader scores at or above its threshold and no
+    repetition rule has flagged."""
+    reader = reader or shipped_reader()
+    flagged = {f.claim for f in found if f.rule in REPETITION_RULES}
+    out = []
+    for num, p, closest in reader.scores(forest, readings, above):
+        if p >= reader.threshold and num not in flagged:
+            out.append(Finding("restatement", "warning", num,
+                               f"reads as adding nothing to what claim {closest} and the claims up its chain recite, "
+                               f"in other words (restatement reader, score {p:.2f})"))
+    return out
