@@ -8,7 +8,7 @@ shipped SPG model with the checker off, on documents of every side of ``spg.data
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
     python benchmarks/llm_claims.py --packet DIR                         # what the blind readers get
-    python benchmarks/llm_claims.py --score SHEET_A SHEET_B              # agreement, consensus, spg lint on it
+    python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
 from __future__ import annotations
@@ -313,7 +313,7 @@ ITEMS = SETS / "llm_claims.jsonl"
 RUBRIC = SETS / "llm_claims_rubric.md"
 YES_NO = ("yes", "no")
 QUESTIONS = ("repetition", "preamble", "error_free")  # the yes/no questions; antecedent is a list of terms
-REPETITION_RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation")
+REPETITION_RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "restatement")
 PREAMBLE_RULES = ("preamble-mismatch",)
 
 INSTRUCTIONS = """\
@@ -421,7 +421,7 @@ def _share(hit: int, n: int) -> str:
     return f"{hit}/{n} ({hit / n:.0%})" if n else "0/0"
 
 
-def score(path_a: Path, path_b: Path, items_path: Path = ITEMS) -> dict:
+def score(path_a: Path, path_b: Path, items_path: Path = ITEMS, restatement: str = "rules") -> dict:
     """Agreement between two sheets, their consensus, and spg lint on the consensus by split and by source;
     printed, and returned as numbers (the tests read them). An antecedent warning is real where both readers list
     its term for that candidate (and, the lenient figure, where either does); recall counts the terms both list."""
@@ -447,7 +447,7 @@ def score(path_a: Path, path_b: Path, items_path: Path = ITEMS) -> dict:
     consensus_terms = terms_a & terms_b
     groups: dict[tuple[str, str], dict] = {}
     for i in both:
-        item, found = items[i], candidate_findings(items[i])
+        item, found = items[i], candidate_findings(items[i], restatement=restatement)
         rules = {f.rule for f in found}
         warned = {(i, term_key(f.term)) for f in found if f.rule == "antecedent" and f.severity == "warning" and f.term}
         agreed = {q for q in QUESTIONS if a[i][q] == b[i][q] == "yes"}
@@ -489,6 +489,8 @@ def main() -> None:
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")
+    parser.add_argument("--restatement", choices=("rules", "read"), default="rules",
+                        help="--score: lint with the restatement reader too (spg lint --restatement read)")
     args = parser.parse_args()
     if args.generate:
         generate(args.generate, args.budget_s)
@@ -502,7 +504,7 @@ def main() -> None:
     if args.packet:
         packet(args.packet, args.items)
     if args.score:
-        score(*args.score, args.items)
+        score(*args.score, args.items, args.restatement)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from spg.parse import parse_claims
 
 # a toy table: "wooden" and "wood" point one way, "steel" another, every other word is [UNK]
 PIECES = ["[UNK]", "wood", "##en", "steel", "seat", "leg"]
-TABLE = np.array([[0, 0, 1], [1, 0, 0], [1, 0.2, 0], [0, 1, 0], [0.5, 0.5, 0.5], [0.2, 0.2, 0.9]], np.float16)
+TABLE = np.array([[0, 0, 1], [1, 0, 0], [1, 0.2, 0], [0, 1, 0], [0.5, 0, 0.5], [0.2, 0, 0.9]], np.float16)
 STOOL = ("1. A stool comprising a seat and three legs, the seat being made of wood.\n"
          "2. The stool of claim 1, wherein the seat is wooden.\n"
          "3. The stool of claim 1, wherein the legs are made of steel.\n")
@@ -44,7 +44,7 @@ def test_features_compare_a_dependent_claim_with_its_chain_and_its_sibling():
 
 
 def test_a_claim_restating_its_parent_word_for_word_shares_every_word_and_run():
-    x = features("1. A stool comprising a seat made of wood and a leg.\n"
+    x = features("1. A stool comprising a leg and a seat, wherein the seat is made of wood.\n"
                  "2. The stool of claim 1, wherein the seat is made of wood.\n")[2]
     assert x["new_chain"] == 0 and x["new_chain_words"] == 0
     assert x["cos_chain"] == pytest.approx(1.0, abs=1e-3) and x["new_like_chain"] == 1.0
@@ -115,33 +115,29 @@ def test_the_trees_are_walked_as_scikit_learn_walks_them():
     assert reader.probability(x) == pytest.approx(1 / (1 + np.exp(2)))
 
 
-RESTATED = ("1. A method of providing a subscription service, comprising: packaging video programs into programming "
-            "packages; and enabling a subscriber to view any program within a subscribed package on demand.\n"
-            "2. The method of claim 1, further comprising enabling a consumer to select a programming package and "
-            "subscribe to the selected programming package for a predefined price.\n"
-            "3. The method of claim 2, further comprising enabling a consumer to choose a programming package and "
-            "subscribe to the chosen programming package for a predefined price.\n")
-NARROWED = RESTATED.replace(
-    "3. The method of claim 2, further comprising enabling a consumer to choose a programming package and subscribe to "
-    "the chosen programming package for a predefined price.",
-    "3. The method of claim 2, wherein the predefined price is charged monthly to a credit card of the consumer.")
+# a sibling said again under its subject's longer name (as SmolLM2 wrote one on a test document): the rules miss it
+SILICON = ("1. A composition for forming a silicon film, comprising silicon particles and a silane compound.\n"
+           "2. The composition of claim 1, wherein the silicon particles are crystalline.\n"
+           "3. The composition of claim 1, wherein the silicon particles have a diameter of 0.001 to 10 um.\n")
+RESTATED = SILICON + "4. The silicon-film-forming composition of claim 1, wherein the silicon particles are crystalline.\n"
+NARROWED = SILICON + "4. The silicon-film-forming composition of claim 1, wherein the silicon particles are doped with boron.\n"
 
 
 def test_the_shipped_reader_flags_a_restatement_in_other_words_and_not_a_narrowing_claim():
     reader = shipped_reader()
     for text, flagged in ((RESTATED, True), (NARROWED, False)):
         forest = parse_claims(text)
-        assert not any(f.claim == 3 for f in lint(forest).findings if f.rule != "antecedent")
+        assert not any(f.claim == 4 for f in lint(forest).findings)
         scores = {num: p for num, p, _ in reader.scores(forest, read_claims(forest), ancestry(forest))}
-        assert (scores[3] >= reader.threshold) is flagged, scores
+        assert (scores[4] >= reader.threshold) is flagged, scores
 
 
 def test_cli_switch_and_its_refusal_for_a_corpus_run(tmp_path, capsys):
     path = tmp_path / "claims.txt"
     path.write_text(RESTATED, encoding="utf-8")
     code = main(["lint", str(path), "--json", "--restatement", "read"])
-    rules = {f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]}
-    assert code == 0 and "restatement" in rules
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert code == 0 and [f["claim"] for f in found if f["rule"] == "restatement"] == [4]
     main(["lint", str(path), "--json"])
     assert "restatement" not in {f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]}
     code = main(["lint", str(path), "--out", str(tmp_path / "run"), "--restatement", "read"])

@@ -4,10 +4,11 @@ threshold chosen on the dev split, and the ``restatement`` warnings it gives whe
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from spg.forest import Forest
 from spg.lint.clauses import Reading
@@ -36,23 +37,39 @@ class Reader:
     vectors: Vectors
 
     def probability(self, x: list[float]) -> float:
-        z = self.bias
-        feature, split, left, right = self.feature, self.split, self.left, self.right
-        for node in self.roots:
-            while left[node] >= 0:
-                node = left[node] if x[feature[node]] <= split[node] else right[node]
-            z += self.value[node]
-        return 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
+        return float(self.probabilities(np.array([x]))[0])
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """P(restatement) for each row of ``x``: every tree walked for every row at once, a level at a time."""
+        feature, split, left, right = self._nodes
+        node = np.broadcast_to(np.array(self.roots), (len(x), len(self.roots))).copy()
+        rows = np.arange(len(x))[:, None]
+        while True:
+            inner = left[node] >= 0
+            if not inner.any():
+                break
+            go_left = x[rows, feature[node]] <= split[node]
+            node = np.where(inner, np.where(go_left, left[node], right[node]), node)
+        z = self.bias + np.asarray(self.value)[node].sum(1)
+        return 1 / (1 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+    @cached_property
+    def _nodes(self) -> tuple[np.ndarray, ...]:
+        return (np.array(self.feature), np.array(self.split), np.array(self.left), np.array(self.right))
 
     def scores(self, forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]):
         """(claim number, probability, the claim it reads closest to) for each dependent claim it can read."""
         read = SetFeatures(forest, readings, above, self.vectors)
+        got = []
         for index, claim in enumerate(forest.claims):
-            if not claim.parents or forest.by_num.get(claim.num) is not claim:
-                continue
-            got = read.features(index)
-            if got is not None:
-                yield claim.num, self.probability(got[0]), got[1]
+            if claim.parents and forest.by_num.get(claim.num) is claim:
+                x = read.features(index)
+                if x is not None:
+                    got.append((claim.num, *x))
+        if not got:
+            return []
+        p = self.probabilities(np.array([x for _, x, _ in got]))
+        return [(num, float(q), closest) for (num, _, closest), q in zip(got, p)]
 
     def save(self, directory: Path) -> None:
         self.vectors.save(directory)

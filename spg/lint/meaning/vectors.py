@@ -19,37 +19,47 @@ DIRECTORY = Path(__file__).resolve().parents[2] / "pretrained" / "restatement-re
 
 
 class Vectors:
-    """One vector per WordPiece (float16 on disk, float32 here) and the words read so far."""
+    """One vector per WordPiece (float16 on disk, float32 here) and the words read so far, each a row of
+    :attr:`rows` (its vector) and of :attr:`unit_rows` (of length 1), so that a claim's words are one lookup."""
 
     def __init__(self, pieces: list[str], table: np.ndarray) -> None:
         self.vocab = {p: i for i, p in enumerate(pieces)}
         self.table = table.astype(np.float32)
         self.unknown = self.vocab["[UNK]"]
-        self.words: dict[str, np.ndarray] = {}
+        self.words: dict[str, int] = {}
+        self.rows = np.zeros((1024, self.dims), np.float32)
+        self.unit_rows = np.zeros((1024, self.dims), np.float32)
 
     @property
     def dims(self) -> int:
         return self.table.shape[1]
 
-    def word(self, word: str) -> np.ndarray:
-        got = self.words.get(word)
-        if got is None:
-            got = self.words[word] = self.table[wordpieces(word, self.vocab, self.unknown)].mean(0)
-        return got
+    def ids(self, words) -> list[int]:
+        """The row of each word, read (the mean of its pieces) where first met."""
+        out = []
+        for word in words:
+            row = self.words.get(word)
+            if row is None:
+                row = self.words[word] = len(self.words)
+                if row == len(self.rows):  # full: twice the room
+                    self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+                    self.unit_rows = np.concatenate([self.unit_rows, np.zeros_like(self.unit_rows)])
+                v = self.table[wordpieces(word, self.vocab, self.unknown)].mean(0)
+                n = float(np.sqrt(v @ v))
+                self.rows[row], self.unit_rows[row] = v, v / n if n else v
+            out.append(row)
+        return out
 
-    def unit(self, words) -> np.ndarray:
-        """The mean of the words' vectors, of length 1 (zeros for no word)."""
-        if not words:
-            return np.zeros(self.dims, np.float32)
-        v = np.add.reduce([self.word(w) for w in words]) if len(words) > 1 else self.word(words[0])
-        n = float(np.sqrt(v @ v))
-        return v / n if n else v
-
-    def units(self, words) -> np.ndarray:
-        """Each word's vector of length 1, one row per word."""
-        m = np.stack([self.word(w) for w in words]) if words else np.zeros((0, self.dims), np.float32)
-        n = np.sqrt((m * m).sum(1, keepdims=True))
-        return m / np.where(n > 0, n, 1)
+    def units(self, groups: list[list[int]]) -> np.ndarray:
+        """The mean vector of each group of word rows, of length 1 (zeros for an empty group), one row per group."""
+        flat = [row for group in groups for row in group]
+        sums = np.zeros((len(groups), self.dims), np.float32)
+        if flat:
+            starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+            nonempty = np.array([bool(g) for g in groups])
+            sums[nonempty] = np.add.reduceat(self.rows[flat], starts[nonempty])
+        n = np.sqrt((sums * sums).sum(1, keepdims=True))
+        return sums / np.where(n > 0, n, 1)
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
