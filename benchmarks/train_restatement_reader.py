@@ -275,8 +275,7 @@ def main() -> None:
     ap.add_argument("--settings", nargs="+", default=["0.05:100", "0.05:300", "0.1:100", "0.1:300"],
                     metavar="RATE:TREES", help="boosting settings tried on dev (default: %(default)s)")
     ap.add_argument("--held-out", action="store_true", help="also train without each generator family, test on it")
-    ap.add_argument("--out", type=Path, help=f"write the model here (e.g. {DIRECTORY.relative_to(Path.cwd())})"
-                    if DIRECTORY.is_relative_to(Path.cwd()) else "write the model here")
+    ap.add_argument("--out", type=Path, help=f"write the model here (the shipped one: {DIRECTORY})")
     ap.add_argument("--report", type=Path, help="write the figures as JSON here")
     args = ap.parse_args()
     corpora = args.llm or [(ITEMS, SETS / "llm_claims_labels_1.jsonl", SETS / "llm_claims_labels_2.jsonl")]
