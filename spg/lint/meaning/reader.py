@@ -41,7 +41,7 @@ class Reader:
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """P(restatement) for each row of ``x``: every tree walked for every row at once, a level at a time."""
-        feature, split, left, right = self._nodes
+        feature, split, left, right, value = self._nodes
         node = np.broadcast_to(np.array(self.roots), (len(x), len(self.roots))).copy()
         rows = np.arange(len(x))[:, None]
         while True:
@@ -50,12 +50,12 @@ class Reader:
                 break
             go_left = x[rows, feature[node]] <= split[node]
             node = np.where(inner, np.where(go_left, left[node], right[node]), node)
-        z = self.bias + np.asarray(self.value)[node].sum(1)
+        z = self.bias + value[node].sum(1)
         return 1 / (1 + np.exp(-np.clip(z, -50.0, 50.0)))
 
     @cached_property
     def _nodes(self) -> tuple[np.ndarray, ...]:
-        return (np.array(self.feature), np.array(self.split), np.array(self.left), np.array(self.right))
+        return tuple(np.array(getattr(self, k)) for k in ("feature", "split", "left", "right", "value"))
 
     def scores(self, forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]):
         """(claim number, probability, the claim it reads closest to) for each dependent claim it can read."""
@@ -101,6 +101,6 @@ def restatement_findings(forest: Forest, readings: dict[int, Reading], above: di
     for num, p, closest in reader.scores(forest, readings, above):
         if p >= reader.threshold and num not in flagged:
             out.append(Finding("restatement", "warning", num,
-                               f"reads as adding nothing to what claim {closest} and the claims up its chain recite, "
-                               f"in other words (restatement reader, score {p:.2f})"))
+                               f"reads as saying again, in other words, what claim {closest} or the claims up its "
+                               f"chain recite (restatement reader, score {p:.2f})"))
     return out
