@@ -10,7 +10,7 @@ shipped SPG model with the checker off, on documents of every side of ``spg.data
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
     python benchmarks/llm_claims.py --packet DIR [--batch 2]             # what the blind readers get
-    python benchmarks/llm_claims.py --score SHEET_A SHEET_B              # agreement, consensus, spg lint on it
+    python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
 from __future__ import annotations
@@ -426,7 +426,7 @@ ITEMS = SETS / "llm_claims.jsonl"
 RUBRIC = SETS / "llm_claims_rubric.md"
 YES_NO = ("yes", "no")
 QUESTIONS = ("repetition", "preamble", "error_free")  # the yes/no questions; antecedent is a list of terms
-REPETITION_RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation")
+REPETITION_RULES = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "restatement")
 PREAMBLE_RULES = ("preamble-mismatch",)
 
 INSTRUCTIONS = """\
@@ -517,22 +517,27 @@ def term_key(term: str) -> str:
     return " ".join(words)
 
 
-def candidate_findings(item: dict) -> list:
-    """spg lint's findings on the candidate, linted in its claim set as the item shows it (context, then the
-    candidate, numbered as in the source), in-process."""
-    from spg.lint import lint
+def item_forest(item: dict):
+    """The candidate's claim set as the item shows it: the context, then the candidate, numbered as in the source."""
     from spg.parse import parse_claims
 
     lines = [line for line in item["context"].split("\n") if line.strip()] + [item["candidate"]]
-    records = [{"num": int(line.split(".", 1)[0]), "text": line} for line in lines]
-    return [f for f in lint(parse_claims(records)).findings if f.claim == item["claim"]]
+    return parse_claims([{"num": int(line.split(".", 1)[0]), "text": line} for line in lines])
+
+
+def candidate_findings(item: dict, **options) -> list:
+    """spg lint's findings on the candidate, linted in its claim set (:func:`item_forest`), in-process; ``options``
+    go to :func:`spg.lint.lint`."""
+    from spg.lint import lint
+
+    return [f for f in lint(item_forest(item), **options).findings if f.claim == item["claim"]]
 
 
 def _share(hit: int, n: int) -> str:
     return f"{hit}/{n} ({hit / n:.0%})" if n else "0/0"
 
 
-def score(path_a: Path, path_b: Path, items_path: Path = ITEMS) -> dict:
+def score(path_a: Path, path_b: Path, items_path: Path = ITEMS, restatement: str = "rules") -> dict:
     """Agreement between two sheets, their consensus, and spg lint on the consensus by split and by source;
     printed, and returned as numbers (the tests read them). An antecedent warning is real where both readers list
     its term for that candidate (and, the lenient figure, where either does); recall counts the terms both list."""
@@ -558,7 +563,7 @@ def score(path_a: Path, path_b: Path, items_path: Path = ITEMS) -> dict:
     consensus_terms = terms_a & terms_b
     groups: dict[tuple[str, str], dict] = {}
     for i in both:
-        item, found = items[i], candidate_findings(items[i])
+        item, found = items[i], candidate_findings(items[i], restatement=restatement)
         rules = {f.rule for f in found}
         warned = {(i, term_key(f.term)) for f in found if f.rule == "antecedent" and f.severity == "warning" and f.term}
         agreed = {q for q in QUESTIONS if a[i][q] == b[i][q] == "yes"}
@@ -602,6 +607,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, help="--packet: only the items of this batch (1, 2)")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")
+    parser.add_argument("--restatement", choices=("rules", "read"), default="rules",
+                        help="--score: lint with the restatement reader too (spg lint --restatement read)")
     args = parser.parse_args()
     if args.generate:
         (generate_more if args.more else generate)(args.generate, args.budget_s)
@@ -616,7 +623,7 @@ def main() -> None:
     if args.packet:
         packet(args.packet, args.items, args.batch)
     if args.score:
-        score(*args.score, args.items)
+        score(*args.score, args.items, args.restatement)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from spg.cli.lint_corpus import is_corpus_run, lint_corpus_command
 from spg.errors import InputError
 from spg.files import check_destination, write_docx, write_report
 from spg.lint import lint, report_json, report_lines
-from spg.lint.check import ANTECEDENT_MODES
+from spg.lint.check import ANTECEDENT_MODES, RESTATEMENT_MODES
 from spg.lint.html import render_html
 from spg.lint.rules import RULES
 from spg.lint.source import read_claim_set, read_description
@@ -126,6 +126,8 @@ def _not_an_input(path: str, args: argparse.Namespace) -> None:
 
 def _lint(args: argparse.Namespace) -> int:
     if is_corpus_run(args):
+        if args.restatement != "rules":  # the corpus job's workers and report do not carry the reader yet
+            raise InputError("--restatement read lints one claim set; a corpus run takes the rules only")
         return lint_corpus_command(args, _suppressions(args))
     if args.docx_comments:
         _not_an_input(args.docx_comments, args)
@@ -136,7 +138,8 @@ def _lint(args: argparse.Namespace) -> int:
         raise InputError(f"{args.file}: --docx-comments needs a Word document (.docx) to comment; got "
                          "text or JSON")
     description = read_description(args.description) if args.description else claim_set.description
-    result = lint(claim_set.forest, description, suppressions, args.antecedent, terms=bool(args.html or args.json))
+    result = lint(claim_set.forest, description, suppressions, args.antecedent, terms=bool(args.html or args.json),
+                  restatement=args.restatement)
     if args.html:
         _not_an_input(args.html, args)
         write_report(args.html, render_html(result, claim_set.name), force=args.force)
@@ -180,6 +183,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="grammar (default): the claim grammar's antecedent warnings; judged: a learned judge makes "
                    "those it reads as inherent or contextual 'antecedent-note' (info): fewer warnings, not more "
                    "precise ones on held-out documents (docs/lint-antecedent.md)")
+    p.add_argument("--restatement", choices=RESTATEMENT_MODES, default="rules",
+                   help="rules (default): the word rules' repetition findings; read: also a learned reader's "
+                   "'restatement' warnings on dependent claims that add nothing new in other words (docs/lint.md, "
+                   "\"The restatement reader\")")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.add_argument("--force", action="store_true", help="let --html replace an existing file")
     p.add_argument("--docx-comments", metavar="OUT.docx", help="with a .docx input: write a copy of it with each "

@@ -60,6 +60,9 @@ class LintResult:
 # left the warning tier no more precise (27 % real on a fresh blind sample, the grammar's 22-34 %), so it is opt-in
 # (docs/lint-antecedent.md, "The judge").
 ANTECEDENT_MODES = ("grammar", "judged")
+# rules first: the default. ``read`` adds the learned restatement reader's warnings (spg.lint.meaning) where the word
+# rules found no repetition (docs/lint.md, "The restatement reader").
+RESTATEMENT_MODES = ("rules", "read")
 
 
 def antecedent_findings(forest: Forest, mode: str = "grammar", terms: list[Term] | None = None) -> list[Finding]:
@@ -83,15 +86,22 @@ def antecedent_findings(forest: Forest, mode: str = "grammar", terms: list[Term]
 
 
 def find_all(forest: Forest, description: str | None = None, antecedent: str = "grammar",
-             terms: list[Term] | None = None) -> list[Finding]:
+             terms: list[Term] | None = None, restatement: str = "rules") -> list[Finding]:
     """Every finding of every check, before suppressions, in claim order then by place in the claim;
-    ``antecedent`` is the mode of :func:`antecedent_findings`, which fills ``terms`` (when given)."""
+    ``antecedent`` is the mode of :func:`antecedent_findings`, which fills ``terms`` (when given); ``restatement``
+    one of :data:`RESTATEMENT_MODES`."""
+    if restatement not in RESTATEMENT_MODES:
+        raise ValueError(f"restatement mode {restatement!r}; expected one of {', '.join(RESTATEMENT_MODES)}")
     found = [from_diagnostic(d) for d in forest.diagnostics() + unread_citations(forest)]
     found += antecedent_findings(forest, antecedent, terms)
     found += check_multiple_dependency(forest)
     found += check_means_plus_function(forest)
     readings, above = read_claims(forest), ancestry(forest)  # read once for the rules that read along chains
     found += check_redundancy(forest, readings, above)
+    if restatement == "read":
+        from spg.lint.meaning.reader import restatement_findings  # numpy and the vectors load only when asked
+
+        found += restatement_findings(forest, readings, above, found)
     found += check_preambles(forest, readings, above)
     found += check_contradictions(forest, readings, above)
     found += check_ranges(forest, readings)
@@ -108,10 +118,12 @@ def lint(
     suppressions: Suppressions | None = None,
     antecedent: str = "grammar",
     terms: bool = False,
+    restatement: str = "rules",
 ) -> LintResult:
     """Lint one claim set; ``description`` (when given) adds the description-support check; ``antecedent``:
-    ``grammar`` or ``judged`` (:func:`antecedent_findings`); ``terms``: keep the term map (reports show it)."""
+    ``grammar`` or ``judged`` (:func:`antecedent_findings`); ``terms``: keep the term map (reports show it);
+    ``restatement``: ``rules`` or ``read`` (:func:`find_all`)."""
     term_list: list[Term] | None = [] if terms else None
-    kept, suppressed = (suppressions or Suppressions()).split(find_all(forest, description, antecedent, term_list),
-                                                             forest)
+    found = find_all(forest, description, antecedent, term_list, restatement)
+    kept, suppressed = (suppressions or Suppressions()).split(found, forest)
     return LintResult(forest, kept, suppressed, description is not None, term_list)

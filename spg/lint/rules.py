@@ -75,6 +75,9 @@ _RULES = (
          "quantity ('lower than 0.5' under 'lower than 0.3'): otherwise it drops a limitation of its parent."),
     Rule("repeated-limitation", "warning", "37 CFR 1.75(a), (b); MPEP 2173.05(o)",
          "The claim recites the same limitation (clause) twice; say it once."),
+    Rule("restatement", "warning", "35 USC 112(d); MPEP 608.01(n) III, 706.03(k)",
+         "A dependent claim the learned restatement reader (spg lint --restatement read) reads as adding nothing new "
+         "in other words to the claims up its chain or an earlier sibling; the word rules found no repetition."),
     Rule("preamble-mismatch", "warning", "35 USC 112(d); MPEP 608.01(n) II-III",
          "A dependent claim claims what its parent claims, further limited; this one's preamble names another "
          "subject or statutory category ('The method of claim 1' under an apparatus claim)."),

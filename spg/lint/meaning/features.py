@@ -1,0 +1,162 @@
+"""What the restatement reader reads of one dependent claim: a few numbers comparing the text after its citation
+with the claims up its chain and with its earlier siblings (the claims citing the same parents before it).
+
+Words are compared as the drafting rules compare them (:func:`spg.lint.clauses.content`: content words without
+their inflection), meanings by the static vectors' cosine (:mod:`spg.lint.meaning.vectors`), so that "tallying"
+under "counting" and a limitation said in other words count as the chain's. Each claim is read once per set.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+
+import numpy as np
+
+from spg.forest import Forest
+from spg.lint.clauses import Reading, content
+from spg.lint.meaning.vectors import Vectors
+
+FEATURES = (
+    "new_chain", "new_chain_words", "cos_chain", "cos_chain_least", "trigrams_chain", "new_like_chain", "new_sibling",
+    "lost_sibling", "differ_sibling", "cos_sibling", "trigrams_sibling", "self_repeat", "words", "new_words",
+    "has_sibling",
+)
+
+
+class _Read:
+    """One claim's words as the features compare them: the content words of its limitations (a dependent claim's
+    text after its citation; an independent claim's after its transition) or of its whole text (``body``)."""
+
+    def __init__(self, reading: Reading, vectors: Vectors, whole: bool, clause_vectors: np.ndarray | None) -> None:
+        said = reading.body if whole else tuple(w for lim in reading.limitations for w in lim)
+        got = content(said)
+        self.stems = frozenset(s for _, s in got)
+        order = list(dict.fromkeys(got))  # a word with two readings keeps its first
+        seq = [s for i, (p, s) in enumerate(order) if i == 0 or order[i - 1][0] != p]
+        grams = list(zip(seq, seq[1:], seq[2:]))
+        self.trigrams = frozenset(grams)
+        # a model caught in a loop says the same run of words again and again within one claim
+        self.self_repeat = 1 - len(self.trigrams) / len(grams) if grams else 0.0
+        self.said = frozenset(said)
+        self.words = [said[p] for p in dict.fromkeys(p for p, _ in got)]
+        ids = vectors.ids(self.words)
+        self.word_ids = frozenset(ids)
+        self.vector = vectors.units([ids])[0]
+        self.clause_vectors = clause_vectors  # each limitation's content words, the same for both readings
+        self.by_stem = {s: said[p] for p, s in got}
+
+
+def clause_vectors(reading: Reading, vectors: Vectors) -> np.ndarray | None:
+    """One vector of length 1 per limitation (its content words), None where no limitation has one."""
+    clauses = [[lim[p] for p in dict.fromkeys(p for p, _ in content(lim))] for lim in reading.limitations]
+    ids = [vectors.ids(c) for c in clauses if c]
+    return vectors.units(ids) if ids else None
+
+
+class _Chain:
+    """What the claims up one chain say together (siblings share their chain: read once for all of them)."""
+
+    def __init__(self, chain: tuple[int, ...], up: list[_Read]) -> None:
+        self.stems = frozenset().union(*(u.stems for u in up))
+        self.trigrams = frozenset().union(*(u.trigrams for u in up))
+        self.said = frozenset().union(*(u.said for u in up))
+        self.word_ids = list(frozenset().union(*(u.word_ids for u in up)))
+        self.owners = [a for a, u in zip(chain, up) if u.clause_vectors is not None for _ in u.clause_vectors]
+        self.clauses = np.concatenate([u.clause_vectors for u in up if u.clause_vectors is not None]) \
+            if self.owners else None
+
+
+class SetFeatures:
+    """The features of the dependent claims of one claim set (``readings`` and ``above`` as the drafting rules read
+    them: :func:`spg.lint.clauses.read_claims`, :func:`spg.lint.clauses.ancestry`)."""
+
+    def __init__(self, forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]],
+                 vectors: Vectors) -> None:
+        self.forest, self.readings, self.above, self.vectors = forest, readings, above, vectors
+        self.own: dict[int, _Read] = {}
+        self.whole: dict[int, _Read] = {}
+        self.clauses: dict[int, np.ndarray | None] = {}
+        self.chains: dict[tuple[int, ...], _Chain] = {}
+        # the claims citing one set of parents, in order (the first of each number): a claim's siblings
+        self.by_parents: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+        for index, c in enumerate(forest.claims):
+            if c.parents and forest.by_num.get(c.num) is c:
+                self.by_parents.setdefault(tuple(c.parents), []).append((index, c.num))
+
+    def _clauses(self, num: int) -> np.ndarray | None:
+        if num not in self.clauses:
+            self.clauses[num] = clause_vectors(self.readings[num], self.vectors)
+        return self.clauses[num]
+
+    def _own(self, num: int) -> _Read:
+        if num not in self.own:
+            self.own[num] = _Read(self.readings[num], self.vectors, False, self._clauses(num))
+        return self.own[num]
+
+    def _whole(self, num: int) -> _Read:
+        if num not in self.whole:
+            self.whole[num] = _Read(self.readings[num], self.vectors, True, self._clauses(num))
+        return self.whole[num]
+
+    def _chain(self, chain: tuple[int, ...]) -> _Chain:
+        if chain not in self.chains:
+            self.chains[chain] = _Chain(chain, [self._whole(a) for a in chain])
+        return self.chains[chain]
+
+    def siblings(self, index: int) -> list[int]:
+        """The earlier claims citing what ``forest.claims[index]`` cites (the first of each number)."""
+        claim = self.forest.claims[index]
+        group = self.by_parents.get(tuple(claim.parents), [])
+        return [num for _, num in group[: bisect_left(group, (index, -1))] if num != claim.num]
+
+    def features(self, index: int) -> tuple[list[float], int] | None:
+        """(:data:`FEATURES`, the claim it reads closest to) for the dependent claim ``forest.claims[index]``; None
+        where there is nothing to read (no chain, or no content word after its citation)."""
+        claim = self.forest.claims[index]
+        chain = tuple(a for a in self.above.get(claim.num, ()) if a in self.readings)
+        if not chain or self.readings[claim.num].restates:
+            return None
+        me = self._own(claim.num)
+        if not me.stems or me.clause_vectors is None:
+            return None
+        up = self._chain(chain)
+        new = me.stems - up.stems
+        best_chain, cos_chain, least = chain[0], 0.0, 0.0
+        if up.owners:
+            sims = me.clause_vectors @ up.clauses.T
+            whole = up.clauses @ me.vector
+            at = int(whole.argmax())
+            best_chain, cos_chain = up.owners[at], float(whole[at])
+            least = float(sims.max(1).min())
+        # how alike the new words are to the chain's words: a synonym is new to the word rules, not to a reader
+        like = 1.0
+        if new:
+            like = 0.0
+            if up.word_ids:
+                rows = self.vectors.unit_rows
+                sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ rows[up.word_ids].T
+                like = float(sims.max(1).mean())
+        # the sibling read closest; siblings written on purpose differ in a word or two either way ("greater"
+        # against "less", "away from" against "to"), so what it says that this claim does not counts too
+        nums = self.siblings(index)
+        sibs = [self._own(num) for num in nums]
+        new_sib, lost_sib, differ, cos_sib, tri_sib, best_sib = 1.0, 1.0, 1.0, 0.0, 0.0, None
+        if sibs:
+            cos = np.array([s.vector for s in sibs]) @ me.vector
+            cos[[not s.stems for s in sibs]] = -np.inf
+            at = int(cos.argmax())
+            if cos[at] > 0:
+                s = sibs[at]
+                cos_sib, best_sib = float(cos[at]), nums[at]
+                new_sib = len(me.stems - s.stems) / len(me.stems)
+                lost_sib = len(s.stems - me.stems) / len(s.stems)
+                differ = len(me.said ^ s.said) / len(me.said | s.said)
+                tri_sib = len(me.trigrams & s.trigrams) / len(me.trigrams) if me.trigrams else 0.0
+        tri_chain = len(me.trigrams & up.trigrams) / len(me.trigrams) if me.trigrams else 0.0
+        closest = best_sib if best_sib is not None and cos_sib > cos_chain else best_chain
+        return [
+            len(new) / len(me.stems), len(me.said - up.said) / len(me.said), cos_chain, least, tri_chain, like,
+            new_sib, lost_sib, differ, cos_sib, tri_sib, me.self_repeat, math.log1p(len(me.stems)),
+            math.log1p(len(new)), float(bool(sibs)),
+        ], closest

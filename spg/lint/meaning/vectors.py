@@ -1,0 +1,81 @@
+"""Static word vectors distilled from all-MiniLM-L6-v2, read with numpy alone (no torch, no tokenizer library).
+
+Every WordPiece of the encoder's vocabulary was passed alone through it ([CLS] piece [SEP]) and its output state
+PCA-reduced (``benchmarks/train_antecedent_judge.py``'s ``piece_vectors``: the model2vec method, whose PyPI package
+would bring a second tokenizer path into lint for the same table). A word is the mean of its pieces (BERT's greedy
+WordPiece split, :func:`spg.lint.antecedent.judge.wordpieces`), a text the mean of its words, compared by cosine.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from spg.lint.antecedent.judge import wordpieces
+
+DIRECTORY = Path(__file__).resolve().parents[2] / "pretrained" / "restatement-reader"
+
+
+class Vectors:
+    """One vector per WordPiece (float16 on disk, float32 here) and the words read so far, each a row of
+    :attr:`rows` (its vector) and of :attr:`unit_rows` (of length 1), so that a claim's words are one lookup."""
+
+    def __init__(self, pieces: list[str], table: np.ndarray) -> None:
+        self.vocab = {p: i for i, p in enumerate(pieces)}
+        self.table = table.astype(np.float32)
+        self.unknown = self.vocab["[UNK]"]
+        self.words: dict[str, int] = {}
+        self.rows = np.zeros((1024, self.dims), np.float32)
+        self.unit_rows = np.zeros((1024, self.dims), np.float32)
+
+    @property
+    def dims(self) -> int:
+        return self.table.shape[1]
+
+    def ids(self, words) -> list[int]:
+        """The row of each word, read (the mean of its pieces) where first met."""
+        out = []
+        for word in words:
+            row = self.words.get(word)
+            if row is None:
+                row = self.words[word] = len(self.words)
+                if row == len(self.rows):  # full: twice the room
+                    self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+                    self.unit_rows = np.concatenate([self.unit_rows, np.zeros_like(self.unit_rows)])
+                v = self.table[wordpieces(word, self.vocab, self.unknown)].mean(0)
+                n = float(np.sqrt(v @ v))
+                self.rows[row], self.unit_rows[row] = v, v / n if n else v
+            out.append(row)
+        return out
+
+    def units(self, groups: list[list[int]]) -> np.ndarray:
+        """The mean vector of each group of word rows, of length 1 (zeros for an empty group), one row per group."""
+        flat = [row for group in groups for row in group]
+        sums = np.zeros((len(groups), self.dims), np.float32)
+        if flat:
+            starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+            nonempty = np.array([bool(g) for g in groups])
+            sums[nonempty] = np.add.reduceat(self.rows[flat], starts[nonempty])
+        n = np.sqrt((sums * sums).sum(1, keepdims=True))
+        return sums / np.where(n > 0, n, 1)
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        np.save(directory / "vectors.npy", self.table.astype(np.float16))
+        pieces = sorted(self.vocab, key=self.vocab.get)
+        (directory / "pieces.txt").write_text("\n".join(pieces) + "\n", encoding="utf-8")
+
+
+def read_vectors(directory: Path) -> Vectors:
+    pieces = (directory / "pieces.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    table = np.load(directory / "vectors.npy")
+    if table.shape[0] != len(pieces):
+        raise ValueError(f"{directory}: {table.shape[0]} vectors for {len(pieces)} pieces; rebuild it")
+    return Vectors(pieces, table)
+
+
+@lru_cache(maxsize=1)
+def shipped_vectors() -> Vectors:
+    return read_vectors(DIRECTORY)
