@@ -264,7 +264,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--llm", nargs=3, action="append", type=Path, metavar=("ITEMS", "SHEET_A", "SHEET_B"),
-                    help="labelled LLM items and two blind sheets (repeatable; default: the committed corpus)")
+                    help="labelled LLM items and two blind sheets (repeatable; default: the committed corpus, both batches)")
     ap.add_argument("--work", type=Path, default=Path("runs/restatement-reader"), help="cache of the static vectors")
     ap.add_argument("--dims", type=int, default=64, help="PCA dimensions of the static vectors (default 64)")
     ap.add_argument("--written-weight", type=float, default=0.2, help="weight of a written next claim (default 0.2)")
@@ -278,7 +278,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help=f"write the model here (the shipped one: {DIRECTORY})")
     ap.add_argument("--report", type=Path, help="write the figures as JSON here")
     args = ap.parse_args()
-    corpora = args.llm or [(ITEMS, SETS / "llm_claims_labels_1.jsonl", SETS / "llm_claims_labels_2.jsonl")]
+    corpora = args.llm or [(ITEMS, SETS / f"llm_claims{batch}_labels_1.jsonl", SETS / f"llm_claims{batch}_labels_2.jsonl")
+                           for batch in ("", "_batch2")]  # both labelled batches of the corpus
     global VECTORS
     pieces, table = piece_vectors(args.work, 128)
     # what ships is float16: train on exactly that
