@@ -19,6 +19,7 @@ Nothing here raises on arbitrary text.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
@@ -619,8 +620,12 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int], list[int]]:
     ends = [c.start for c in chain[1:]] + [len(flat)]
     bodies = [_clean_body(flat[cand.body : end]) for cand, end in zip(chain, ends, strict=True)]
     every_empty = not any(bodies) and not preamble  # "1.  2.  3.": numbers and nothing else
+    # where each line starts, found once: rfind("\r") from each claim back to the start of a text with none read the
+    # whole text before every claim (quadratic)
+    breaks = array("q", (m.start() for m in _LINE_BREAK.finditer(flat)))
     for cand, end, body in zip(chain, ends, bodies, strict=True):
-        line_start = max(flat.rfind("\n", 0, cand.start), flat.rfind("\r", 0, cand.start)) + 1
+        before = bisect_left(breaks, cand.start)
+        line_start = breaks[before - 1] + 1 if before else 0
         alone = not flat[line_start : cand.start].strip() and (
             end == len(flat) or bool(_LINE_BREAK.search(flat[cand.body : end]))
         )
