@@ -311,6 +311,7 @@ class _Siblings:
     def __init__(self, readings: dict[int, Reading]) -> None:
         self.readings = readings
         self.stems: dict[int, list[str]] = {}
+        self.numbers: dict[int, tuple] = {}
         self.order: dict[int, int] = {}  # claim → its place among the siblings kept
         self.by_numbers: dict[tuple, list[int]] = {}
         self.by_ends: dict[tuple, dict[str, list[int]]] = {}  # (parents, length, first stem) → last stem → claims
@@ -322,7 +323,10 @@ class _Siblings:
         return got
 
     def _numbers(self, num: int) -> tuple:
-        return tuple(sorted(_numbers(self.readings[num].body).items()))
+        got = self.numbers.get(num)
+        if got is None:  # asked by near() and then by add(): read once
+            got = self.numbers[num] = tuple(sorted(_numbers(self.readings[num].body).items()))
+        return got
 
     def add(self, num: int, parents: tuple[int, ...]) -> None:
         self.order[num] = len(self.order)
