@@ -267,6 +267,11 @@ class _Index:
         """Whether a Markush group lists ``c`` as an alternative: in its clause ("selected from the group consisting
         of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein R1 is chosen from: a
         hydrogen atom; a phenyl radical; …")."""
+        if c.markush is None:  # kept: the first element of a long claim is asked again for each repeat of it
+            c.markush = self._in_markush(c)
+        return c.markush
+
+    def _in_markush(self, c: _Chunk) -> bool:
         where = self.markush.get(c.claim)
         if where is None:
             where = self.markush[c.claim] = _Markush(self.claims[c.claim].text.lower())
