@@ -290,10 +290,22 @@ def bare_citation(text: str, num: int) -> int | None:
 
 def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
     """Sorted unique claim numbers cited by claim ``num``; () means the claim is independent."""
-    refs = extract_references(text, num)
+    return _cited(extract_references(text, num))
+
+
+def _cited(refs: list[Reference]) -> tuple[int, ...]:
     if len(refs) == 1:
         return refs[0].nums  # already sorted and unique
     return tuple(sorted({n for ref in refs for n in ref.nums}))
+
+
+def _claim(num: int, text: str) -> Claim:
+    """Claim ``num`` with the parents its citations name, the citations kept as its ``references`` (the cached
+    property's own slot: what it would read again)."""
+    refs = extract_references(text, num)
+    claim = Claim(num, text, _cited(refs))
+    claim.__dict__["references"] = refs
+    return claim
 
 
 # ---------------------------------------------------------------------------------------------
@@ -689,9 +701,9 @@ def _from_records(records: Sequence[Mapping]) -> Forest:
             # that "any one of the preceding claims" cites are added from the wording.
             tagged = {n for n in map(_as_int, gold) if n is not None}
             parents = tuple(sorted(tagged.union(*(ref.nums for ref in _preceding_references(text, num)))))
+            claims.append(Claim(num, text, parents))
         else:
-            parents = claim_parents(text, num)
-        claims.append(Claim(num, text, parents))
+            claims.append(_claim(num, text))
     return Forest.from_claims(claims, cancelled)
 
 
@@ -707,7 +719,7 @@ def _from_texts(texts: Sequence[object]) -> Forest:
         if _CANCELLED.fullmatch(text):
             cancelled.append(num)
         else:
-            claims.append(Claim(num, text, claim_parents(text, num)))
+            claims.append(_claim(num, text))
     return Forest.from_claims(claims, cancelled)
 
 
@@ -719,7 +731,7 @@ def _from_string(source: str) -> Forest:
     if len(pairs) <= 1 and len(lines) > 1 and not _LEADING_NUMBER.match(lines[0]):
         return _from_texts(lines)  # unnumbered, one claim per line
     return Forest.from_claims(
-        (Claim(num, body, claim_parents(body, num)) for num, body in pairs), cancelled, unnumbered
+        (_claim(num, body) for num, body in pairs), cancelled, unnumbered
     )
 
 
