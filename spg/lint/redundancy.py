@@ -604,20 +604,19 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
         if _cut_short(c.text):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
         chain = above[c.num]
-        for a in chain:
-            if a not in every:
-                clauses = readings[a].gists
-                listed = a in listing
-                every[a] = "\n".join(map(_plain, clauses))
-                plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
-                if not listed:
-                    words.add(a, readings[a], CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
+        for a in [a for a in chain if a not in every]:  # most of a chain was read for the claims before
+            clauses = readings[a].gists
+            listed = a in listing
+            every[a] = "\n".join(map(_plain, clauses))
+            plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
+            if not listed:
+                words.add(a, readings[a], CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, (readings[a] for a in chain)):
             continue
         elif r.gists and any(len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists) and _all_recited(
-            r.gists, "\n".join([every[a] for a in chain]), "\n".join([plain[a] for a in chain])
+            r.gists, "\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain))
         ):
             why = "only restates what is recited in"
         elif _said_closely(r.body[len(r.opening) :], chain, words):
