@@ -113,7 +113,7 @@ def _joined(said: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tu
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
         return out
     # whether the words before and after each "and" say something, from the first and last word that does
-    acting = [k for k, w in enumerate(said) if _acts((w,))]
+    acting = [k for k, w in enumerate(said) if w in _RESTATED or w.endswith(("ing", "ed"))]  # _acts((w,)), inline
     if not acting:
         return out
     # the clause _restated, and where each of its words stands in ``said``: each half's shape without making it
