@@ -374,12 +374,6 @@ class Reading:
     gists: tuple[tuple[str, ...], ...] = ()
     parts: tuple[str, ...] = ()
 
-    @functools.cached_property
-    def content(self) -> tuple[tuple[int, str], ...]:
-        """:func:`content` of ``body``, read once: duplicate-claim and not-further-limiting each compare it (a claim
-        set larger than content()'s cache read it anew for each)."""
-        return content.__wrapped__(self.body)
-
 
 def _reading(said: tuple[str, ...], opening: tuple[str, ...], restates: bool,
              read: tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int], tuple[str, ...]],

@@ -193,7 +193,7 @@ def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 def _bag(r: Reading) -> tuple[str, ...]:
     """What a claim says in any order and with other forms of its words (:func:`~spg.lint.clauses.content`)."""
-    return tuple(sorted(stem for _, stem in r.content))
+    return tuple(sorted(stem for _, stem in content(r.body)))
 
 
 # words whose presence or absence in a restatement changes nothing it claims: "each respectively", "so as to", "made
@@ -244,7 +244,7 @@ def _near(new: Reading, old: Reading) -> bool:
     comes or from the last ("intermittent time information and location information", "intermittent time and
     location information"): two elements given each other's places ("the recess comprises a magnetic member and the
     wrench a magnetized member", and the other way round) claim two things."""
-    mine, theirs = new.content, old.content
+    mine, theirs = content(new.body), content(old.body)
     if max(len(mine), len(theirs)) > NEAR_LONGEST:
         return False
     stems_a, stems_b = {s for _, s in mine}, {s for _, s in theirs}
@@ -285,7 +285,7 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[str]) -> b
     so does a word from a clause naming alternatives or from a claim with a Markush group, where siblings choose
     ("… comprises AcYGK…-OH conjugated to tetanus toxoid" after "… comprises AcYGK…-OH" under a claim listing both
     in its group; Pap2Pat train and dev). ``chain``: :func:`_chain_clauses` of the claims up its chain."""
-    mine, theirs = [s for _, s in new.content], [s for _, s in old.content]
+    mine, theirs = [s for _, s in content(new.body)], [s for _, s in content(old.body)]
     if len(mine) > NEAR_LONGEST or len(theirs) < SHORTEST_NARROWING:
         return False
     edits = [(tag, i, j) for tag, _, _, i, j in SequenceMatcher(None, theirs, mine, autojunk=False).get_opcodes()
@@ -319,7 +319,7 @@ class _Siblings:
     def _stems(self, num: int) -> list[str]:
         got = self.stems.get(num)
         if got is None:
-            got = self.stems[num] = [s for _, s in self.readings[num].content]
+            got = self.stems[num] = [s for _, s in content(self.readings[num].body)]
         return got
 
     def _numbers(self, num: int) -> tuple:
@@ -433,7 +433,7 @@ def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: _ChainWord
     if not held:
         return False
     own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
-    return any(_close(need, words.body[a], words.content[a], stems, words.close[a], own, passive) for a in held)
+    return any(_close(need, words.body[a], stems, words.close[a], own, passive) for a in held)
 
 
 class _ChainWords:
@@ -445,14 +445,13 @@ class _ChainWords:
 
     def __init__(self) -> None:
         self.body: dict[int, tuple[str, ...]] = {}
-        self.content: dict[int, tuple[tuple[int, str], ...]] = {}
         self.close: dict[int, float] = {}
         self.counted: dict[int, Counter[str]] = {}
         self.holders: dict[str, list[int]] = {}  # word (stem) → the claims read that hold it, in the order read
 
-    def add(self, num: int, reading: Reading, close: float) -> None:
-        self.body[num], self.content[num], self.close[num] = reading.body, reading.content, close
-        counted = self.counted[num] = Counter(stem for _, stem in reading.content)
+    def add(self, num: int, body: tuple[str, ...], close: float) -> None:
+        self.body[num], self.close[num] = body, close
+        counted = self.counted[num] = Counter(stem for _, stem in content(body))
         for stem in counted:
             got = self.holders.get(stem)
             if got is None:
@@ -511,14 +510,15 @@ def _unturned(stretch: Sequence[tuple[int, str]], body: tuple[str, ...], need: C
             tuple(x for x in order if x not in turned))
 
 
-def _close(need: Counter[str], body: tuple[str, ...], where: tuple[tuple[int, str], ...], order: tuple[str, ...],
-           close: float, own: frozenset[tuple[str, str]], passive: set[str]) -> bool:
-    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's words ``body`` (its
-    :func:`~spg.lint.clauses.content` ``where``) at most ``close`` times as many as they are, a stretch that names no
-    alternatives (but for the restatement's ``own`` bounds) and does not give two parts of the restatement (its stems
-    in ``order``; ``passive``: its verbs in the passive) each other's place ("from the conservator to the compartment"
-    is not restated by "from the compartment to the conservator")."""
+def _close(need: Counter[str], body: tuple[str, ...], order: tuple[str, ...], close: float,
+           own: frozenset[tuple[str, str]], passive: set[str]) -> bool:
+    """Whether the stems ``need`` (each as often as counted) all stand in one stretch of a claim's words ``body`` at most
+    ``close`` times as many as they are, a stretch that names no alternatives (but for the restatement's ``own``
+    bounds) and does not give two parts of the restatement (its stems in ``order``; ``passive``: its verbs in the
+    passive) each other's place ("from the conservator to the compartment" is not restated by "from the compartment
+    to the conservator")."""
     total = sum(need.values())
+    where = content(body)
     have: Counter[str] = Counter()
     missing, lo = total, 0
     for hi, (_, stem) in enumerate(where):  # the shortest stretches holding every needed word, left to right
@@ -610,7 +610,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             every[a] = "\n".join(map(_plain, clauses))
             plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
             if not listed:
-                words.add(a, readings[a], CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
+                words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, (readings[a] for a in chain)):
