@@ -34,6 +34,14 @@ class Claim:
     text: str
     parents: tuple[int, ...] = ()
 
+    @cached_property
+    def references(self) -> list:
+        """Every citation of other claims in the text (:func:`spg.parse.extract_references`), read once: the parser
+        reads them for ``parents`` and keeps them here, suppression keys read them again."""
+        from spg.parse import extract_references  # spg.parse builds claims: imported when first needed
+
+        return extract_references(self.text, self.num)
+
     @property
     def independent(self) -> bool:
         return not self.parents

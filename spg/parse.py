@@ -19,6 +19,7 @@ Nothing here raises on arbitrary text.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
@@ -289,10 +290,22 @@ def bare_citation(text: str, num: int) -> int | None:
 
 def claim_parents(text: str, num: int | None = None) -> tuple[int, ...]:
     """Sorted unique claim numbers cited by claim ``num``; () means the claim is independent."""
-    refs = extract_references(text, num)
+    return _cited(extract_references(text, num))
+
+
+def _cited(refs: list[Reference]) -> tuple[int, ...]:
     if len(refs) == 1:
         return refs[0].nums  # already sorted and unique
     return tuple(sorted({n for ref in refs for n in ref.nums}))
+
+
+def _claim(num: int, text: str) -> Claim:
+    """Claim ``num`` with the parents its citations name, the citations kept as its ``references`` (the cached
+    property's own slot: what it would read again)."""
+    refs = extract_references(text, num)
+    claim = Claim(num, text, _cited(refs))
+    claim.__dict__["references"] = refs
+    return claim
 
 
 # ---------------------------------------------------------------------------------------------
@@ -619,8 +632,12 @@ def _split(flat: str) -> tuple[list[tuple[int, str]], list[int], list[int]]:
     ends = [c.start for c in chain[1:]] + [len(flat)]
     bodies = [_clean_body(flat[cand.body : end]) for cand, end in zip(chain, ends, strict=True)]
     every_empty = not any(bodies) and not preamble  # "1.  2.  3.": numbers and nothing else
+    # where each line starts, found once: rfind("\r") from each claim back to the start of a text with none read the
+    # whole text before every claim (quadratic)
+    breaks = array("q", (m.start() for m in _LINE_BREAK.finditer(flat)))
     for cand, end, body in zip(chain, ends, bodies, strict=True):
-        line_start = max(flat.rfind("\n", 0, cand.start), flat.rfind("\r", 0, cand.start)) + 1
+        before = bisect_left(breaks, cand.start)
+        line_start = breaks[before - 1] + 1 if before else 0
         alone = not flat[line_start : cand.start].strip() and (
             end == len(flat) or bool(_LINE_BREAK.search(flat[cand.body : end]))
         )
@@ -684,9 +701,9 @@ def _from_records(records: Sequence[Mapping]) -> Forest:
             # that "any one of the preceding claims" cites are added from the wording.
             tagged = {n for n in map(_as_int, gold) if n is not None}
             parents = tuple(sorted(tagged.union(*(ref.nums for ref in _preceding_references(text, num)))))
+            claims.append(Claim(num, text, parents))
         else:
-            parents = claim_parents(text, num)
-        claims.append(Claim(num, text, parents))
+            claims.append(_claim(num, text))
     return Forest.from_claims(claims, cancelled)
 
 
@@ -702,7 +719,7 @@ def _from_texts(texts: Sequence[object]) -> Forest:
         if _CANCELLED.fullmatch(text):
             cancelled.append(num)
         else:
-            claims.append(Claim(num, text, claim_parents(text, num)))
+            claims.append(_claim(num, text))
     return Forest.from_claims(claims, cancelled)
 
 
@@ -714,7 +731,7 @@ def _from_string(source: str) -> Forest:
     if len(pairs) <= 1 and len(lines) > 1 and not _LEADING_NUMBER.match(lines[0]):
         return _from_texts(lines)  # unnumbered, one claim per line
     return Forest.from_claims(
-        (Claim(num, body, claim_parents(body, num)) for num, body in pairs), cancelled, unnumbered
+        (_claim(num, body) for num, body in pairs), cancelled, unnumbered
     )
 
 

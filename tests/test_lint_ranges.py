@@ -113,3 +113,16 @@ def test_a_chain_is_read_up_to_ANCESTORS_claims_each_built_from_its_parents():
 
     assert found(chain_of(65)) == [65]  # claim 1 is the 64th claim up
     assert found(chain_of(66)) == []  # and the 65th
+
+
+def test_each_way_of_saying_a_bound_holds_a_word_its_row_is_looked_for_by():
+    # a row's pattern is tried only where one of its words stands (_NEEDS): a phrase holding none would never be read
+    from spg.lint.ranges import _FORMS, _LOWER, _NEEDS, _UPPER
+
+    for pattern, needs in ((_LOWER, _NEEDS[2]), (_UPPER, _NEEDS[4])):
+        for phrase in pattern.split("|"):
+            assert any(word in phrase for word in needs), phrase
+    assert [kind for _, kind in _FORMS] == ["both", "both", "lower", "lower", "upper", "upper", "set"]
+    assert [(b.low, b.high) for b in bounds("a thickness of not more than 5 mm")] == [(None, 5.0)]
+    assert [(b.low, b.high) for b in bounds("a thickness exceeding 5 mm")] == [(5.0, None)]
+    assert [(b.low, b.high) for b in bounds("a thickness between 2 and 5 mm")] == [(2.0, 5.0)]

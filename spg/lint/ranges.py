@@ -117,10 +117,20 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), kind) fo
     (rf"{_number(1)}\s*(?:{'|'.join(_OR_LESS)})\b", "upper"),
     (rf"(?:=|\bis\b|\bare\b|\bof\b)\s*{_number(1)}(?:\s*,\s*\d+(?:\.\d+)?)*\s*,?\s*or\s+{_number(2)}", "set"),
 ))
-# the words one of which each row's pattern holds as written (none: no such words), looked for first (in C): most
-# limitations with a number hold none of them, and Python's regular expressions try these patterns at every
-# character, which made them most of the rule's time
-_NEEDS: tuple[tuple[str, ...], ...] = ((), _TO, (), _OR_MORE, (), _OR_LESS, ("or",))
+# the words one of which each row's pattern holds as written, looked for first (in C): most limitations with a number
+# hold none of them, and Python's regular expressions try these patterns at every character, which made them most of
+# the rule's time
+_NEEDS: tuple[tuple[str, ...], ...] = (
+    ("between",),
+    _TO,
+    # a word (or sign) of each phrase of _LOWER and _UPPER
+    ("least", "less", "lower", "greater", "more", "larger", "higher", "above", "exceed", "excess", "minimum", "≥", ">"),
+    _OR_MORE,
+    ("most", "more", "greater", "higher", "exceed", "less", "lower", "smaller", "fewer", "below", "up to", "maximum",
+     "≤", "<"),
+    _OR_LESS,
+    ("or",),
+)
 # where a quantity's words start: the clause boundary before them
 _BOUNDARY = re.compile(r"[,;:]|\b(?:and|or|wherein|whereby|where|while|whilst|but)\b")
 # limitations read as a whole or not at all: "respectively" pairs quantities with ranges, conditions say when

@@ -113,7 +113,7 @@ def _joined(said: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tu
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
         return out
     # whether the words before and after each "and" say something, from the first and last word that does
-    acting = [k for k, w in enumerate(said) if _acts((w,))]
+    acting = [k for k, w in enumerate(said) if w in _RESTATED or w.endswith(("ing", "ed"))]  # _acts((w,)), inline
     if not acting:
         return out
     # the clause _restated, and where each of its words stands in ``said``: each half's shape without making it
@@ -311,6 +311,7 @@ class _Siblings:
     def __init__(self, readings: dict[int, Reading]) -> None:
         self.readings = readings
         self.stems: dict[int, list[str]] = {}
+        self.numbers: dict[int, tuple] = {}
         self.order: dict[int, int] = {}  # claim → its place among the siblings kept
         self.by_numbers: dict[tuple, list[int]] = {}
         self.by_ends: dict[tuple, dict[str, list[int]]] = {}  # (parents, length, first stem) → last stem → claims
@@ -322,7 +323,10 @@ class _Siblings:
         return got
 
     def _numbers(self, num: int) -> tuple:
-        return tuple(sorted(_numbers(self.readings[num].body).items()))
+        got = self.numbers.get(num)
+        if got is None:  # asked by near() and then by add(): read once
+            got = self.numbers[num] = tuple(sorted(_numbers(self.readings[num].body).items()))
+        return got
 
     def add(self, num: int, parents: tuple[int, ...]) -> None:
         self.order[num] = len(self.order)
@@ -600,20 +604,19 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
         if _cut_short(c.text):
             continue  # "… comprises one or more of:" (the list lost): what it adds is not there to compare
         chain = above[c.num]
-        for a in chain:
-            if a not in every:
-                clauses = readings[a].gists
-                listed = a in listing
-                every[a] = "\n".join(map(_plain, clauses))
-                plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
-                if not listed:
-                    words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
+        for a in [a for a in chain if a not in every]:  # most of a chain was read for the claims before
+            clauses = readings[a].gists
+            listed = a in listing
+            every[a] = "\n".join(map(_plain, clauses))
+            plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
+            if not listed:
+                words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
             why = "adds no limitation to"
         elif not _same_members(r, (readings[a] for a in chain)):
             continue
         elif r.gists and any(len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists) and _all_recited(
-            r.gists, "\n".join([every[a] for a in chain]), "\n".join([plain[a] for a in chain])
+            r.gists, "\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain))
         ):
             why = "only restates what is recited in"
         elif _said_closely(r.body[len(r.opening) :], chain, words):

@@ -32,7 +32,6 @@ from spg.forest import Claim, Forest
 from spg.lint.finding import Finding
 from spg.lint.rules import RULES
 from spg.lint.support import fold
-from spg.parse import extract_references
 
 CONFIG_NAME = ".spg-lint.yaml"
 _KEYS = ("ignore", "accept-terms", "per-claim", "per-claim-text")
@@ -49,7 +48,7 @@ def claim_key(claim: Claim) -> str:
     """What a suppression finds ``claim`` by: a hash of its words with each citation of other claims as one word
     ("of claim 3" and, renumbered, "of claim 4" read alike), case and spacing folded."""
     text, words, at = claim.text, [], 0
-    for ref in extract_references(claim.text, claim.num):
+    for ref in claim.references:
         words += [text[at : ref.start], " claim "]
         at = ref.end
     words.append(text[at:])

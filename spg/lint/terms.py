@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from spg.forest import Forest
 from spg.lint.antecedent.findings import AntecedentFinding, _read
@@ -25,8 +26,7 @@ _OF = re.compile(r"\s+of\s+(?:(?!(?:to|for|on|in|at|of|with|by|from|and|or|the|a
 _COUNTS = frozenset((w,) for w in ("pair", "plurality", "multiplicity", "number", "series", "set", "couple", "group"))
 
 
-@dataclass(frozen=True, slots=True)  # slots: a long claim has hundreds of thousands
-class Mention:
+class Mention(NamedTuple):  # a tuple: a long claim has hundreds of thousands, made and hashed in C
     """Where a term is written: ``forest.by_num[claim].text[start:end] == text``."""
 
     claim: int

@@ -69,7 +69,7 @@ class _Chunk:
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
-                 "adverb_last", "alone", "same", "implied",
+                 "adverb_last", "alone", "same", "implied", "markush",
                  "collective", "after", "before", "defines", "parts", "partner", "recited", "joined", "element")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
@@ -93,6 +93,7 @@ class _Chunk:
         self.same: _Chunk | None = None  # the phrase this one reads another way ("a radio frequency (RF) section")
         self.implied = False  # an ordinal a count implies ("two arms": "a first arm")
         self.element: bool | None = None  # recited as an element of its claim's own (index.recited_alone), once asked
+        self.markush: bool | None = None  # listed as an alternative of a Markush group (index.in_markush), once asked
         self.collective = False  # "first receptacles" from "a first plurality of receptacles": plural references only
         self.reintroduces: _Chunk | None = None
         # read whole across a participle inside a compound ("a gas supplying means"): the element's own reading,

@@ -22,6 +22,7 @@ _LONGEST_PART = 12  # tokens of one item of a list of parts ("a fore side, an af
 _LISTED_AFTER_OF = frozenset({"a", "an", "at", "one", "two", "three", "four", "several", "multiple", "plural",
                               "first", "second", "each", "said"})
 _LIST_OPENERS = frozenset({";", ":", "comprising", "comprises", "comprise", "wherein"})
+_SENTENCE_STOPS = frozenset({";", "."})
 # what may follow an element without telling it from another of the same name: nothing, a predicate ("a lower step is
 # pivoted …"), or a relative pronoun with a copula, which is one ("a lower step that is fixed …; a lower step that is
 # pivoted …" says two things of one element, as "is" does; "a processor that processes …" restricts, as "for" does)
@@ -216,19 +217,19 @@ class _Index:
         if before not in _ELEMENT_OPENERS and not (before in _PART_OPENERS and self.owned_by_claim(c.claim, c.start - 1)):
             return False
         if before == ",":
-            # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …"
-            for t in lows[c.end : c.end + 40]:
-                if t in (";", "."):
-                    break
-                if t == "or":
-                    return False
-        if before in (",", "and"):
+            # an item of a list of alternatives: "R2 is a hydrogen atom, a halogen atom, alkyl, or …" (an "or" before
+            # the next ";" or ".", found by list searches in C: a long claim asks this of each of its elements)
+            ahead = lows[c.end : c.end + 40]
+            if "or" in ahead and _SENTENCE_STOPS.isdisjoint(ahead[: ahead.index("or")]):
+                return False
+        if before in (",", "and") and not _PART_OPENERS.isdisjoint(lows[max(c.start - 41, body - 1) + 1 : c.start - 1]):
             # a list goes on what opened it: "a bumper having a fore side and an aft side" lists parts; an item
             # as long as a clause ("…, the probe being rotatable relative to the first member, and a grip") ends
             # no list of parts: what follows it is the claim's next element
             # "of" opens such a list with an element of its own or a "said" list ("each of said displaying a
             # list, a preview, and …"), not "the commencement of tracking, and a controller"
-            # the list walked back stops at the transition: a list the body opens is the claim's elements
+            # the list walked back stops at the transition: a list the body opens is the claim's elements (walked only
+            # where a part opener stands within its reach: without one it ends in True)
             item, nxt = 0, ""
             for m in range(c.start - 2, max(c.start - 41, body - 1), -1):
                 t = lows[m]
@@ -267,6 +268,11 @@ class _Index:
         """Whether a Markush group lists ``c`` as an alternative: in its clause ("selected from the group consisting
         of water, a solvent, and …"), or, opened by a colon, in its "wherein" clause ("wherein R1 is chosen from: a
         hydrogen atom; a phenyl radical; …")."""
+        if c.markush is None:  # kept: the first element of a long claim is asked again for each repeat of it
+            c.markush = self._in_markush(c)
+        return c.markush
+
+    def _in_markush(self, c: _Chunk) -> bool:
         where = self.markush.get(c.claim)
         if where is None:
             where = self.markush[c.claim] = _Markush(self.claims[c.claim].text.lower())
