@@ -31,10 +31,12 @@ def _group(name: str) -> str | None:
 
 
 def term_gradient_norms(
-    model: SPGModel, batch: dict[str, torch.Tensor], gamma: float, eta: float, aux_reduction: str = "claim"
+    model: SPGModel, batch: dict[str, torch.Tensor], gamma: float, eta: float, aux_reduction: str = "claim",
+    terms: tuple[str, ...] = ("lm", "struct", "scope"),
 ) -> dict[str, dict[str, float]]:
     """``{"lm" | "struct" | "scope": {"lora" | "tag_rows" | "pointer" | "backbone": gradient norm}}`` of
-    L_LM, γ·L_struct and η·L_scope on ``batch``; ``backbone`` is LoRA and tag rows together."""
+    L_LM, γ·L_struct and η·L_scope on ``batch``; ``backbone`` is LoRA and tag rows together. Only the ``terms``
+    asked for are backpropagated: each is a backward pass through the whole model."""
     model.train()
     out = model(**batch)
     labels = batch["labels"]
@@ -45,10 +47,11 @@ def term_gradient_norms(
         has_dep = (out.pointer_total > 0).float()
         return (per_example * has_dep).sum() / has_dep.sum().clamp(min=1)
 
-    terms = {"lm": out.lm_loss.mean(), "struct": gamma * reduce(out.struct_loss), "scope": eta * reduce(out.scope_loss)}
+    weighted = {"lm": out.lm_loss.mean(), "struct": gamma * reduce(out.struct_loss), "scope": eta * reduce(out.scope_loss)}
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad and _group(n)]
     norms = {}
-    for key, term in terms.items():
+    for key in terms:
+        term = weighted[key]
         grads = torch.autograd.grad(term, [p for _, p in named], retain_graph=True, allow_unused=True)
         squares = dict.fromkeys(GROUPS, 0.0)
         for (name, _), grad in zip(named, grads, strict=True):

@@ -137,8 +137,15 @@ def test_needed_jobs_skip_finished_ones_and_dependencies_of_finished_ones(tmp_pa
 
 
 @pytest.mark.slow
-def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(recipe, tmp_path, capsys, monkeypatch):
+def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(finished, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # tiny models, two jobs at a time: one thread each (tests/conftest.py)
+    # The whole run's copy with its zero-shot generation not yet run: that job (the one that fails) is the only
+    # job started; the Baseline's training and generation, done, are what the rest of the report is built from.
+    recipe = copy_of(finished, tmp_path)
+    out = tmp_path / "out"
+    for done in ("generate__paper__zero-shot", "evaluate__paper", "report"):
+        (out / "done" / f"{done}.json").unlink()
+    (out / "generations" / "paper" / "zero-shot.jsonl").unlink()
     config = yaml.safe_load(recipe.read_text())
     broken = tmp_path / "broken-model"  # a folder that passes the checks before any job but does not load
     broken.mkdir()
@@ -146,7 +153,9 @@ def test_a_failed_generation_leaves_its_row_out_and_the_rest_is_still_reported(r
     config["systems"][0]["model"] = str(broken)  # so the zero-shot job fails when it runs
     config["only"] = ["Zero-shot", "Baseline"]
     recipe.write_text(yaml.safe_dump(config))
+    capsys.readouterr()
     assert main(["reproduce", "--config", str(recipe)]) == 1
+    assert "FAILED generate/paper/zero-shot" in capsys.readouterr().out
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| Baseline |" in report and "Not generated under this setting" in report and "Zero-shot" in report
 
