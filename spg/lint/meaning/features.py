@@ -33,7 +33,8 @@ class _Read:
     def __init__(self, reading: Reading, whole: bool) -> None:
         said = reading.body if whole else tuple(w for lim in reading.limitations for w in lim)
         got = content(said)
-        self.stems = frozenset(s for _, s in got)
+        places, stems = zip(*got) if got else ((), ())
+        self.stems = frozenset(stems)
         order = list(dict.fromkeys(got))  # a word with two readings keeps its first
         seq = [s for i, (p, s) in enumerate(order) if i == 0 or order[i - 1][0] != p]
         grams = list(zip(seq, seq[1:], seq[2:]))
@@ -41,8 +42,8 @@ class _Read:
         # a model caught in a loop says the same run of words again and again within one claim
         self.self_repeat = 1 - len(self.trigrams) / len(grams) if grams else 0.0
         self.said = frozenset(said)
-        self.words = [said[p] for p in dict.fromkeys(p for p, _ in got)]
-        self.by_stem = {s: said[p] for p, s in got}
+        self.words = list(map(said.__getitem__, dict.fromkeys(places)))
+        self.by_stem = dict(zip(stems, map(said.__getitem__, places)))
         self.word_ids: frozenset[int] = frozenset()
         self.vector: np.ndarray | None = None
         self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
@@ -57,11 +58,11 @@ def _clause_words(reading: Reading) -> list[list[str]]:
 class _Chain:
     """What the claims up one chain say together (siblings share their chain: read once for all of them)."""
 
-    def __init__(self, chain: tuple[int, ...], up: list[_Read]) -> None:
+    def __init__(self, chain: tuple[int, ...], up: list[_Read], unit_rows: np.ndarray) -> None:
         self.stems = frozenset().union(*(u.stems for u in up))
         self.trigrams = frozenset().union(*(u.trigrams for u in up))
         self.said = frozenset().union(*(u.said for u in up))
-        self.word_ids = list(frozenset().union(*(u.word_ids for u in up)))
+        self.word_rows = unit_rows[list(frozenset().union(*(u.word_ids for u in up)))]  # each word's, of length 1
         self.owners = [a for a, u in zip(chain, up) if u.clause_vectors is not None for _ in u.clause_vectors]
         self.clauses = np.concatenate([u.clause_vectors for u in up if u.clause_vectors is not None]) \
             if self.owners else None
@@ -157,7 +158,7 @@ class SetFeatures:
 
     def _chain(self, chain: tuple[int, ...]) -> _Chain:
         if chain not in self.chains:
-            self.chains[chain] = _Chain(chain, [self.whole[a] for a in chain])
+            self.chains[chain] = _Chain(chain, [self.whole[a] for a in chain], self.vectors.unit_rows)
         return self.chains[chain]
 
     def siblings(self, index: int) -> list[int]:
@@ -189,9 +190,9 @@ class SetFeatures:
         like = 1.0
         if new:
             like = 0.0
-            if up.word_ids:
+            if len(up.word_rows):
                 rows = self.vectors.unit_rows
-                sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ rows[up.word_ids].T
+                sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ up.word_rows.T
                 like = float(sims.max(1).mean())
         # the sibling read closest; siblings written on purpose differ in a word or two either way ("greater"
         # against "less", "away from" against "to"), so what it says that this claim does not counts too

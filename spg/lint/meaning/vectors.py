@@ -36,8 +36,10 @@ class Vectors:
 
     def ids(self, words) -> list[int]:
         """The row of each word, read (the mean of its pieces) where first met."""
-        out = []
-        for word in words:
+        out = list(map(self.words.get, words))  # most words are met again: one lookup each
+        if None not in out:
+            return out
+        for i, word in enumerate(words):
             row = self.words.get(word)
             if row is None:
                 row = self.words[word] = len(self.words)
@@ -47,7 +49,7 @@ class Vectors:
                 v = self.table[wordpieces(word, self.vocab, self.unknown)].mean(0)
                 n = float(np.sqrt(v @ v))
                 self.rows[row], self.unit_rows[row] = v, v / n if n else v
-            out.append(row)
+            out[i] = row
         return out
 
     def units(self, groups: list[list[int]]) -> np.ndarray:
