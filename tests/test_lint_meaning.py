@@ -140,3 +140,15 @@ def test_cli_switch(tmp_path, capsys):
     assert code == 0 and [f["claim"] for f in found if f["rule"] == "restatement"] == [4]
     main(["lint", str(path), "--json"])
     assert "restatement" not in {f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]}
+
+
+def test_words_met_together_get_the_rows_and_vectors_they_get_one_at_a_time():
+    words = ["wooden", "steel", "wooden", "plank", "seat"] + [f"w{n}" for n in range(1100)]  # past the first room
+    together, alone = Vectors(PIECES, TABLE), Vectors(PIECES, TABLE)
+    rows = together.ids(words)
+    assert rows == [r for w in words for r in alone.ids([w])] and rows[:5] == [0, 1, 0, 2, 3]
+    table = TABLE.astype(np.float32)
+    assert together.rows[0].tobytes() == table[[1, 2]].mean(0).tobytes()  # "wood" "##en", to the last bit
+    assert together.rows[:len(set(words))].tobytes() == alone.rows[:len(set(words))].tobytes()
+    assert together.unit_rows[:len(set(words))].tobytes() == alone.unit_rows[:len(set(words))].tobytes()
+    assert np.allclose(np.linalg.norm(together.unit_rows[:4], axis=1), 1)
