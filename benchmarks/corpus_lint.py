@@ -9,7 +9,7 @@ process:
 * a ``--workers 2`` run killed (SIGKILL, workers and all) once half of its batches are written, then run again with
   the same command: whether its tables equal the uninterrupted run's, row for row.
 
-    .venv/bin/python benchmarks/corpus_lint.py [--n 100000] [--skip-ray] [--keep DIR]
+    .venv/bin/python benchmarks/corpus_lint.py [--n 100000] [--skip-ray] [--keep DIR] [--restatement read]
 """
 
 from __future__ import annotations
@@ -88,6 +88,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000, help="claim sets (default 100,000)")
     parser.add_argument("--batch-size", type=int, default=128, help="records per batch (spg lint --batch-size; "
                         "default 128; a small --n needs a small one for the kill to land half-way)")
+    parser.add_argument("--restatement", choices=("rules", "read"), default="rules",
+                        help="spg lint --restatement for every run (default rules; read: with the restatement reader)")
     parser.add_argument("--skip-ray", action="store_true", help="leave out the Ray run")
     parser.add_argument("--keep", metavar="DIR", help="build the corpus and the runs' folders in DIR and keep them "
                         "(default: a temporary folder, removed)")
@@ -102,7 +104,8 @@ def main() -> None:
         corpus = work / "corpus.jsonl.gz"
         claims = replicate(args.n, corpus)
         print(f"corpus: {args.n:,} claim sets, {claims:,} claims ({corpus.stat().st_size / 2**20:,.0f} MiB gzipped)")
-        rows, batch, batches = [], ["--batch-size", str(args.batch_size)], -(-args.n // args.batch_size)
+        batch = ["--batch-size", str(args.batch_size), "--restatement", args.restatement]  # every run's options
+        rows, batches = [], -(-args.n // args.batch_size)
         for name, options, workers in [("--workers 1", ["--workers", "1"], 1), ("--workers 2", ["--workers", "2"], 2),
                                        *([] if args.skip_ray else [("--engine ray", ["--engine", "ray",
                                                                                        "--workers", "2"], 2)])]:

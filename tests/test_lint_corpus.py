@@ -13,7 +13,7 @@ from conftest import requirement_missing
 
 from spg.cli import main
 from spg.lint import lint
-from spg.lint.corpus import RULE_COLUMNS, Checker, document_kind, lint_corpus, read_tables
+from spg.lint.corpus import Checker, document_kind, lint_corpus, read_tables, rule_columns
 from spg.lint.source import claim_set_of
 from spg.lint.suppress import Suppressions
 
@@ -48,19 +48,20 @@ def corpus(tmp_path_factory, uspto_path, pap2pat_path):
     return [uspto, pap2pat]
 
 
-def alone(files, suppressions: Suppressions | None = None) -> tuple[list[dict], list[dict]]:
+def alone(files, suppressions: Suppressions | None = None, restatement: str = "rules") -> tuple[list[dict], list[dict]]:
     """The two tables' rows, from linting each record alone as `spg lint FILE --record ID` does."""
     claim_sets, findings = [], []
     for file in sorted(str(f.resolve()) for f in files):
         for n, line in enumerate(_lines(Path(file), 10**6), 1):
             value = json.loads(line)
             claim_set = claim_set_of(f"{file} line {n}", line)
-            result = lint(claim_set.forest, claim_set.description, suppressions)
+            result = lint(claim_set.forest, claim_set.description, suppressions, restatement=restatement)
             where = {"file": file, "position": n, "id": value["id"]}
             claim_sets.append({**where, "kind": document_kind(value), "claims": len(claim_set.forest), "bad": None,
                                "errors": result.count("error"), "warnings": result.count("warning"),
                                "info": result.count("info"), "suppressed": result.suppressed,
-                               **{c: sum(f.rule == r for f in result.findings) for r, c in RULE_COLUMNS.items()}})
+                               **{c: sum(f.rule == r for f in result.findings)
+                                  for r, c in rule_columns(restatement).items()}})
             findings += [{**where, "n": i, **f.to_dict()} for i, f in enumerate(result.findings)]
     return claim_sets, findings
 
@@ -89,6 +90,32 @@ def test_two_workers_give_the_same_tables(corpus, one_process, tmp_path):
     lint_corpus(corpus, tmp_path / "out", Checker(), workers=2, batch_size=3, progress=False)
     two = read_tables(tmp_path / "out")
     assert two[0].equals(one_process[0]) and two[1].equals(one_process[1])
+
+
+def test_with_the_restatement_reader_two_workers_give_what_linting_each_record_alone_with_it_gives(
+        corpus, uspto_path, tmp_path):
+    flagged = tmp_path / "flagged.jsonl"  # a document the reader flags seven times (and the rules never)
+    flagged.write_text(next(line for line in _lines(uspto_path, 10**6) if '"EP0697382B1"' in line), encoding="utf-8")
+    files = [corpus[0], flagged]
+    lint_corpus(files, tmp_path / "out", Checker(restatement="read"), workers=2, batch_size=3, progress=False)
+    claim_sets, findings = read_tables(tmp_path / "out")
+    expected = alone(files, restatement="read")
+    assert claim_sets.to_pylist() == expected[0] and findings.to_pylist() == expected[1]
+    assert sum(claim_sets.column("n_restatement").to_pylist()) >= 7
+    assert "n_restatement" not in read_tables(_rules_run(corpus[0], tmp_path))[0].column_names
+
+
+def _rules_run(file, tmp_path) -> Path:
+    lint_corpus([file], tmp_path / "rules", Checker(), workers=1, progress=False)
+    return tmp_path / "rules"
+
+
+def test_a_run_resumed_with_another_restatement_mode_is_refused_in_one_line(corpus, tmp_path, capsys):
+    out = _rules_run(corpus[0], tmp_path)
+    assert main(["lint", str(corpus[0]), "--out", str(out), "--restatement", "read"]) == 2
+    err = capsys.readouterr().err
+    assert "holds a run with other 'restatement'" in err and len(err.strip().splitlines()) == 1
+    assert main(["lint", str(corpus[0]), "--out", str(out)]) == 0  # the same job resumes
 
 
 def test_a_run_killed_half_way_resumes_with_no_record_twice_and_none_lost(corpus, one_process, tmp_path,

@@ -132,7 +132,7 @@ def test_the_shipped_reader_flags_a_restatement_in_other_words_and_not_a_narrowi
         assert (scores[4] >= reader.threshold) is flagged, scores
 
 
-def test_cli_switch_and_its_refusal_for_a_corpus_run(tmp_path, capsys):
+def test_cli_switch(tmp_path, capsys):
     path = tmp_path / "claims.txt"
     path.write_text(RESTATED, encoding="utf-8")
     code = main(["lint", str(path), "--json", "--restatement", "read"])
@@ -140,7 +140,15 @@ def test_cli_switch_and_its_refusal_for_a_corpus_run(tmp_path, capsys):
     assert code == 0 and [f["claim"] for f in found if f["rule"] == "restatement"] == [4]
     main(["lint", str(path), "--json"])
     assert "restatement" not in {f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]}
-    code = main(["lint", str(path), "--out", str(tmp_path / "run"), "--restatement", "read"])
-    err = capsys.readouterr().err
-    assert code == 2 and "--restatement read" in err and len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "run").exists()
+
+
+def test_words_met_together_get_the_rows_and_vectors_they_get_one_at_a_time():
+    words = ["wooden", "steel", "wooden", "plank", "seat"] + [f"w{n}" for n in range(1100)]  # past the first room
+    together, alone = Vectors(PIECES, TABLE), Vectors(PIECES, TABLE)
+    rows = together.ids(words)
+    assert rows == [r for w in words for r in alone.ids([w])] and rows[:5] == [0, 1, 0, 2, 3]
+    table = TABLE.astype(np.float32)
+    assert together.rows[0].tobytes() == table[[1, 2]].mean(0).tobytes()  # "wood" "##en", to the last bit
+    assert together.rows[:len(set(words))].tobytes() == alone.rows[:len(set(words))].tobytes()
+    assert together.unit_rows[:len(set(words))].tobytes() == alone.unit_rows[:len(set(words))].tobytes()
+    assert np.allclose(np.linalg.norm(together.unit_rows[:4], axis=1), 1)

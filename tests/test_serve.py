@@ -537,6 +537,26 @@ def test_the_pages_json_download_is_spg_lint_json_of_the_same_file(tmp_path, kin
     assert report["summary"]["description_checked"] == (kind == "docx")
 
 
+def test_the_restatement_setting_gives_the_checks_what_spg_lint_gives_with_it(tmp_path):
+    """spg serve --restatement: the page's findings are spg lint's with the same --restatement."""
+    from test_lint_meaning import RESTATED  # claim 4 says claim 2 again in other words: the reader alone flags it
+
+    path = tmp_path / "claims.txt"
+    path.write_text(RESTATED, encoding="utf-8")
+    rules = {}
+    for mode in ("rules", "read"):
+        settings = Settings(max_body=2**20, suppression_file=tmp_path / ".spg-lint.yaml", restatement=mode)
+        client = TestClient(build_app(settings, None), base_url="http://127.0.0.1:8000")
+        page = client.post("/api/report.json", json={"text": RESTATED, "name": path.name})
+        cli = subprocess.run([sys.executable, "-m", "spg.cli", "lint", "--json", "--no-config", "--restatement", mode,
+                              str(path)], capture_output=True, text=True, timeout=120)
+        assert page.status_code == 200 and cli.returncode == 0, cli.stderr
+        assert json.loads(page.content) == json.loads(cli.stdout)
+        checked = client.post("/api/lint", json={"text": RESTATED}).json()["findings"]
+        rules[mode] = [(f["rule"], f["claim"]) for f in checked if f["rule"] == "restatement"]
+    assert rules == {"rules": [], "read": [("restatement", 4)]}
+
+
 @pytest.mark.parametrize("layout", ["numbered", "auto", "after-description", "table", "tracked"])
 def test_an_uploaded_docx_gives_the_claims_the_text_path_reads(server, layout):
     from docx_files import claims_document

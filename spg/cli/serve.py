@@ -13,6 +13,7 @@ from pathlib import Path
 
 from spg.cli.command import add_command
 from spg.errors import InputError, shown
+from spg.lint.check import RESTATEMENT_MODES
 from spg.lint.suppress import CONFIG_NAME, find_config
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -42,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"this folder or above, else ./{CONFIG_NAME}); spg writes only a new file or one it wrote")
     p.add_argument("--max-upload-mb", type=float, default=10.0,
                    help="largest request the app takes: an uploaded file, pasted claims (default 10)")
+    p.add_argument("--restatement", choices=RESTATEMENT_MODES, default="rules",
+                   help="as spg lint --restatement: rules (default) or read, which adds the learned restatement "
+                        "reader's warnings to every check (docs/lint.md, 'The restatement reader')")
     p.add_argument("--check-seconds", type=float, default=60.0,
                    help="longest one check may run, in a worker process of its own; past it the page gets one line "
                         "saying so (default 60); a check whose page left is stopped at once")
@@ -101,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
                          "pip install 'spg[serve]'") from None
     from spg.serve.drafter import Drafter
 
-    settings = Settings(int(args.max_upload_mb * 2**20), suppression_file, args.host, args.check_seconds)
+    settings = Settings(int(args.max_upload_mb * 2**20), suppression_file, args.host, args.check_seconds,
+                        args.restatement)
     drafter = Drafter(config)
     app = build_app(settings, drafter)  # reads the suppression file: a malformed one is bad input, now
     sock = _listen(args.host, args.port)

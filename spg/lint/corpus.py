@@ -40,9 +40,16 @@ JOB = "job.json"
 TABLES = ("claim_sets", "findings")
 BATCH_SIZE = 128  # records per part file: seconds of work per batch at ~80 records/s per core
 COUNTS = {"error": "errors", "warning": "warnings", "info": "info"}  # severity → its count's column
-# one count per rule a corpus run reports; the restatement reader (spg lint --restatement read) lints single claim sets
-# only, so its rule adds no column and a run started before it existed continues with the same schema
-RULE_COLUMNS = {rule: "n_" + rule.replace("-", "_") for rule in RULES if rule != "restatement"}
+
+
+@functools.cache
+def rule_columns(restatement: str = "rules") -> dict[str, str]:
+    """One count per rule a corpus run reports; the restatement reader's only in a run that asked for it
+    (``--restatement read``), so that a run started without it, or before it existed, keeps its schema."""
+    return {rule: "n_" + rule.replace("-", "_") for rule in RULES if rule != "restatement" or restatement == "read"}
+
+
+RULE_COLUMNS = rule_columns()
 
 _KINDS = {"grant": "US grant", "application": "US application", "hupd": "US application", "ep": "EP"}
 KINDS = ("US grant", "US application", "EP", "other")
@@ -67,14 +74,15 @@ def document_kind(value: object) -> str:
     return "other"
 
 
-def schemas():
-    """The two tables' Arrow schemas (pyarrow is imported only by a corpus run)."""
+def schemas(restatement: str = "rules"):
+    """The two tables' Arrow schemas for a run of that restatement mode (pyarrow is imported only by a corpus
+    run)."""
     import pyarrow as pa
 
     where = [("file", pa.string()), ("position", pa.int64()), ("id", pa.string())]
     counts = [(c, pa.int32()) for c in COUNTS.values()] + [("suppressed", pa.int32())]
     claim_sets = pa.schema(where + [("kind", pa.string()), ("claims", pa.int32()), ("bad", pa.string())] + counts
-                           + [(column, pa.int32()) for column in RULE_COLUMNS.values()])
+                           + [(column, pa.int32()) for column in rule_columns(restatement).values()])
     findings = pa.schema(where + [("n", pa.int32()), ("claim", pa.int32()), ("rule", pa.string()),
                                   ("severity", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
                                   ("term", pa.string()), ("message", pa.string())])
@@ -84,18 +92,21 @@ def schemas():
 @dataclass(frozen=True)
 class Checker:
     """What every record is linted with (built once per worker): the suppressions (with ``--ignore``), the
-    antecedent mode and the field holding the claim set."""
+    antecedent mode, the field holding the claim set and the restatement mode."""
 
     suppressions: Suppressions = field(default_factory=Suppressions)
     antecedent: str = "grammar"
     field: str | None = None
+    restatement: str = "rules"
 
     def settings(self) -> dict:
         """The options as job.json records them."""
         s = self.suppressions
         return {"antecedent": self.antecedent, "field": self.field, "ignore": sorted(s.ignore),
                 "accept_terms": sorted(s.accept_terms),
-                "per_claim": {str(k): sorted(v) for k, v in sorted(s.per_claim.items())}}
+                "per_claim": {str(k): sorted(v) for k, v in sorted(s.per_claim.items())},
+                # recorded only when the reader is on: a rules run started before the option existed resumes
+                **({"restatement": self.restatement} if self.restatement != "rules" else {})}
 
     def rows(self, item: Item) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """One record's claim-set row and finding rows; a record that cannot be linted is a row with its error."""
@@ -106,7 +117,8 @@ class Checker:
                 raise InputError(item.error)
             value = parse_json(item.text, item.where)
             record = record_of(value, item.where, self.field)
-            result = lint(record.claims, record.description or None, self.suppressions, self.antecedent)
+            result = lint(record.claims, record.description or None, self.suppressions, self.antecedent,
+                          restatement=self.restatement)
         except json.JSONDecodeError as e:
             return self._bad(where, value, f"{item.where}: not valid JSON ({e.msg} at column {e.colno})"), []
         except RecursionError:
@@ -117,17 +129,18 @@ class Checker:
             return self._bad(where, value, f"{item.where}: spg lint failed on this record ({type(e).__name__}: "
                                            f"{e}); a bug in spg, please report it"), []
         where["id"] = record.id
-        counts = dict.fromkeys([*COUNTS.values(), *RULE_COLUMNS.values()], 0)
+        columns = rule_columns(self.restatement)
+        counts = dict.fromkeys([*COUNTS.values(), *columns.values()], 0)
         for f in result.findings:
             counts[COUNTS[f.severity]] += 1
-            counts[RULE_COLUMNS[f.rule]] += 1
+            counts[columns[f.rule]] += 1
         row = {**where, "kind": document_kind(value), "claims": len(record.claims), "bad": None,
                "suppressed": result.suppressed, **counts}
         findings = [{**where, "n": n, **f.to_dict()} for n, f in enumerate(result.findings)]
         return row, findings
 
     def _bad(self, where: dict, value: object, error: str) -> dict[str, Any]:
-        zeros = dict.fromkeys([*COUNTS.values(), "suppressed", *RULE_COLUMNS.values()], 0)
+        zeros = dict.fromkeys([*COUNTS.values(), "suppressed", *rule_columns(self.restatement).values()], 0)
         return {**where, "id": record_id(value), "kind": document_kind(value), "claims": 0, "bad": shown(error),
                 **zeros}
 
@@ -140,15 +153,20 @@ class Checker:
             row, found = self.rows(item)
             claim_rows.append(row)
             finding_rows += found
-        claim_sets, findings = schemas()
+        claim_sets, findings = schemas(self.restatement)
         return pa.Table.from_pylist(claim_rows, claim_sets), pa.Table.from_pylist(finding_rows, findings)
 
     def ready(self) -> Checker:
-        """This checker, its learned judge loaded when the mode needs one (once per worker, not per record)."""
+        """This checker, its learned judge and reader loaded when the modes need them (once per worker, not per
+        record)."""
         if self.antecedent == "judged":
             from spg.lint.antecedent.judge import shipped_judge
 
             shipped_judge()
+        if self.restatement == "read":
+            from spg.lint.meaning.reader import shipped_reader
+
+            shipped_reader()
         return self
 
 
@@ -282,12 +300,17 @@ def written_totals(out: Path) -> Totals:
     return Totals(table.num_rows, pc.sum(table["claims"]).as_py() or 0, table.num_rows - table["bad"].null_count)
 
 
+def run_restatement(out: str | Path) -> str:
+    """The restatement mode a run in ``out`` was started with (its job.json): what its tables' columns are."""
+    return json.loads((Path(out) / JOB).read_text(encoding="utf-8")).get("restatement", "rules")
+
+
 def read_tables(out: str | Path):
     """Both tables of a finished run, whichever engine wrote them, in one order: by file and position (and a
     finding's place among its record's)."""
     import pyarrow.parquet as pq
 
     claim_sets, findings = (pq.read_table(Path(out) / name, schema=schema)
-                            for name, schema in zip(TABLES, schemas()))
+                            for name, schema in zip(TABLES, schemas(run_restatement(out))))
     return (claim_sets.sort_by([("file", "ascending"), ("position", "ascending")]),
             findings.sort_by([("file", "ascending"), ("position", "ascending"), ("n", "ascending")]))

@@ -13,7 +13,7 @@ from html import escape
 from pathlib import Path
 
 from spg.files import write_artefact
-from spg.lint.corpus import KINDS, RULE_COLUMNS, TABLES
+from spg.lint.corpus import KINDS, TABLES, rule_columns, run_restatement
 from spg.lint.html import CSS
 
 ALL = "all"
@@ -27,6 +27,7 @@ class Rates:
     claims: Counter = field(default_factory=Counter)
     bad: Counter = field(default_factory=Counter)
     findings: dict[str, Counter] = field(default_factory=dict)  # kind → rule → findings
+    columns: dict[str, str] = field(default_factory=rule_columns)  # rule → its count's column in the run's table
 
     @property
     def kinds(self) -> list[str]:
@@ -36,7 +37,7 @@ class Rates:
     @property
     def rules(self) -> list[str]:
         """The rules with a finding, in the order the checker lists them."""
-        return [r for r in RULE_COLUMNS if self.findings.get(ALL, Counter())[r]]
+        return [r for r in self.columns if self.findings.get(ALL, Counter())[r]]
 
     def per_1000(self, kind: str, rule: str) -> float:
         return 1000 * self.findings[kind][rule] / self.claims[kind] if self.claims[kind] else 0.0
@@ -46,8 +47,8 @@ def read_rates(out: str | Path) -> Rates:
     """The rates of a finished run's claim-set table."""
     import pyarrow.dataset as ds
 
-    rates = Rates()
-    columns = ["kind", "claims", "bad", *RULE_COLUMNS.values()]
+    rates = Rates(columns=rule_columns(run_restatement(out)))
+    columns = ["kind", "claims", "bad", *rates.columns.values()]
     for batch in ds.dataset(Path(out) / TABLES[0], format="parquet").to_batches(columns=columns):
         data = batch.to_pydict()
         for i, kind in enumerate(data["kind"]):
@@ -56,7 +57,7 @@ def read_rates(out: str | Path) -> Rates:
                 rates.claims[key] += data["claims"][i]
                 rates.bad[key] += data["bad"][i] is not None
                 found = rates.findings.setdefault(key, Counter())
-                for rule, column in RULE_COLUMNS.items():
+                for rule, column in rates.columns.items():
                     found[rule] += data[column][i]
     return rates
 

@@ -73,6 +73,7 @@ class Settings:
     suppression_file: Path = field(default_factory=lambda: Path(".spg-lint.yaml"))
     host: str = "127.0.0.1"
     check_seconds: float = 60.0  # the longest one /api/lint check may run (spg.serve.worker)
+    restatement: str = "rules"  # spg lint --restatement: read adds the restatement reader's warnings to every check
 
 
 def _size(n: int) -> str:
@@ -202,7 +203,8 @@ class App:
         suppressions = suppressions_of(_merged(self.file_suppressions, data.get("suppressions")),
                                        "the request's suppressions")
         claim_set = claim_set_of(name, _text(data, "text"))
-        return lint(claim_set.forest, description or claim_set.description, suppressions, terms=True), name
+        return lint(claim_set.forest, description or claim_set.description, suppressions, terms=True,
+                    restatement=self.settings.restatement), name
 
     # ---- routes
 

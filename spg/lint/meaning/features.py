@@ -26,12 +26,15 @@ FEATURES = (
 
 class _Read:
     """One claim's words as the features compare them: the content words of its limitations (a dependent claim's
-    text after its citation; an independent claim's after its transition) or of its whole text (``body``)."""
+    text after its citation; an independent claim's after its transition) or of its whole text (``body``, whose
+    content words the word rules have read already: :func:`content` keeps them). Its vectors are filled in by
+    :class:`SetFeatures`, for all claims of a set at once."""
 
-    def __init__(self, reading: Reading, vectors: Vectors, whole: bool, clause_vectors: np.ndarray | None) -> None:
+    def __init__(self, reading: Reading, whole: bool) -> None:
         said = reading.body if whole else tuple(w for lim in reading.limitations for w in lim)
         got = content(said)
-        self.stems = frozenset(s for _, s in got)
+        places, stems = zip(*got) if got else ((), ())
+        self.stems = frozenset(stems)
         order = list(dict.fromkeys(got))  # a word with two readings keeps its first
         seq = [s for i, (p, s) in enumerate(order) if i == 0 or order[i - 1][0] != p]
         grams = list(zip(seq, seq[1:], seq[2:]))
@@ -39,29 +42,27 @@ class _Read:
         # a model caught in a loop says the same run of words again and again within one claim
         self.self_repeat = 1 - len(self.trigrams) / len(grams) if grams else 0.0
         self.said = frozenset(said)
-        self.words = [said[p] for p in dict.fromkeys(p for p, _ in got)]
-        ids = vectors.ids(self.words)
-        self.word_ids = frozenset(ids)
-        self.vector = vectors.units([ids])[0]
-        self.clause_vectors = clause_vectors  # each limitation's content words, the same for both readings
-        self.by_stem = {s: said[p] for p, s in got}
+        self.words = list(map(said.__getitem__, dict.fromkeys(places)))
+        self.by_stem = dict(zip(stems, map(said.__getitem__, places)))
+        self.word_ids: frozenset[int] = frozenset()
+        self.vector: np.ndarray | None = None
+        self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
 
 
-def clause_vectors(reading: Reading, vectors: Vectors) -> np.ndarray | None:
-    """One vector of length 1 per limitation (its content words), None where no limitation has one."""
+def _clause_words(reading: Reading) -> list[list[str]]:
+    """The content words of each limitation that has one."""
     clauses = [[lim[p] for p in dict.fromkeys(p for p, _ in content(lim))] for lim in reading.limitations]
-    ids = [vectors.ids(c) for c in clauses if c]
-    return vectors.units(ids) if ids else None
+    return [c for c in clauses if c]
 
 
 class _Chain:
     """What the claims up one chain say together (siblings share their chain: read once for all of them)."""
 
-    def __init__(self, chain: tuple[int, ...], up: list[_Read]) -> None:
+    def __init__(self, chain: tuple[int, ...], up: list[_Read], unit_rows: np.ndarray) -> None:
         self.stems = frozenset().union(*(u.stems for u in up))
         self.trigrams = frozenset().union(*(u.trigrams for u in up))
         self.said = frozenset().union(*(u.said for u in up))
-        self.word_ids = list(frozenset().union(*(u.word_ids for u in up)))
+        self.word_rows = unit_rows[list(frozenset().union(*(u.word_ids for u in up)))]  # each word's, of length 1
         self.owners = [a for a, u in zip(chain, up) if u.clause_vectors is not None for _ in u.clause_vectors]
         self.clauses = np.concatenate([u.clause_vectors for u in up if u.clause_vectors is not None]) \
             if self.owners else None
@@ -74,34 +75,90 @@ class SetFeatures:
     def __init__(self, forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]],
                  vectors: Vectors) -> None:
         self.forest, self.readings, self.above, self.vectors = forest, readings, above, vectors
-        self.own: dict[int, _Read] = {}
-        self.whole: dict[int, _Read] = {}
-        self.clauses: dict[int, np.ndarray | None] = {}
         self.chains: dict[tuple[int, ...], _Chain] = {}
         # the claims citing one set of parents, in order (the first of each number): a claim's siblings
         self.by_parents: dict[tuple[int, ...], list[tuple[int, int]]] = {}
         for index, c in enumerate(forest.claims):
             if c.parents and forest.by_num.get(c.num) is c:
                 self.by_parents.setdefault(tuple(c.parents), []).append((index, c.num))
+        # every claim read once, each way it is compared: its own limitations (a dependent claim) and its whole text
+        # (a claim up some chain)
+        own = list(dict.fromkeys(c.num for c in forest.claims if c.parents and c.num in readings))
+        whole = list(dict.fromkeys(a for num in own for a in above.get(num, ()) if a in readings))
+        self.own = {num: _Read(readings[num], False) for num in own}
+        self.whole = {num: _Read(readings[num], True) for num in whole}
+        clauses = {num: _clause_words(readings[num]) for num in dict.fromkeys([*own, *whole])}
+        # then every word of the set looked up in one call and every vector summed in one numpy call, in the order
+        # the claims are read (:meth:`_reads`): a word's row is numbered where first met, and the matrix of the
+        # new_like_chain feature follows that numbering to the last bit
+        groups: list[tuple[_Read | None, int, list[str]]] = []
+        for r, num in self._reads(clauses):
+            if r is None:
+                groups += [(None, num, c) for c in clauses[num]]
+            else:
+                groups.append((r, num, r.words))
+        flat = vectors.ids([w for _, _, words in groups for w in words])
+        summed: list[list[int]] = []
+        of: list[_Read | int] = []  # what each summed vector is: a claim's own words, or one limitation of a claim
+        at = 0
+        for r, num, words in groups:
+            got = flat[at:at + len(words)]
+            at += len(words)
+            if r is not None:
+                r.word_ids = frozenset(got)
+            if r is None or r is self.own.get(num):
+                summed.append(got)
+                of.append(num if r is None else r)
+        got_clauses: dict[int, list[np.ndarray]] = {}
+        for who, unit in zip(of, vectors.units(summed)):
+            if isinstance(who, _Read):
+                who.vector = unit
+            else:
+                got_clauses.setdefault(who, []).append(unit)
+        for num, vs in got_clauses.items():
+            for r in (self.own.get(num), self.whole.get(num)):
+                if r is not None:
+                    r.clause_vectors = np.array(vs)
 
-    def _clauses(self, num: int) -> np.ndarray | None:
-        if num not in self.clauses:
-            self.clauses[num] = clause_vectors(self.readings[num], self.vectors)
-        return self.clauses[num]
+    def _reads(self, clauses: dict[int, list[list[str]]]):
+        """(a claim's :class:`_Read`, or None for its limitations, its number) in the order :meth:`features` reads
+        them for each dependent claim in turn: its limitations and own words; then, where there is something to
+        compare, each claim up its chain (limitations, whole text) and its siblings."""
+        done: set[tuple[str, int]] = set()
 
-    def _own(self, num: int) -> _Read:
-        if num not in self.own:
-            self.own[num] = _Read(self.readings[num], self.vectors, False, self._clauses(num))
-        return self.own[num]
+        def once(kind: str, num: int) -> bool:
+            new = (kind, num) not in done
+            done.add((kind, num))
+            return new
 
-    def _whole(self, num: int) -> _Read:
-        if num not in self.whole:
-            self.whole[num] = _Read(self.readings[num], self.vectors, True, self._clauses(num))
-        return self.whole[num]
+        def own(num: int):
+            if once("own", num):
+                if once("clauses", num):
+                    yield None, num
+                yield self.own[num], num
+
+        claims = self.forest.claims
+        first = [i for i, c in enumerate(claims) if c.parents and self.forest.by_num.get(c.num) is c]
+        rest = [i for i, c in enumerate(claims) if c.parents and self.forest.by_num.get(c.num) is not c]
+        for index in first + rest:  # a repeated number's later claims last, as only the training script reads them
+            num = claims[index].num
+            chain = tuple(a for a in self.above.get(num, ()) if a in self.readings)
+            if num not in self.own or not chain or self.readings[num].restates:
+                continue
+            yield from own(num)
+            if not self.own[num].stems or not clauses[num]:
+                continue
+            for a in chain:
+                if once("whole", a):
+                    if once("clauses", a):
+                        yield None, a
+                    yield self.whole[a], a
+            for sibling in self.siblings(index):
+                yield from own(sibling)
 
     def _chain(self, chain: tuple[int, ...]) -> _Chain:
         if chain not in self.chains:
-            self.chains[chain] = _Chain(chain, [self._whole(a) for a in chain])
+            self.chains[chain] = _Chain(chain, [self.whole[a] for a in chain], self.vectors.unit_rows)
         return self.chains[chain]
 
     def siblings(self, index: int) -> list[int]:
@@ -117,7 +174,7 @@ class SetFeatures:
         chain = tuple(a for a in self.above.get(claim.num, ()) if a in self.readings)
         if not chain or self.readings[claim.num].restates:
             return None
-        me = self._own(claim.num)
+        me = self.own[claim.num]
         if not me.stems or me.clause_vectors is None:
             return None
         up = self._chain(chain)
@@ -133,14 +190,14 @@ class SetFeatures:
         like = 1.0
         if new:
             like = 0.0
-            if up.word_ids:
+            if len(up.word_rows):
                 rows = self.vectors.unit_rows
-                sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ rows[up.word_ids].T
+                sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ up.word_rows.T
                 like = float(sims.max(1).mean())
         # the sibling read closest; siblings written on purpose differ in a word or two either way ("greater"
         # against "less", "away from" against "to"), so what it says that this claim does not counts too
         nums = self.siblings(index)
-        sibs = [self._own(num) for num in nums]
+        sibs = [self.own[num] for num in nums]
         new_sib, lost_sib, differ, cos_sib, tri_sib, best_sib = 1.0, 1.0, 1.0, 0.0, 0.0, None
         if sibs:
             cos = np.array([s.vector for s in sibs]) @ me.vector

@@ -36,19 +36,25 @@ class Vectors:
 
     def ids(self, words) -> list[int]:
         """The row of each word, read (the mean of its pieces) where first met."""
-        out = []
-        for word in words:
-            row = self.words.get(word)
-            if row is None:
-                row = self.words[word] = len(self.words)
-                if row == len(self.rows):  # full: twice the room
-                    self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
-                    self.unit_rows = np.concatenate([self.unit_rows, np.zeros_like(self.unit_rows)])
-                v = self.table[wordpieces(word, self.vocab, self.unknown)].mean(0)
-                n = float(np.sqrt(v @ v))
-                self.rows[row], self.unit_rows[row] = v, v / n if n else v
-            out.append(row)
-        return out
+        out = list(map(self.words.get, words))  # most words are met again: one lookup each
+        if None not in out:
+            return out
+        new = list(dict.fromkeys(w for w, row in zip(words, out) if row is None))  # numbered in the order met
+        start = len(self.words)
+        while start + len(new) > len(self.rows):  # full: twice the room
+            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+            self.unit_rows = np.concatenate([self.unit_rows, np.zeros_like(self.unit_rows)])
+        # an empty word (never a content word) reads as unknown, not as the mean of nothing
+        pieces = [wordpieces(word, self.vocab, self.unknown) or [self.unknown] for word in new]
+        counts = np.array([len(p) for p in pieces])
+        # each word's mean of its pieces, summed in one call (row by row, as mean(0) sums them) and divided in float32
+        means = np.add.reduceat(self.table[[i for p in pieces for i in p]], np.cumsum(counts) - counts)
+        means /= counts.astype(np.float32)[:, None]
+        for row, v in enumerate(means, start):
+            n = float(np.sqrt(v @ v))
+            self.rows[row], self.unit_rows[row] = v, v / n if n else v
+        self.words.update(zip(new, range(start, start + len(new))))
+        return list(map(self.words.get, words))
 
     def units(self, groups: list[list[int]]) -> np.ndarray:
         """The mean vector of each group of word rows, of length 1 (zeros for an empty group), one row per group."""
