@@ -77,19 +77,20 @@ def family(source: str) -> str:
     return "smollm2" if source.startswith("smollm2") else "spg" if source.startswith("spg") else source.split(":")[0]
 
 
-def _candidate_example(kind, split, source, forest: Forest, num: int, read: SetFeatures | None = None) -> Example:
+def _candidate_example(kind, split, source, forest: Forest, num: int, vectors: Vectors) -> Example:
     """The claim numbered ``num`` (the last of that number) read in ``forest``, with the rules' findings on it."""
     found = [f for f in lint(forest).findings if f.claim == num]
     rules = {f.rule for f in found}
     index = max(i for i, c in enumerate(forest.claims) if c.num == num)
-    read = read or SetFeatures(forest, read_claims(forest), ancestry(forest), VECTORS)
-    got = read.features(index) if forest.claims[index].parents else None
+    got = None
+    if forest.claims[index].parents:
+        got = SetFeatures(forest, read_claims(forest), ancestry(forest), vectors).features(index)
     return Example(kind, split, source, got[0] if got else None, repetition_hit=bool(rules & REPETITION_RULES),
                    flagged=bool(rules & FLAG_RULES) or any(f.rule == "antecedent" and f.severity == "warning"
                                                            for f in found))
 
 
-def llm_examples(corpora: list[tuple[Path, Path, Path]]) -> list[Example]:
+def llm_examples(corpora: list[tuple[Path, Path, Path]], vectors: Vectors) -> list[Example]:
     out, seen = [], set()
     for items_path, sheet_a, sheet_b in corpora:
         items = {row["id"]: row for _, row in jsonl_rows(items_path)}
@@ -99,7 +100,8 @@ def llm_examples(corpora: list[tuple[Path, Path, Path]]) -> list[Example]:
                 continue
             seen.add(i)
             item = items[i]
-            e = _candidate_example("llm", item["split"], item["source"], item_forest(item), item["claim"])
+            e = _candidate_example("llm", item["split"], item["source"], item_forest(item), item["claim"],
+                                   vectors)
             answers = {a[i]["repetition"], b[i]["repetition"]}
             e.label = 1 if answers == {"yes"} else 0 if answers <= {"no", "n/a"} else None
             e.error_free = a[i]["error_free"] == b[i]["error_free"] == "yes"
@@ -108,7 +110,7 @@ def llm_examples(corpora: list[tuple[Path, Path, Path]]) -> list[Example]:
     return out
 
 
-def written_examples(weight: float) -> list[Example]:
+def written_examples(weight: float, vectors: Vectors) -> list[Example]:
     documents = {r.id: r for r in shared_records()}
     out = []
     for path in WRITTEN:
@@ -122,13 +124,13 @@ def written_examples(weight: float) -> list[Example]:
             if len(candidate) != 1:
                 bad(f"{path} line {line_no}: the candidate does not read as one claim")
             e = _candidate_example("written", checker_split(row["id"]), path.name,
-                                   Forest.from_claims([*given, candidate[0]]), candidate[0].num)
+                                   Forest.from_claims([*given, candidate[0]]), candidate[0].num, vectors)
             e.label, e.error_free, e.weight = WRITTEN_LABELS[row["category"]], row["category"] == "error-free", weight
             out.append(e)
     return out
 
 
-def granted_examples() -> list[Example]:
+def granted_examples(vectors: Vectors) -> list[Example]:
     """Every dependent claim of the shared USPTO set (by its kind) and of Pap2Pat, as a clean example; with the
     number of claims per document (``tags['claims']`` on the first), for findings per claim."""
     out = []
@@ -138,7 +140,7 @@ def granted_examples() -> list[Example]:
         forest = record.claims
         readings, above = read_claims(forest), ancestry(forest)
         hit = {f.claim for f in check_redundancy(forest, readings, above)}
-        read = SetFeatures(forest, readings, above, VECTORS)
+        read = SetFeatures(forest, readings, above, vectors)
         split = checker_split(record.id)
         first = True
         for index, claim in enumerate(forest.claims):
@@ -172,7 +174,7 @@ def scores(examples: list[Example], model) -> np.ndarray:
     return np.where([e.x is not None for e in examples], model.predict_proba(x)[:, 1], -1.0)
 
 
-def exported(model: HistGradientBoostingClassifier, threshold: float) -> Reader:
+def exported(model: HistGradientBoostingClassifier, threshold: float, vectors: Vectors) -> Reader:
     """The trees as flat node arrays (spg.lint.meaning.reader.Reader), each tree's nodes after the ones before."""
     roots, feature, split, left, right, value = [], [], [], [], [], []
     for (tree,) in model._predictors:  # noqa: SLF001 - the fitted trees; scikit-learn has no public export
@@ -187,7 +189,7 @@ def exported(model: HistGradientBoostingClassifier, threshold: float) -> Reader:
             value.append(float(node["value"]))
     bias = float(np.ravel(model._baseline_prediction)[0])  # noqa: SLF001
     return Reader(tuple(roots), tuple(feature), tuple(split), tuple(left), tuple(right), tuple(value), bias, threshold,
-                  VECTORS)
+                  vectors)
 
 
 def granted_rate(examples, p, threshold, split, kind) -> tuple[int, int]:
@@ -280,17 +282,16 @@ def main() -> None:
     args = ap.parse_args()
     corpora = args.llm or [(ITEMS, SETS / f"llm_claims{batch}_labels_1.jsonl", SETS / f"llm_claims{batch}_labels_2.jsonl")
                            for batch in ("", "_batch2")]  # both labelled batches of the corpus
-    global VECTORS
     pieces, table = piece_vectors(args.work, 128)
     # what ships is float16: train on exactly that
-    VECTORS = Vectors(pieces, table[:, : args.dims].astype(np.float16))
-    examples = llm_examples(corpora) + written_examples(args.written_weight) + granted_examples()
+    vectors = Vectors(pieces, table[:, : args.dims].astype(np.float16))
+    examples = llm_examples(corpora, vectors) + written_examples(args.written_weight, vectors) + granted_examples(vectors)
     counts = Counter((e.kind, e.split, e.label) for e in examples if e.x is not None)
     print("examples read (kind, side, label):", dict(sorted(counts.items(), key=str)))
     settings = [(float(r), int(n)) for r, n in (x.split(":") for x in args.settings)]
     model, t, setting = train(examples, settings, args.granted_rate, args.granted_mass)
     p = scores(examples, model)
-    reader = exported(model, t)
+    reader = exported(model, t, vectors)
     readable = [e.x for e in examples if e.x is not None][:2000]
     assert np.allclose([reader.probability(x) for x in readable], model.predict_proba(np.array(readable))[:, 1])
     report = {"setting": setting, "threshold": t, "dev": measure(examples, p, t, "dev", "all generators"),
@@ -307,8 +308,6 @@ def main() -> None:
     if args.report:
         args.report.write_text(json.dumps(report, indent=1, default=int) + "\n", encoding="utf-8")
 
-
-VECTORS: Vectors
 
 
 if __name__ == "__main__":

@@ -136,12 +136,12 @@ def _no_cycle_collection() -> Iterator[None]:
     stays alive to the end and is hardly ever a cycle to free, so each full pass over the growing heap was wasted work
     (12-24 % of the CPU time of a 1 MB claim set, measured with gc.callbacks; peak memory unchanged). Only this
     command's one-set path: a corpus run reads on for hours, and ``spg serve`` keeps its collector."""
-    paused = gc.isenabled()
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if paused:
+        if was_enabled:
             gc.enable()
 
 

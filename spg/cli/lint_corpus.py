@@ -62,7 +62,8 @@ def lint_corpus_command(args: argparse.Namespace, suppressions: Suppressions) ->
         if out.resolve() == given or out.resolve() in given.parents or given in out.resolve().parents:
             raise InputError(f"{out}: is, holds or lies inside the input {given}; choose a folder apart from the "
                              "inputs for the output")
-    totals = lint_corpus(inputs, out, Checker(suppressions, args.antecedent, args.field, args.restatement), workers=args.workers,
+    checker = Checker(suppressions, args.antecedent, args.field, args.restatement)
+    totals = lint_corpus(inputs, out, checker, workers=args.workers,
                          batch_size=args.batch_size or BATCH_SIZE, engine=args.engine, address=args.ray_address)
     rates = write_report(out)
     bad = f", {totals.bad:,} bad records (rows with 'bad')" if totals.bad else ""

@@ -49,8 +49,6 @@ def rule_columns(restatement: str = "rules") -> dict[str, str]:
     return {rule: "n_" + rule.replace("-", "_") for rule in RULES if rule != "restatement" or restatement == "read"}
 
 
-RULE_COLUMNS = rule_columns()
-
 _KINDS = {"grant": "US grant", "application": "US application", "hupd": "US application", "ep": "EP"}
 KINDS = ("US grant", "US application", "EP", "other")
 

@@ -79,7 +79,7 @@ def _acts(clause: tuple[str, ...]) -> bool:
     """Whether a clause says something (a copula, a participle or gerund, a verb of having: "debugging the program",
     "the anolyte is a gel", "the body comprises a sleeve") rather than naming a thing a list may name twice ("the
     first, the second and the third treatment")."""
-    return any(w in COPULA or w in _SAME_VERB or w.endswith(("ing", "ed")) for w in clause)
+    return any(w in _RESTATED or w.endswith(("ing", "ed")) for w in clause)
 
 
 def _named(clause: tuple[str, ...]) -> bool:
@@ -113,7 +113,7 @@ def _joined(said: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tu
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
         return out
     # whether the words before and after each "and" say something, from the first and last word that does
-    acting = [k for k, w in enumerate(said) if w in _RESTATED or w.endswith(("ing", "ed"))]  # _acts((w,)), inline
+    acting = [k for k, w in enumerate(said) if w in _RESTATED or w.endswith(("ing", "ed"))]  # _acts per word
     if not acting:
         return out
     # the clause _restated, and where each of its words stands in ``said``: each half's shape without making it

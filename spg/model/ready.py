@@ -16,7 +16,8 @@ asked for through :class:`ReadyForms`, and any other model's ONNX export through
 (spg.model.runtime) call these, nothing else builds into the cache.
 
 Only artefacts on the embedded backbone have a ready form (the description says so:
-spg.model.config.ModelSource.has_ready_forms): it is what a laptop runs, and 0.5 GB in float32. Any other base (a hub name or a local folder, an 8B model say) loads the long way rather than be copied into the cache.
+spg.model.config.ModelSource.has_ready_forms): it is what a laptop runs, and 0.5 GB in float32. Any other base (a
+hub name or a local folder, an 8B model say) loads the long way rather than be copied into the cache.
 """
 
 from __future__ import annotations

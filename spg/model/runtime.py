@@ -94,7 +94,7 @@ def load_model(source: ModelSource, runtime: str = "auto", *, onnx_weights: str 
                 spg.lm.merge_adapter()
             return Loaded.of(spg)
         lm, tokenizer = spg.merge_and_unload(), spg.tokenizer
-    elif chosen == "torch" or not ready:  # one causal LM read as it is: an artefact's ready merged copy, or a chat model
+    elif chosen == "torch" or not ready:  # one causal LM as it is: an artefact's ready merged copy, or a chat model
         model = ready_forms(source, torch_dtype).merged() if ready else source.name
         lm, tokenizer = load_backbone(str(model), torch_dtype)
         lm = lm.to(where)
@@ -108,7 +108,8 @@ def load_model(source: ModelSource, runtime: str = "auto", *, onnx_weights: str 
         # both configs read as the files they are: from_pretrained on the generic config class warns that a llama
         # config is not one of its own
         generation = GenerationConfig.from_dict(json.loads((merged / "generation_config.json").read_text()))
-        lm = OnnxCausalLM(PretrainedConfig.from_json_file(str(merged / "config.json")), forms.onnx(onnx_weights), generation)
+        config = PretrainedConfig.from_json_file(str(merged / "config.json"))
+        lm = OnnxCausalLM(config, forms.onnx(onnx_weights), generation)
         tokenizer = shared_tokenizer(source.tokenizer)  # the one `spg generate` read to check the prompt
     if chosen == "onnx" and not ready:  # resolve_runtime made sure that this is float32 on the CPU
         lm = exported_lm(source, lm, tokenizer)

@@ -7,7 +7,7 @@ and its earlier siblings and says whether it adds nothing new in other words, as
   WordPiece, the model2vec method), loaded with numpy alone;
 * :mod:`spg.lint.meaning.features`: the few numbers a decision reads (shared content words, best cosine against a
   chain clause or a sibling, shared word runs, how alike the new words are to the chain's);
-* :mod:`spg.lint.meaning.reader`: the trained logistic regression, its threshold, and the ``restatement`` findings.
+* :mod:`spg.lint.meaning.reader`: the trained boosted trees, their threshold, and the ``restatement`` findings.
 
 What it was trained on and its figures: ``spg/pretrained/restatement-reader/README.md``;
 ``benchmarks/train_restatement_reader.py`` rebuilds it.
