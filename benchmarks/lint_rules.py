@@ -13,6 +13,8 @@ Printed, by document kind (US grants, US applications, EP):
   claims were dropped is left out), each listed by document and claim so that it can be read: on US documents
   every one is a real defect of the published text (docs/lint.md).
 * **description-support warnings** per claim against each record's own description, and **112(f)** info per claim.
+* **restatement and preamble rules per unmodified claim** (issue 43's bound: 0.01 each), by kind and side of
+  ``spg.data.checker_split`` (the test side is what counts; train and dev are where rules were tuned).
 * **claims/s** in process: what ``spg lint`` computed before these rules (structure, antecedent basis), the whole
   pipeline (``spg.lint.lint``: every check, suppressions) without and with the description, and with parsing the
   flat text too; min-max of ``--repeat`` alternated runs.
@@ -29,6 +31,7 @@ from collections import Counter, defaultdict
 
 from common import shared_records
 
+from spg.data import checker_split
 from spg.forest import Forest
 from spg.lint import find_all, lint
 from spg.metrics.antecedent import unsupported_references
@@ -38,6 +41,7 @@ KINDS = {"grant": "US grants", "application": "US applications", "ep": "EP"}
 STRUCTURE = {"empty", "no-independent", "duplicate-number", "bad-number", "missing-number", "unnumbered-claim", "out-of-order",
              "self-reference", "missing-parent", "forward-reference", "broken-parent", "unread-citation"}
 STATUTE = {"multiple-dependency-cumulative", "multiple-dependent-basis"}
+MEANING = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "preamble-mismatch")
 
 
 def single_citations(forest: Forest) -> dict[int, tuple[int, int, int]]:
@@ -224,6 +228,15 @@ def main() -> None:
         by_doc[doc].append(f"{claim}: {rule}")
     for doc, found_in_doc in by_doc.items():
         print(f"  {doc}  " + ", ".join(found_in_doc))
+
+    print("\nper unmodified claim, by side of checker_split: " + ", ".join(MEANING))
+    for kind, name in KINDS.items():
+        for side in ("train", "dev", "test"):
+            group = [r for r in records if r.fields.get("kind") == kind and checker_split(r.id) == side]
+            claims = sum(len(r.claims) for r in group)
+            rules = Counter(f.rule for r in group for f in find_all(r.claims))
+            print(f"  {name:15s} {side:5s} {claims:5d} claims  "
+                  + "  ".join(f"{rules[rule] / max(claims, 1):.4f}" for rule in MEANING))
 
     if args.sample:
         print_sample([r for r in records if r.fields.get("kind") == "grant"], args.sample, args.seed)
