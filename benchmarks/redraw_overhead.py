@@ -1,9 +1,9 @@
 """What the checker in the loop costs the main job's decoding: ``redraws: 0`` (off) against the default, alternated.
 
 One process loads the main job's generator once (shipped model, its default runtime and settings, ``--max-new-tokens``)
-and decodes the example description ``--repeats`` times each way, seed 0, counting the model's forwards; it prints
-both times, the ratio per pair, and what each run printed (claims, redraws, whether the budget of redraws ran out).
-Start-up is not timed: it is the same with and without the checker.
+and decodes the example description ``--repeats`` times each way, seed 0, counting the model's forwards and timing
+the checker's own lint calls; it prints both times, the ratio per pair, and what each run printed (claims, redraws,
+whether the budget of redraws ran out). Start-up is not timed: it is the same with and without the checker.
 
 ``--whole-process`` times what the user waits for instead: the README's main job (``spg generate --max-new-tokens
 256``) as fresh processes, checker off (a config with ``redraws: 0`` and ``block_repeated_limitations: false``)
@@ -63,18 +63,31 @@ def main() -> None:
         sides["on, reader"] = dataclasses.replace(base, restatement="read")
     times: dict[str, list[float]] = {side: [] for side in sides}
     claims: dict[str, str] = {}
+    checking = [0.0, 0]  # seconds in the checker's lint and its calls, per run
+
+    def timed(findings):
+        def run(forest):
+            start = time.perf_counter()
+            try:
+                return findings(forest)
+            finally:
+                checking[0] += time.perf_counter() - start
+                checking[1] += 1
+        return run
+
     for _ in range(args.repeats):
         for side, settings in sides.items():
-            generator.settings, generator.check = settings, ClaimCheck.reading(settings.restatement)
+            check = ClaimCheck.reading(settings.restatement)
+            generator.settings, generator.check = settings, dataclasses.replace(check, findings=timed(check.findings))
             torch.manual_seed(config.seed)
-            forwards[0] = 0
+            forwards[0], checking[:] = 0, [0.0, 0]
             start = time.perf_counter()
             (result,) = generator([doc])
             times[side].append(time.perf_counter() - start)
             claims[side] = result["claims_text"]
             print(f"checker {side} (redraws {settings.redraws}): {times[side][-1]:.2f} s, {forwards[0]} forwards, "
                   f"{len(result['forest'])} claims, {result['redraws']} redrawn, budget ran out: "
-                  f"{result['ended_by_checker']}", flush=True)
+                  f"{result['ended_by_checker']}; its lint {checking[0]:.3f} s in {checking[1]} calls", flush=True)
     report(times)
     if args.reader:
         print("claims with the reader the same as with the rules alone:", claims["on, reader"] == claims["on"])

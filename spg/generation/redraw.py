@@ -6,9 +6,9 @@ lint`` reads them, parents from the pointer for SPG models). A claim with a bloc
 ``error`` among ``spg.forest`` diagnostics) is rolled back to its start, just after the last good claim, and drawn
 again (:func:`settle`); each redraw is sampled at ``redraw_temperature`` with a key derived from the document (its
 prompt's tokens), the claim's place and the attempt (:func:`redraw_key`), so greedy and seeded runs stay
-deterministic. Redraws are bounded per document by ``redraws``
-(claims redrawn) and ``redraw_tokens`` (tokens of rejected claims); when either is spent the claim set ends at its
-last good claim, as whole claims only (spg.generation.whole_claims).
+deterministic. Redraws are bounded per document by ``redraws`` (claims redrawn) and ``redraw_tokens`` (tokens of
+rejected claims); when either is spent the claim set ends at its last good claim, as whole claims only
+(spg.generation.whole_claims).
 
 Claims the checker has passed stay good: a later claim is judged on the forest with it added, and the accepted claims
 never draw a blocking finding (the check ran on each prefix), so any blocking finding belongs to the new claim.
