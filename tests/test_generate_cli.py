@@ -18,6 +18,7 @@ from spg.cli.generate import CLAIM_WIDTH, claim_lines, print_forest
 from spg.docx import read_docx
 from spg.errors import InputError
 from spg.forest import Claim, Forest
+from spg.generation.generator import forest_json
 from spg.generation.pointer_decode import Generated
 from spg.generation.runner import finished_ids
 from spg.linearize import DEP, DEP_END, EOT, IND, IND_END
@@ -104,6 +105,55 @@ def test_a_claim_set_the_checker_ended_says_so(capsys):
     print_forest(result)
     out = capsys.readouterr().out
     assert "the checker ended the claim set after claim 1" in out and "`redraws`" in out
+
+
+def test_with_the_reader_the_printed_lint_is_spg_lint_restatement_read_on_the_same_claims(tmp_path, capsys):
+    from test_lint_meaning import RESTATED
+
+    forest = parse_claims(RESTATED)
+    result = {"id": "d", "mode": "zero-shot", "new_tokens": 9, "raw": RESTATED, "valid": None,
+              "forest": forest_json(forest)}
+    path = tmp_path / "claims.txt"
+    path.write_text(RESTATED, encoding="utf-8")
+    printed = {}
+    for mode in ("rules", "read"):
+        print_forest(result, restatement=mode)
+        printed[mode] = capsys.readouterr().out.split("\n\n", 1)[1]  # after the claims in full
+        assert main(["lint", "--no-config", "--restatement", mode, str(path)]) == 0
+        assert printed[mode] == capsys.readouterr().out
+    assert "[restatement]" in printed["read"] and "[restatement]" not in printed["rules"]
+
+
+def test_the_restatement_flag_and_key_reach_the_checker_and_the_printed_lint(models, tmp_path, monkeypatch, capsys):
+    import spg.cli.generate as generate_cli
+    from spg.generation.redraw import ClaimCheck
+
+    modes = {}
+    reading, printing = ClaimCheck.reading.__func__, generate_cli.print_forest
+    monkeypatch.setattr(ClaimCheck, "reading", classmethod(
+        lambda cls, mode="rules": modes.setdefault("checker", mode) and reading(cls, mode)))
+    monkeypatch.setattr(generate_cli, "print_forest", lambda result, description=None, restatement="rules": (
+        modes.setdefault("printed", restatement), printing(result, description, restatement)))
+    text = tmp_path / "stool.txt"
+    text.write_text("A folding stool with a gravity lock.")
+    config = tmp_path / "read.yaml"
+    config.write_text("restatement: read\n")
+    command = ["generate", "--model", str(models["spg"]), "--input", str(text), "--max-new-tokens", "8",
+               "--no-progress"]
+    for flags, mode in (([], "rules"), (["--config", str(config)], "read"), (["--config", str(config),
+                        "--restatement", "rules"], "rules"), (["--restatement", "read"], "read")):
+        modes.clear()
+        assert main([*command, *flags]) == 0
+        assert modes == {"checker": mode, "printed": mode}, flags
+    capsys.readouterr()
+
+
+def test_a_bad_restatement_value_names_the_file_and_the_key(tmp_path, capsys):
+    config = tmp_path / "gen.yaml"
+    config.write_text("restatement: reader\n")
+    assert main(["generate", "--config", str(config), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "gen.yaml" in err and "restatement must be one of rules, read, got 'reader'" in err
 
 
 def test_constrained_decoding_is_refused_for_a_zero_shot_model(models, tmp_path, capsys):

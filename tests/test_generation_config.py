@@ -17,6 +17,7 @@ def test_every_decode_setting_is_a_documented_generate_key_that_reaches_the_deco
                "cache_implementation": "dynamic", "compile": False, "merge_adapters": False, "defer_stop_check": False,
                "runtime": "torch", "prompt_lookup_tokens": 4, "onnx_weights": "blocks", "redraws": 2,
                "redraw_tokens": 50, "redraw_temperature": 0.9, "redraw_stop_at": "limitation",
+               "restatement": "read",
                "block_repeated_limitations": False, "deterministic": True}
     assert set(changed) == {f.name for f in dataclasses.fields(DecodeSettings)}, "a new option: add it here too"
     config = load_config(GenerateConfig, values=("test", changed))

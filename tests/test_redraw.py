@@ -10,6 +10,7 @@ import random
 
 import pytest
 import torch
+from test_lint_meaning import NARROWED, RESTATED
 from tiny import tiny_llama, tiny_tokenizer
 
 from spg.config import Invalid
@@ -17,14 +18,16 @@ from spg.forest import Claim, Forest
 from spg.generation.config import DecodeSettings
 from spg.generation.generator import ClaimGenerator
 from spg.generation.prompts import ZERO_SHOT_INSTRUCTION
-from spg.generation.redraw import REDRAW_RULES, ClaimCheck
+from spg.generation.redraw import READ_RULES, REDRAW_RULES, ClaimCheck
 from spg.generation.repetition import NoRepeatedLimitation
 from spg.generation.runner import Document
 from spg.linearize import parse_tagged
 from spg.lint import Finding
+from spg.lint.meaning import reader
 from spg.lint.rules import RULES
 from spg.model.batch import INSTRUCTION
 from spg.model.spg_model import SPGConfig, SPGModel
+from spg.parse import parse_claims
 
 DOCS = [Document("d1", "A chair with four legs and a seat."), Document("d2", "A lamp with a shade.")]
 
@@ -193,6 +196,46 @@ def test_structure_errors_and_the_drafting_rules_block_a_claim():
     assert set(RULES) >= REDRAW_RULES  # each id the checker blocks is a rule spg lint reports
 
 
+def test_with_the_reader_a_claim_it_reads_as_a_restatement_is_blocked_and_the_reader_is_loaded_once():
+    # the shipped reader on a real restatement in other words that the word rules miss (tests/test_lint_meaning.py)
+    read, rules = ClaimCheck.reading("read"), ClaimCheck.reading("rules")
+    assert rules == ClaimCheck() and set(RULES) >= READ_RULES and not READ_RULES & rules.rules
+    restated, narrowed = parse_claims(RESTATED), parse_claims(NARROWED)
+    assert rules.blocking(restated) == [] and read.blocking(narrowed) == []
+    assert [(f.rule, f.claim) for f in read.blocking(restated)] == [("restatement", 4)]
+    loads = reader.shipped_reader.cache_info().misses
+    for _ in range(3):
+        assert read.blocking(restated) and not read.blocking(narrowed)
+    assert reader.shipped_reader.cache_info().misses == loads == 1
+    # read at the claim's end only: a claim cut short may restate what its end would add to
+    assert not READ_RULES & (read.partial_rules | read.phrase_rules)
+
+
+def test_the_generators_checker_reads_restatement_as_its_settings_say(spg, monkeypatch):
+    """A claim the reader flags is redrawn under ``restatement: read`` and printed under ``rules`` (the reader's
+    findings injected: claims holding chosen characters, which a random model writes often enough)."""
+    chars = first_claim_chars(generate(spg, None, redraws=0))
+    read_claims = []
+
+    def flags(forest, readings, above, found, reader=None):
+        read_claims.extend(c.num for c in forest.claims)
+        return [Finding("restatement", "warning", c.num, "injected") for c in forest.claims
+                if any(ch in c.text for ch in chars)]
+
+    monkeypatch.setattr(reader, "restatement_findings", flags)
+    held = {}
+    for mode in ("rules", "read"):
+        torch.manual_seed(0)
+        results = generate(spg, None, restatement=mode)
+        held[mode] = [c for r in results for c in r["forest"] if any(ch in c["text"] for ch in chars)]
+        assert all(r["valid"] for r in results)
+        if mode == "rules":
+            assert held[mode] and not read_claims  # the reader is not even asked
+        else:
+            assert read_claims and all(r["redraws"] >= 1 for r in results)
+    assert held["rules"] and not held["read"]
+
+
 def reference_bans(g: list[int], sep: int, skip: int, bound: int, min_tokens: int = 4) -> set[int]:
     """NoRepeatedLimitation read plainly: the last token of each earlier limitation of the current claim that the
     limitation being written copies up to that token."""
@@ -258,6 +301,8 @@ def test_redraw_settings_are_checked():
         DecodeSettings(redraw_temperature=0).check()
     with pytest.raises(Invalid, match="redraw_stop_at"):
         DecodeSettings(redraw_stop_at="word").check()
+    with pytest.raises(Invalid, match="restatement"):
+        DecodeSettings(restatement="reader").check()
     DecodeSettings(redraws=0, redraw_tokens=0).check()
 
 

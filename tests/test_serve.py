@@ -24,7 +24,7 @@ import torch  # noqa: E402
 from tiny import tiny_tokenizer  # noqa: E402
 
 from spg.forest import Forest  # noqa: E402
-from spg.generation.config import GenerateConfig  # noqa: E402
+from spg.generation.config import DecodeSettings, GenerateConfig  # noqa: E402
 from spg.generation.generator import forest_json  # noqa: E402
 from spg.generation.streaming import ClaimStreamer  # noqa: E402
 from spg.parse import parse_claims  # noqa: E402
@@ -300,18 +300,18 @@ class ScriptedGenerator:
 
     mode = "zero-shot"
 
-    def __init__(self, gate: threading.Event | None = None):
+    def __init__(self, gate: threading.Event | None = None, text: str = CLAIM_TEXT):
         self.tokenizer = tiny_tokenizer()
-        self.gate = gate
+        self.gate, self.text = gate, text
 
     def __call__(self, docs, streamer=None):
         if self.gate is not None:
             assert self.gate.wait(30)
-        ids = self.tokenizer.encode(CLAIM_TEXT, add_special_tokens=False)
+        ids = self.tokenizer.encode(self.text, add_special_tokens=False)
         streamer.put(torch.tensor([[1, 2, 3]]))  # the prompt
         for start in range(0, len(ids), 5):
             streamer.put(torch.tensor(ids[start : start + 5]))
-        forest = parse_claims(CLAIM_TEXT)
+        forest = parse_claims(self.text)
         return [{"id": docs[0].id, "claims_text": render(forest), "forest": forest_json(forest), "new_tokens": len(ids),
                  "cut_by_budget": ""}]
 
@@ -555,6 +555,29 @@ def test_the_restatement_setting_gives_the_checks_what_spg_lint_gives_with_it(tm
         checked = client.post("/api/lint", json={"text": RESTATED}).json()["findings"]
         rules[mode] = [(f["rule"], f["claim"]) for f in checked if f["rule"] == "restatement"]
     assert rules == {"rules": [], "read": [("restatement", 4)]}
+
+
+def test_the_restatement_setting_reaches_the_drafts_as_spg_generate_takes_it(tmp_path):
+    """spg serve --restatement (or the --config key; the flag wins) sets the drafts' restatement as spg generate's:
+    the checker in the loop reads the draft so (the generator's settings) and so does the report of each draft."""
+    from test_lint_meaning import RESTATED
+
+    from spg.cli import build_parser
+    from spg.cli.serve import _generate_config
+
+    config = tmp_path / "read.yaml"
+    config.write_text("restatement: read\n")
+    for flags, mode in (([], "rules"), (["--config", str(config)], "read"),
+                        (["--config", str(config), "--restatement", "rules"], "rules"), (["--restatement", "read"], "read")):
+        assert _generate_config(build_parser().parse_args(["serve", *flags])).decode.restatement == mode, flags
+    found = {}
+    for mode in ("rules", "read"):
+        drafter = Drafter(GenerateConfig(decode=DecodeSettings(restatement=mode)),
+                          load=lambda config: ScriptedGenerator(text=RESTATED))
+        with app_client(tmp_path, drafter).stream("POST", "/api/draft", json={"description": "A composition."}) as r:
+            events = events_of(r)
+        found[mode] = ["restatement reader, score" in d["html"] for n, d in events if n in ("claim", "done")]
+    assert found == {"rules": [False] * 5, "read": [False] * 3 + [True] * 2}
 
 
 @pytest.mark.parametrize("layout", ["numbered", "auto", "after-description", "table", "tracked"])

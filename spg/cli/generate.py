@@ -23,6 +23,7 @@ from spg.docx import claims_docx
 from spg.errors import InputError, shown
 from spg.files import check_append_target, check_destination, write_docx
 from spg.forest import Forest
+from spg.lint.check import RESTATEMENT_MODES
 
 if TYPE_CHECKING:  # imported by the handlers only: it pulls in torch
     from spg.generation.config import GenerateConfig
@@ -75,6 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--boundary-temperature", type=float,
                    help="sample the token after each claim's end (another claim, a new tree, or the end) at this "
                         "temperature; the text keeps --temperature (not in the paper; docs/generation.md)")
+    p.add_argument("--restatement", choices=RESTATEMENT_MODES,
+                   help="as spg lint --restatement: rules (default), or read: the learned restatement reader also "
+                        "reads each claim, the checker redraws one it flags, and the lint printed at the end is spg "
+                        "lint --restatement read's (config key restatement; docs/generation.md)")
     p.add_argument("--batch-size", type=int, help="documents decoded together (default: 4 on the CPU, 16 on a GPU)")
     p.add_argument("--sort-by-length", action=argparse.BooleanOptionalAction, default=None,
                    help="decode the longest prompts first, so each batch pads less and a GPU's compiled step is reused; "
@@ -171,15 +176,15 @@ def claim_lines(forest) -> list[str]:
                           break_long_words=False, break_on_hyphens=False) for c in forest.claims]
 
 
-def print_forest(result: dict, description: str | None = None) -> None:
-    """The document's claims in full, then what ``spg lint --no-config --description`` prints for them (the
-    description check included, where ``description`` is given)."""
+def print_forest(result: dict, description: str | None = None, restatement: str = "rules") -> None:
+    """The document's claims in full, then what ``spg lint --no-config --description --restatement`` prints for them
+    (the description check included, where ``description`` is given; restatement read as the checker read it)."""
     from spg.lint import lint_lines
 
     forest = Forest.from_rows(result["forest"])
     print(f"== {result['id']} ({result['mode']}, {result['new_tokens']} new tokens)")
     if forest.claims:
-        print("\n".join([*claim_lines(forest), "", *lint_lines(forest, description)]))
+        print("\n".join([*claim_lines(forest), "", *lint_lines(forest, description, restatement)]))
     else:
         print("no claims found in the output:")
         print(result["raw"][:500])
@@ -282,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
                   f"(in {shown(job.target)}) or not at all", file=sys.stderr)
     descriptions = {d.id: d.description for d in reversed(docs)}  # a repeated id: the first one, the one drafted
     for result in summary.results[:SHOW_AT_MOST]:
-        print_forest(result, descriptions[result["id"]])
+        print_forest(result, descriptions[result["id"]], config.decode.restatement)
     if len(summary.results) > SHOW_AT_MOST:
         print(f"… {len(summary.results) - SHOW_AT_MOST} more documents" + (f" in {job.output}" if job.output else ""))
     return 1 if summary.bad or skipped or no_claims else 0

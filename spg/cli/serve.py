@@ -43,9 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"this folder or above, else ./{CONFIG_NAME}); spg writes only a new file or one it wrote")
     p.add_argument("--max-upload-mb", type=float, default=10.0,
                    help="largest request the app takes: an uploaded file, pasted claims (default 10)")
-    p.add_argument("--restatement", choices=RESTATEMENT_MODES, default="rules",
+    p.add_argument("--restatement", choices=RESTATEMENT_MODES,
                    help="as spg lint --restatement: rules (default) or read, which adds the learned restatement "
-                        "reader's warnings to every check (docs/lint.md, 'The restatement reader')")
+                        "reader's warnings to every check, and has the drafts' checker redraw a claim it flags, as "
+                        "spg generate --restatement (docs/lint.md, 'The restatement reader'; config key restatement)")
     p.add_argument("--check-seconds", type=float, default=60.0,
                    help="longest one check may run, in a worker process of its own; past it the page gets one line "
                         "saying so (default 60); a check whose page left is stopped at once")
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from spg.serve.drafter import Drafter
 
     settings = Settings(int(args.max_upload_mb * 2**20), suppression_file, args.host, args.check_seconds,
-                        args.restatement)
+                        config.decode.restatement)
     drafter = Drafter(config)
     app = build_app(settings, drafter)  # reads the suppression file: a malformed one is bad input, now
     sock = _listen(args.host, args.port)

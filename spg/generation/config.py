@@ -82,6 +82,10 @@ class DecodeSettings:
     # as no claim that passes draws one of those findings part-way, and ``redraw_tokens`` does not bind (a claim
     # stopped early spends less of it) (docs/generation.md, "Checker in the loop").
     redraw_stop_at: str = "phrase"
+    # How the checker in the loop and the lint printed after each draft read restatement, as ``spg lint
+    # --restatement``: "rules", the word rules alone; "read", the learned restatement reader too, whose finding then
+    # blocks a claim as not-further-limiting does (spg.generation.redraw.READ_RULES; docs/generation.md).
+    restatement: str = "rules"
     # While decoding, the token that would complete a word-for-word copy of an earlier limitation (the text between
     # two semicolons or colons) of the same claim is banned (spg.generation.repetition.NoRepeatedLimitation).
     block_repeated_limitations: bool = True
@@ -121,6 +125,9 @@ class DecodeSettings:
         if not self.redraw_temperature > 0:
             raise Invalid("redraw_temperature", f"must be above 0, got {self.redraw_temperature}")
         one_of("redraw_stop_at", self.redraw_stop_at, REDRAW_STOPS)
+        from spg.lint.check import RESTATEMENT_MODES  # here, not above: importing spg.lint costs 0.3 s
+
+        one_of("restatement", self.restatement, RESTATEMENT_MODES)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,9 @@ class ClaimGenerator:
     spg: SPGModel | None = None
     constrained: bool = False
     truncation_side: str = "right"  # which end of a long description is cut (SPG models: as in training)
-    check: ClaimCheck = ClaimCheck()  # the checker in the loop, on while settings.redraws > 0 (spg.generation.redraw)
+    # the checker in the loop, on while settings.redraws > 0 (spg.generation.redraw); None: spg lint's checks in
+    # settings.restatement's mode
+    check: ClaimCheck | None = None
     # Prompts tokenised by prompt_length, until the batch that decodes them takes them: a long description is then
     # tokenised once per run, not once to sort and again to decode (int32 arrays: ~28 kB per 7k-token prompt).
     _measured: dict[Document, array] = field(default_factory=dict, init=False, repr=False)
@@ -131,6 +133,8 @@ class ClaimGenerator:
             raise ValueError(f"constrained decoding needs a tagged SPG model, not a {self.mode} one")
         vocab = self.lm.get_output_embeddings().weight.shape[0]
         self.grammar = StructureGrammar.from_tokenizer(self.tokenizer, vocab) if self.constrained else None
+        if self.check is None:
+            self.check = ClaimCheck.reading(self.settings.restatement)
 
     def prompt(self, doc: Document) -> list[int]:
         measured = self._measured.pop(doc, None)

@@ -2,12 +2,13 @@
 
 As each claim closes, :class:`ClaimCheck` lints the forest of the claims so far (``spg.lint.find_all``, as ``spg
 lint`` reads them, parents from the pointer for SPG models). A claim with a blocking finding (a rule of
-:data:`REDRAW_RULES`, or a structure error: severity ``error`` among ``spg.forest`` diagnostics) is rolled back to its
-start, just after the last good claim, and drawn again (:func:`settle`); each redraw is sampled at
-``redraw_temperature`` with a key derived from the document (its prompt's tokens), the claim's place and the attempt
-(:func:`redraw_key`), so greedy and seeded runs stay deterministic. Redraws are bounded per document by ``redraws``
-(claims redrawn) and ``redraw_tokens`` (tokens of rejected claims); when either is spent the claim set ends at its
-last good claim, as whole claims only (spg.generation.whole_claims).
+:data:`REDRAW_RULES`, with ``restatement: read`` those of :data:`READ_RULES` too, or a structure error: severity
+``error`` among ``spg.forest`` diagnostics) is rolled back to its start, just after the last good claim, and drawn
+again (:func:`settle`); each redraw is sampled at ``redraw_temperature`` with a key derived from the document (its
+prompt's tokens), the claim's place and the attempt (:func:`redraw_key`), so greedy and seeded runs stay
+deterministic. Redraws are bounded per document by ``redraws`` (claims redrawn) and ``redraw_tokens`` (tokens of
+rejected claims); when either is spent the claim set ends at its last good claim, as whole claims only
+(spg.generation.whole_claims).
 
 Claims the checker has passed stay good: a later claim is judged on the forest with it added, and the accepted claims
 never draw a blocking finding (the check ran on each prefix), so any blocking finding belongs to the new claim.
@@ -58,6 +59,10 @@ PARTIAL_RULES = frozenset({"repeated-limitation", "multiple-introduction"})
 # benchmarks/investigations/partial_checks.py: on the train and dev sides' granted US and EP claims (1,921 claims)
 # no claim that passes drew either at a phrase's end; docs/generation.md, "Checker in the loop".
 PHRASE_RULES = frozenset({"multiple-introduction", "contradicts-parent"})
+# With ``restatement: read`` (spg lint --restatement read), also the restatement reader's finding: a dependent claim it
+# reads as saying again, in other words, what its chain or an earlier sibling says (a not-further-limiting claim the
+# word rules miss). Read at the claim's end only: a claim cut short may restate what its end would add to.
+READ_RULES = frozenset({"restatement"})
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,14 @@ class ClaimCheck:
     rules: frozenset[str] = REDRAW_RULES
     partial_rules: frozenset[str] = PARTIAL_RULES
     phrase_rules: frozenset[str] = PHRASE_RULES
+
+    @classmethod
+    def reading(cls, restatement: str = "rules") -> ClaimCheck:
+        """spg lint's checks as ``spg lint --restatement`` runs them (spg.lint.check.RESTATEMENT_MODES): with ``read`` the
+        shipped reader (loaded once per process) reads each claim too, and its finding blocks the claim."""
+        if restatement == "rules":
+            return cls()
+        return cls(functools.partial(find_all, restatement=restatement), REDRAW_RULES | READ_RULES)
 
     def blocking(self, forest: Forest) -> list[Finding]:
         structure = {d.code for d in forest.diagnostics() if d.severity == "error"}

@@ -67,11 +67,11 @@ def report_lines(result: LintResult) -> list[str]:
             summary_line(result)]
 
 
-def lint_lines(forest: Forest, description: str | None = None) -> list[str]:
+def lint_lines(forest: Forest, description: str | None = None, restatement: str = "rules") -> list[str]:
     """:func:`report_lines` of a claim set linted with no suppressions, against ``description`` when given (``spg
-    generate`` prints this after each document, with the document's description: ``spg lint --no-config
-    --description``)."""
-    return report_lines(lint(forest, description))
+    generate`` prints this after each document, with the document's description and its restatement mode: ``spg
+    lint --no-config --description --restatement``)."""
+    return report_lines(lint(forest, description, restatement=restatement))
 
 
 def report_json(result: LintResult, paragraphs: dict[int, int] | None = None) -> dict:

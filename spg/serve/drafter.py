@@ -154,6 +154,7 @@ class Drafter:
             job.emit("loading", {"model": self.model})
             self._generator = self._load(self.config)
         generator = self._generator
+        restatement = self.config.decode.restatement  # as the checker in the loop reads the draft's claims
         job.emit("started", {"model": self.model, "mode": generator.mode})
         start = time.perf_counter()
         first: list[float] = []
@@ -162,7 +163,7 @@ class Drafter:
             seconds = time.perf_counter() - start
             first[:1] = first[:1] or [seconds]
             job.emit("claim", {"claims": len(forest.claims), "seconds": round(seconds, 3),
-                               "html": render_body(lint(forest, job.description), job.name)})
+                               "html": render_body(lint(forest, job.description, restatement=restatement), job.name)})
 
         class Streamer(ClaimStreamer):
             def put(self, value) -> None:
@@ -178,7 +179,7 @@ class Drafter:
             "claims_text": result["claims_text"], "forest": result["forest"], "new_tokens": result["new_tokens"],
             "cut_by_budget": result["cut_by_budget"], "seconds": round(time.perf_counter() - start, 3),
             "first_claim_seconds": round(first[0], 3) if first else None,
-            "html": render_body(lint(forest, job.description), job.name),
+            "html": render_body(lint(forest, job.description, restatement=restatement), job.name),
         })
 
 
