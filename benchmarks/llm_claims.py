@@ -4,18 +4,23 @@ Every item is one claim a language model wrote, in the claim set it sits in (ben
 "LLM claims"): the HUPD-DCG sample's eight systems, PatClaimEval's generated first claims, the embedded
 SmolLM2-135M-Instruct zero-shot (whole claim sets, and next claims after claims 1..k of a real document) and the
 shipped SPG model with the checker off, on documents of every side of ``spg.data.checker_split``; a second batch
-(``--more``) of the last two on more train and dev documents only, at several k and temperatures.
+(``--more``) of the last two on more train and dev documents only, at several k and temperatures; a third
+(``--batch 3``) of the chat model where it chooses a dependent claim's subject: next claims after claims that hold
+independent claims of two statutory categories or more, and whole sets, on train and dev documents of both shared
+corpora.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
+    python benchmarks/llm_claims.py --generate WORK --batch 3 [--budget-s 1100]  # the third batch (train, dev)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR [--batch 2]             # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2|3]           # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import itertools
 import json
@@ -49,6 +54,17 @@ MORE_KS = 3
 MORE_BATCH = 8  # next claims decoded together
 MORE_TEMPERATURES = (None, 0.7, 1.0)
 NEXT_PROMPT_CHARS = 1500  # claims 1..k shown to the model: at most this much text (a 135M model's prompt, CPU time)
+# The third batch (preamble and subject slips, which the first two hardly hold): next claims after one k per document
+# whose claims 1..k hold independent claims of two statutory categories or more (a method and an apparatus, a
+# medium), so that the model chooses among subjects; at MORE_TEMPERATURES, on train and dev documents of the USPTO
+# set, then of Pap2Pat, those of no earlier batch first. A second category's claim comes late, hence a longer
+# prompt (of Pap2Pat's train and dev documents 25 have such a k within 1,500 characters, 54 within 2,000). And the
+# chat model's whole sets on the first of those documents, sampled at THIRD_SET_TEMPERATURES, their dependent claims
+# the items.
+THIRD_NEXT_DOCS = {"train": 26, "dev": 13}
+THIRD_SET_DOCS = {"train": 4, "dev": 2}
+THIRD_SET_TEMPERATURES = (0.7, 1.0)
+THIRD_PROMPT_CHARS = 2000
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
 PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
@@ -70,15 +86,20 @@ def uspto_rows() -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def next_ks(claims: list[dict]) -> list[int]:
-    """Every k whose claims 1..k fit NEXT_PROMPT_CHARS and whose real claim k + 1 is a dependent one (the model is
-    asked for what the applicant wrote there), in order."""
+def pap2pat_rows() -> list[dict]:
+    with gzip.open(data_dir() / "pap2pat" / "patents.jsonl.gz", "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def next_ks(claims: list[dict], chars: int = NEXT_PROMPT_CHARS) -> list[int]:
+    """Every k whose claims 1..k fit ``chars`` and whose real claim k + 1 is a dependent one (the model is asked
+    for what the applicant wrote there), in order."""
     from spg.parse import claim_parents
 
     ks, size = [], 0
     for i, claim in enumerate(claims[:-1]):
         size += len(claim["text"]) + 1
-        if size > NEXT_PROMPT_CHARS:
+        if size > chars:
             break
         following = claims[i + 1]
         if claim_parents(following["text"], following["num"]) and following["num"] == claim["num"] + 1:
@@ -89,6 +110,24 @@ def next_ks(claims: list[dict]) -> list[int]:
 def next_k(claims: list[dict]) -> int | None:
     """The largest of next_ks (the first batch's one k per document); None where there is none."""
     return max(next_ks(claims), default=None)
+
+
+def mixed_ks(claims: list[dict]) -> list[int]:
+    """The next_ks within THIRD_PROMPT_CHARS whose claims 1..k hold independent claims of two statutory categories
+    or more (spg.lint.preamble.category of each subject as spg.lint.clauses reads it), in order."""
+    from spg.lint.clauses import read_claim
+    from spg.lint.preamble import category
+    from spg.parse import claim_parents
+
+    ks, categories = set(next_ks(claims, THIRD_PROMPT_CHARS)), set()
+    mixed = []
+    for claim in claims:
+        if not claim_parents(claim["text"], claim["num"]):
+            subject = read_claim(claim["text"], claim["num"], dependent=False).subject
+            categories |= {category(subject)} if subject else set()
+        if claim["num"] in ks and len(categories) > 1:
+            mixed.append(claim["num"])
+    return mixed
 
 
 def spread(ks: list[int], n: int) -> list[int]:
@@ -123,20 +162,24 @@ def _interleaved(chosen: dict[str, list[dict]], counts: dict[str, int]) -> list[
             for doc in group if doc is not None]
 
 
-def _cli_generate(docs: list[dict], work: Path, name: str, args: list[str], deadline: float) -> None:
-    """``spg generate`` on ``docs`` one at a time into WORK/name.jsonl (it resumes), until the deadline."""
+def _cli_generate(docs: list[dict], work: Path, name: str, args: list[str], deadline: float,
+                  batch: int = 1) -> None:
+    """``spg generate`` on ``docs``, ``batch`` at a time decoded together, into WORK/name.jsonl (it resumes), until
+    the deadline."""
     inputs = work / f"{name}.input.jsonl"
     output = work / f"{name}.jsonl"
     done = {row["id"] for row in _results(output)}
     docs = [doc for doc in docs if doc["id"] not in done]  # a run again goes on where one stopped
-    for i, doc in enumerate(docs, 1):
+    for i in range(0, len(docs), batch):
         if time.time() > deadline:
-            print(f"{name}: budget spent after {i - 1} documents", flush=True)
+            print(f"{name}: budget spent after {i} documents", flush=True)
             return
-        inputs.write_text(json.dumps({k: v for k, v in doc.items() if k != "k"}) + "\n", encoding="utf-8")
+        now = docs[i:i + batch]
+        inputs.write_text("".join(json.dumps({k: v for k, v in doc.items() if k != "k"}) + "\n" for doc in now),
+                          encoding="utf-8")
         subprocess.run([sys.executable, "-m", "spg.cli", "generate", "--input", str(inputs), "--output", str(output),
-                        "--batch-size", "1", "--no-progress", *args], check=True, stdout=subprocess.DEVNULL)
-        print(f"{name}: {i}/{len(docs)} {doc['id']} {time.time():.0f}", flush=True)
+                        "--batch-size", str(batch), "--no-progress", *args], check=True, stdout=subprocess.DEVNULL)
+        print(f"{name}: {i + len(now)}/{len(docs)} {now[-1]['id']} {time.time():.0f}", flush=True)
 
 
 def _next_claims(jobs: list[tuple[dict, int, float | None]], work: Path, name: str, deadline: float,
@@ -230,6 +273,13 @@ def _in_proportion(chosen: dict[str, list[dict]], counts: dict[str, int]) -> lis
     return [doc for _, _, doc in sorted(ranked, key=lambda r: r[:2])]
 
 
+def _every_temperature(pairs: list[tuple[dict, int]]) -> list[tuple[dict, int, float | None]]:
+    """(document, k) pairs as next-claim jobs: MORE_BATCH pairs at every MORE_TEMPERATURES, then the next
+    MORE_BATCH, so that a run cut short keeps every temperature."""
+    return [(doc, k, t) for i in range(0, len(pairs), MORE_BATCH) for t in MORE_TEMPERATURES
+            for doc, k in pairs[i:i + MORE_BATCH]]
+
+
 def generate_more(work: Path, budget_s: float) -> None:
     """The second batch: SmolLM2's next claims after several k of more train and dev documents, and the shipped
     model's whole sets with the checker off on some of them, each at every MORE_TEMPERATURES (0.6 and 0.4 of
@@ -238,15 +288,52 @@ def generate_more(work: Path, budget_s: float) -> None:
     chosen = more_documents()
     start = time.time()
     pairs = [(doc, k) for doc in _in_proportion(chosen, MORE_NEXT_DOCS) for k in spread(next_ks(doc["claims"]), MORE_KS)]
-    # MORE_BATCH pairs at every temperature, then the next MORE_BATCH: a run cut short keeps every temperature
-    jobs = [(doc, k, t) for i in range(0, len(pairs), MORE_BATCH) for t in MORE_TEMPERATURES
-            for doc, k in pairs[i:i + MORE_BATCH]]
-    _next_claims(jobs, work, "smollm2_next_more", start + 0.6 * budget_s, MORE_BATCH)
+    _next_claims(_every_temperature(pairs), work, "smollm2_next_more", start + 0.6 * budget_s, MORE_BATCH)
     for doc in _in_proportion(chosen, MORE_SPG_DOCS):
         for t in MORE_TEMPERATURES:  # one output file per temperature: each resumes by document
             _cli_generate([doc], work, more_name("spg_off_more", t),
                           ["--model", "spg-smollm2", "--config", str(off), "--max-new-tokens", "300"]
                           + ([] if t is None else ["--temperature", str(t)]), start + budget_s)
+    print(f"generation: {time.time() - start:.0f} s wall", flush=True)
+
+
+def third_documents() -> dict[str, list[dict]]:
+    """The third batch's documents per side (train and dev), each with its ``k`` (the first of mixed_ks): the
+    USPTO set in the first batches' seeded draw, then Pap2Pat in a draw of its own with SEED; the documents of no
+    earlier batch's item first, in that order."""
+    used = {row["doc"] for _, row in jsonl_rows(ITEMS) if row.get("batch", 1) < 3}
+    draws = []
+    for rows in (uspto_rows(), pap2pat_rows()):
+        rows.sort(key=lambda r: r["id"])
+        random.Random(SEED).shuffle(rows)
+        draws += rows
+    chosen: dict[str, list[dict]] = {side: [] for side in THIRD_NEXT_DOCS}
+    for row in sorted(draws, key=lambda r: r["id"] in used):  # a stable sort: each draw's order kept
+        side = checker_split(row["id"])
+        nums = [c["num"] for c in row["claims"]]
+        if (side not in chosen or len(chosen[side]) >= THIRD_NEXT_DOCS[side] or not row.get("description")
+                or nums != sorted(set(nums))):
+            continue
+        ks = mixed_ks(row["claims"])
+        if ks:  # the first: most often the second category's claim, its dependent next
+            chosen[side].append({**row, "k": ks[0]})
+    return chosen
+
+
+def generate_third(work: Path, budget_s: float) -> None:
+    """The third batch: SmolLM2's next claims after the k of third_documents at every MORE_TEMPERATURES (0.7 of
+    ``budget_s``), then its whole sets zero-shot on the first THIRD_SET_DOCS of them at every
+    THIRD_SET_TEMPERATURES, MORE_BATCH documents a run; resumable as ``generate``."""
+    _, zero_shot = _setup(work)
+    chosen = third_documents()
+    start = time.time()
+    pairs = [(doc, doc["k"]) for doc in _in_proportion(chosen, THIRD_NEXT_DOCS)]
+    _next_claims(_every_temperature(pairs), work, "smollm2_next_third", start + 0.7 * budget_s, MORE_BATCH)
+    docs = _in_proportion(chosen, THIRD_SET_DOCS)
+    for i, t in enumerate(THIRD_SET_TEMPERATURES, 1):  # one output file per temperature, each its share
+        _cli_generate(docs, work, more_name("smollm2_sets_third", t),
+                      ["--config", str(zero_shot), "--max-new-tokens", "200", "--temperature", str(t)],
+                      start + (0.7 + 0.3 * i / len(THIRD_SET_TEMPERATURES)) * budget_s, MORE_BATCH)
     print(f"generation: {time.time() - start:.0f} s wall", flush=True)
 
 
@@ -383,7 +470,7 @@ def next_claim_items(rows: list[dict], documents: dict[str, dict]) -> list[dict]
 
 
 def build(work: Path, out: Path) -> list[dict]:
-    """Every source's items, in one JSONL (source by source, in a fixed order)."""
+    """Every source's items, in one JSONL (source by source, in a fixed order; batch after batch)."""
     documents = {r["id"]: r for r in uspto_rows()}
     items = (hupd_dcg_items() + patclaimeval_items(PATCLAIMEVAL_ITEMS)
              + next_claim_items(_results(work / "smollm2_next.jsonl"), documents))
@@ -393,7 +480,10 @@ def build(work: Path, out: Path) -> list[dict]:
     ids = Counter(item["id"] for item in items)
     assert max(ids.values()) == 1, f"items with one id: {[i for i, n in ids.items() if n > 1]}"
     known = set(ids)
-    for item in more_items(work, documents):  # after the first batch's, whose items and ids stay as they were
+    if (work / "smollm2_next_third.jsonl").exists():  # the third batch's documents are also Pap2Pat's
+        documents |= {r["id"]: r for r in pap2pat_rows()}
+    # after the first batch's, whose items and ids stay as they were; the second's stay so under the third's
+    for item in more_items(work, documents) + third_items(work, documents):
         if item["id"] not in known:  # one claim written again at another temperature is one item: the first kept
             known.add(item["id"])
             items.append(item)
@@ -404,21 +494,40 @@ def build(work: Path, out: Path) -> list[dict]:
 def more_items(work: Path, documents: dict[str, dict]) -> list[dict]:
     """The second batch's items (where WORK holds its outputs), each with ``batch`` 2 and the ``settings`` that
     wrote it: greedy first, then T = 0.7, then T = 1.0."""
-    by_k = {(row["id"], row["k"], row.get("temperature")): row for row in _results(work / "smollm2_next_more.jsonl")}
-    items = []
-    for t in MORE_TEMPERATURES:
-        # the next claims: one per (document, k, temperature) row, read as the first batch's
-        rows = [row for row in by_k.values() if row.get("temperature") == t]
-        decoding = {"decoding": "greedy"} if t is None else {"temperature": t, "seed": SEED}
-        items += [item | {"batch": 2, "settings": {"k": item["claim"] - 1, **decoding, "max_new_tokens": 80,
-                                                   "batch_size": MORE_BATCH}}
-                  for item in next_claim_items(rows, documents)]
+    items = _decoded_next_items(work / "smollm2_next_more.jsonl", documents, 2)
     for t in MORE_TEMPERATURES:
         decoding = {"temperature": 0.1 if t is None else t, "seed": 0}
         for row in _results(work / f"{more_name('spg_off_more', t)}.jsonl"):
             items += [item | {"batch": 2, "settings": {**decoding, "checker": "off", "max_new_tokens": 300}}
                       for item in _whole_set_items("spg-smollm2-checker-off", row["id"], checker_split(row["id"]),
                                                    row["claims_text"], SET_CAP)]
+    return items
+
+
+def _decoded_next_items(path: Path, documents: dict[str, dict], batch: int) -> list[dict]:
+    """The next claims of a later batch's output (one per document, k and temperature, read as the first
+    batch's), greedy first, then T = 0.7, then T = 1.0, each with its ``batch`` and ``settings``."""
+    by_k = {(row["id"], row["k"], row.get("temperature")): row for row in _results(path)}
+    items = []
+    for t in MORE_TEMPERATURES:
+        rows = [row for row in by_k.values() if row.get("temperature") == t]
+        decoding = {"decoding": "greedy"} if t is None else {"temperature": t, "seed": SEED}
+        items += [item | {"batch": batch, "settings": {"k": item["claim"] - 1, **decoding, "max_new_tokens": 80,
+                                                       "batch_size": MORE_BATCH}}
+                  for item in next_claim_items(rows, documents)]
+    return items
+
+
+def third_items(work: Path, documents: dict[str, dict]) -> list[dict]:
+    """The third batch's items (where WORK holds its outputs), ``batch`` 3: the next claims as the second batch's,
+    then the dependent claims of the chat model's whole sets (the first SET_CAP of each), T = 0.7, then 1.0."""
+    items = _decoded_next_items(work / "smollm2_next_third.jsonl", documents, 3)
+    for t in THIRD_SET_TEMPERATURES:
+        for row in _results(work / f"{more_name('smollm2_sets_third', t)}.jsonl"):
+            claims = _whole_set_items("smollm2-zero-shot", row["id"], checker_split(row["id"]), row["claims_text"])
+            items += [item | {"batch": 3, "settings": {"temperature": t, "seed": 0, "max_new_tokens": 200,
+                                                       "batch_size": MORE_BATCH}}
+                      for item in [c for c in claims if not c["independent"]][:SET_CAP]]
     return items
 
 
@@ -459,7 +568,8 @@ def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) 
     (the first batch's items have no "batch": 1)."""
     items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
     if not items:
-        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1, or 2 after --more)")
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 after "
+            "--batch 3)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
         bad(f"{directory}: the folder exists and is not empty; expected a new folder for the packet")
@@ -604,14 +714,16 @@ def main() -> None:
     parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
                         help="--build: the --generate folder to read (default: the committed one)")
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
-    parser.add_argument("--batch", type=int, help="--packet: only the items of this batch (1, 2)")
+    parser.add_argument("--batch", type=int, choices=(1, 2, 3),
+                        help="--generate: that batch (2 is --more); --packet: only the items of this batch")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")
     parser.add_argument("--restatement", choices=("rules", "read"), default="rules",
                         help="--score: lint with the restatement reader too (spg lint --restatement read)")
     args = parser.parse_args()
     if args.generate:
-        (generate_more if args.more else generate)(args.generate, args.budget_s)
+        batch = 2 if args.more else args.batch or 1
+        {1: generate, 2: generate_more, 3: generate_third}[batch](args.generate, args.budget_s)
     if args.build:
         items = build(args.generated, args.items)
         print(f"{len(items)} items -> {args.items}")

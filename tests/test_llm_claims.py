@@ -165,3 +165,24 @@ def test_a_next_claim_is_the_first_claim_the_model_wrote_numbered_k_plus_1(tmp_p
     assert items["D2"]["candidate"] == "3. The lamp of claim 1, wherein the base is round."
     assert items["D3"]["candidate"] == "2. A lamp comprising a base and a shade, wherein the" and items["D3"]["independent"]
     assert items["D3"]["context"] == "1. A lamp comprising a base and a shade."
+
+
+def test_the_third_batch_asks_only_where_claims_1_to_k_hold_two_statutory_categories():
+    claims = [{"num": 1, "text": "1. A lamp comprising a base."},
+              {"num": 2, "text": "2. The lamp of claim 1, wherein the base is round."},
+              {"num": 3, "text": "3. A chair comprising a seat."},  # a second product: no second category
+              {"num": 4, "text": "4. The chair of claim 3, wherein the seat is soft."},
+              {"num": 5, "text": "5. A method of lighting a room, comprising switching on a lamp."},
+              {"num": 6, "text": "6. The method of claim 5, wherein the room is dark."},
+              {"num": 7, "text": "7. The method of claim 6, wherein the lamp is dimmed."}]
+    assert llm_claims.next_ks(claims) == [1, 3, 5, 6]
+    assert llm_claims.mixed_ks(claims) == [5, 6]
+
+
+def test_the_third_batch_keeps_a_whole_sets_dependent_claims_only(tmp_path):
+    text = ("1. A lamp comprising a base.\n2. The lamp of claim 1, wherein the base is round.\n"
+            "3. The present invention relates to lamps.\n4. The lamp of claim 2, wherein the base is glass.")
+    _write(tmp_path / "smollm2_sets_third_t0.7.jsonl", [{"id": "D1", "claims_text": text}])
+    items = llm_claims.third_items(tmp_path, {})
+    assert [(i["claim"], i["batch"], i["settings"]["temperature"]) for i in items] == [(2, 3, 0.7), (4, 3, 0.7)]
+    assert items[1]["context"] == "1. A lamp comprising a base.\n2. The lamp of claim 1, wherein the base is round."
