@@ -11,11 +11,9 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
   is a word of the parent's subject ("A semiconductor sensor device comprising" → semiconductor, sensor, device), of
   any claim up the chain, in singular or plural; or the letters of an abbreviation of one ("The LED of claim 1"
   under "A light emitting diode (LED)");
-* a generic name of the parent's category: "A device according to claim 1" under "A garment", "The method of claim
-  1" under "A process for …", "A composition according to claim 1" under "A formulation" (not under "A device", nor
-  "A device" under "A composition"); but a product's generic name after "the" or "said" needs a chain claim whose
-  preamble says that word ("The device of claim 1" under "A garment device"): under "A garment", "the device" points
-  at nothing the chain named (the definite generic head);
+* a generic name of the parent's category: "The device of claim 1" under "A garment", "The method of claim 1" under
+  "A process for …", "The composition of claim 1" under "A formulation" (not under "A device", nor "The device"
+  under "A composition");
 * a plural of a word the chain names only in the singular is another subject: "The widgets of claim 1" under "A
   widget" claims several where claim 1 claims one (the plural head);
 * the opening names the parent after a subject of its own ("Method for operating the apparatus according to claim
@@ -186,15 +184,12 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None,
             if not plural and not (crossed and not any(_names(head, s) for s in chain)):
                 continue
         generic = singular(head)
-        openings = [readings[a].opening for a in above[c.num]]
-        # a generic name of the parent's category, unless: matter under a machine or the reverse; words before it
-        # that name another thing; the definite generic head, a product's name no chain preamble says
+        # a generic name of the parent's category, unless matter under a machine or the reverse, or words before it
+        # that name another thing
         if not plural and mine == theirs and generic in GENERIC[mine] and not (
             (generic in _MATTER and singular(parent[-1]) in _MACHINES)
             or (generic in _MACHINES and singular(parent[-1]) in _MATTER)
-        ) and not _names_another(r.subject[:-1], openings) and not (
-            definite and mine == "product" and not any(_names(head, o) for o in openings)
-        ):
+        ) and not _names_another(r.subject[:-1], [readings[a].opening for a in above[c.num]]):
             continue
         named = " ".join(r.subject)
         what = " ".join(parent)
