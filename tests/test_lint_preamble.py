@@ -26,13 +26,13 @@ def test_another_subject_of_the_same_category_is_a_mismatch():
 
 def test_a_shortened_or_varied_preamble_is_no_mismatch():
     text = APPARATUS + (" 2. The device of claim 1, wherein the housing is steel."
-                        " 3. The sensor device according to claim 2, wherein the probe is steel."
-                        " 4. The sensor devices as claimed in claim 1, wherein the probe is long.")
+                        " 3. The sensor device according to claim 2, wherein the probe is steel.")
     assert found(text) == []
 
 
 def test_a_generic_name_of_the_parents_category_is_no_mismatch():
     assert found("1. A garment comprising a sleeve. 2. The device of claim 1, wherein the sleeve is red.") == []
+    assert found("1. A garment comprising a sleeve. 2. A device according to claim 1, wherein the sleeve is red.") == []
     assert found("1. A process for brewing, comprising heating water. 2. The method of claim 1, wherein the water "
                  "boils.") == []
 
@@ -99,9 +99,13 @@ def test_a_generic_head_after_words_of_the_parents_opening_is_no_mismatch():
 
 def test_plurals_in_zes_and_zzes_name_their_singular():
     # one plural rule for every drafting rule (spg.lint.clauses.singular): "sizes" is "size", "buzzes" "buzz"
-    assert found("1. A prize comprising a ribbon. 2. The prizes of claim 1, wherein the ribbon is red.") == []
-    assert found("1. A buzz generator comprising a coil. 2. The buzz generators of claim 1, wherein the coil is"
+    assert found("1. Prizes comprising a ribbon. 2. The prize of claim 1, wherein the ribbon is red.") == []
+    assert found("1. Buzz generators comprising a coil. 2. The buzz generator of claim 1, wherein the coil is"
                  " copper.") == []
+    # and the other way round the plural head reads them as the plurals of that singular
+    assert found("1. A prize comprising a ribbon. 2. The prizes of claim 1, wherein the ribbon is red.") == [2]
+    assert found("1. A buzz generator comprising a coil. 2. The buzz generators of claim 1, wherein the coil is"
+                 " copper.") == [2]
 
 
 def test_an_indefinite_article_before_the_citation_is_still_a_dependent_claim():
@@ -134,3 +138,28 @@ def test_a_purpose_in_the_parents_opening_is_not_what_it_claims():
 def test_a_hyphenated_transition_word_is_part_of_the_subject():
     assert found("1. A flux-containing composition for brazing, comprising a fluoride flux. 2. The flux-containing "
                  "composition of claim 1, further comprising a powder.") == []
+
+
+def test_a_plural_of_a_subject_said_in_the_singular_is_a_mismatch():
+    # "The widgets" claims several where claim 1 claims one (issue 43's plural subject)
+    assert found("1. A widget comprising a sleeve. 2. The widgets of claim 1, wherein the sleeve is red.") == [2]
+    assert found(APPARATUS + " 2. The sensor devices as claimed in claim 1, wherein the probe is long.") == [2]
+    assert found(APPARATUS + " 2. The devices of claim 1, wherein the probe is long.") == [2]
+    # the plural said up the chain, a word whose singular ends in s: no change of number
+    assert found("1. Widgets comprising a sleeve. 2. The widgets of claim 1, wherein the sleeve is red.") == []
+    assert found("1. A means for heating comprising a coil. 2. The means of claim 1, wherein the coil is red.") == []
+    assert found("1. A lens comprising a coating. 2. The lens of claim 1, wherein the coating is thin.") == []
+
+
+def test_a_definite_opening_of_another_category_citing_a_method_claim_is_a_mismatch():
+    # "The system for performing the method of claim 1" presents itself as a dependent of a method claim
+    # (issue 43's third kind); "A system for performing …" is a claim of its own that cites one
+    assert found(METHOD + " 2. The system of claim 1, wherein the probe is red.") == [2]
+    assert found(METHOD + " 2. The system for performing the method of claim 1, comprising a processor.") == [2]
+    assert found(METHOD + " 2. The apparatus configured to perform the method of claim 1, comprising a heater.") == [2]
+    assert found(METHOD + " 2. The system according to the method of claim 1, comprising a processor.") == [2]
+    assert found(METHOD + " 2. The probe produced by the method of claim 1, wherein the probe is red.") == [2]
+    assert found(METHOD + " 2. A system for performing the method of claim 1, comprising a processor.") == []
+    assert found(METHOD + " 2. The method of heating the probe according to claim 1, comprising a flame.") == []
+    # citing a product claim with "the" is not this reading: the cited claim names what is made or used
+    assert found(APPARATUS + " 2. The method of making the sensor device of claim 1, comprising a mould.") == []

@@ -40,19 +40,27 @@ def main() -> None:
     wanted = None if args.rules == "all" else set(args.rules.split(","))
     counts: Counter[str] = Counter()
     claims = 0
+    # per document kind (US grants, EP, US applications): the bound of issue 43 is per granted claim of each
+    kind_claims: Counter[str] = Counter()
+    kind_counts: Counter[str] = Counter()
     for record in shared_records(args.data):
         if checker_split(record.id) not in sides:
             continue
         claims += len(record.claims.claims)
+        kind = record.fields.get("kind", "?")
+        kind_claims[kind] += len(record.claims.claims)
         for f in find_all(record.claims):
             if wanted is None or f.rule in wanted:
                 counts[f.rule] += 1
+                kind_counts[kind] += 1
                 if args.list:
                     # a finding on the whole set (numbering) has no claim
                     text = record.claims.by_num[f.claim].text[:200] if f.claim in record.claims.by_num else ""
                     print(f"{record.id}\t{f.claim}\t{f.rule}\t{text}")
     print(f"{args.data}, {'+'.join(sorted(sides))}: {claims} claims; "
           + ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items())))
+    print("by kind (findings of those rules / claims): " + ", ".join(
+        f"{kind} {kind_counts[kind]}/{n} ({kind_counts[kind] / n:.4f})" for kind, n in sorted(kind_claims.items())))
 
 
 if __name__ == "__main__":

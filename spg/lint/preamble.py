@@ -14,9 +14,13 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
 * a generic name of the parent's category: "The device of claim 1" under "A garment", "The method of claim 1" under
   "A process for …", "The composition of claim 1" under "A formulation" (not under "A device", nor "The device"
   under "A composition");
+* a plural of a word the chain names only in the singular is another subject: "The widgets of claim 1" under "A
+  widget" claims several where claim 1 claims one (the plural head);
 * the opening names the parent after a subject of its own ("Method for operating the apparatus according to claim
   1", EP style; "An apparatus for carrying out the process of claim 1"): a claim of another category that cites
-  one, which the statute allows;
+  one, which the statute allows; but not after "the" or "said" where the cited claim is a method and the opening
+  names no method: "The system for performing the method of claim 1" presents itself as a dependent claim of a
+  method claim that claims no system (the definite other category);
 * a Jepson parent ("In a television receiver, the improvement comprising") names no subject to compare with;
 * "A method according to claim 2" (an indefinite article, then only the subject) is a dependent claim like "The
   method of claim 2", European style, and is compared; "A method of calibrating the sensor according to claim 2"
@@ -29,6 +33,7 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
 from __future__ import annotations
 
 import itertools
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
@@ -53,6 +58,8 @@ _MACHINES = frozenset({"apparatus", "device", "system", "assembly", "machine", "
                        "mechanism", "equipment", "arrangement", "structure"})
 _MATTER = frozenset({"composition", "formulation", "mixture", "material", "compound"})
 _NO_SUBJECT = frozenset({"improvement", "claim", "claims"})
+# a claim that opens with "the" or "said" presents itself as its parent's subject, named before
+_DEFINITE = re.compile(r"\W*(?:the|said)\b", re.IGNORECASE)
 
 
 def category(subject: tuple[str, ...]) -> str:
@@ -74,6 +81,13 @@ def _names(head: str, parent: tuple[str, ...]) -> bool:
     head = singular(head.split("-")[-1])
     parent = tuple(part for w in parent for part in w.split("-") if part)
     return any(singular(w) == head for w in parent) or _abbreviates(head, parent)
+
+
+def _plural_of_singular(head: str, chain: Iterable[tuple[str, ...]]) -> bool:
+    """Whether ``head`` is a plural ("widgets") of a word the ``chain`` says only in the singular ("A widget")."""
+    word = head.split("-")[-1]
+    said = {part for s in chain for w in s for part in w.split("-")}
+    return word != singular(word) and word not in said and singular(word) in said
 
 
 def _names_another(modifiers: tuple[str, ...], openings: list[tuple[str, ...]]) -> bool:
@@ -147,18 +161,32 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None,
     out = []
     for c in forest.claims:
         r = readings[c.num]
-        if not c.parents or r.restates or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
+        if not c.parents or not r.subject or forest.by_num[c.num] is not c or not above.get(c.num):
             continue
         cited = [p for p in c.parents if p in above and readings[p].subject]
         if not cited:
             continue
-        head = _head(r.subject)
-        if _named_up(head, r.opening, _chain(c, forest, readings, above[c.num], subjects)):
-            continue
         parent = readings[cited[0]].subject
         mine, theirs = category(r.subject), category(parent)
+        definite = _DEFINITE.match(c.text) is not None
+        crossed = definite and theirs == "process" and mine != "process"  # the definite other category
+        head = _head(r.subject)
+        plural = False
+        if r.restates:
+            if not crossed:
+                continue
+        elif _named_up(head, r.opening, _chain(c, forest, readings, above[c.num], subjects)):
+            # most claims end here; the whole chain is read again only where a reading below may apply
+            if not crossed and singular(head) == head:
+                continue
+            chain = list(_chain(c, forest, readings, above[c.num], subjects))
+            plural = _plural_of_singular(head, chain)
+            if not plural and not (crossed and not any(_names(head, s) for s in chain)):
+                continue
         generic = singular(head)
-        if mine == theirs and generic in GENERIC[mine] and not (
+        # a generic name of the parent's category, unless matter under a machine or the reverse, or words before it
+        # that name another thing
+        if not plural and mine == theirs and generic in GENERIC[mine] and not (
             (generic in _MATTER and singular(parent[-1]) in _MACHINES)
             or (generic in _MACHINES and singular(parent[-1]) in _MATTER)
         ) and not _names_another(r.subject[:-1], [readings[a].opening for a in above[c.num]]):
