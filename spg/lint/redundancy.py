@@ -607,8 +607,9 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
         for a in [a for a in chain if a not in every]:  # most of a chain was read for the claims before
             clauses = readings[a].gists
             listed = a in listing
-            every[a] = "\n".join(map(_plain, clauses))
-            plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
+            plains = list(map(_plain, clauses))
+            every[a] = "\n".join(plains)
+            plain[a] = "\n".join(p for p, x in zip(plains, clauses) if _ALTERNATIVE.isdisjoint(x) and not listed)
             if not listed:
                 words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
@@ -646,11 +647,9 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
-        shapes = {_shape(_restated(said)) for said in readings[c.num].limitations if _counts(said)}
-        for k, said in enumerate(readings[c.num].limitations):
-            if not _counts(said):
-                continue
-            clause = _restated(said)
+        counted = [(k, said, _restated(said)) for k, said in enumerate(readings[c.num].limitations) if _counts(said)]
+        shapes = {_shape(clause) for _, _, clause in counted}
+        for k, said, clause in counted:
             halves = _joined(said, shapes)
             if k == 0 and not c.parents:
                 halves += _after_transition(said)
