@@ -125,6 +125,8 @@ _EMPTY_PHRASES = {"step": ("step", "of"), "steps": ("steps", "of")}
 # a number said as a word of claim drafting: "a plurality of" means at least two (York Products v. Central Tractor,
 # Fed. Cir. 1996), so "two or more ribbed rolls" and "a plurality of ribbed rolls" claim the same rolls
 _PLURALITY = {"two": ("two", "or", "more"), "at": ("at", "least", "two")}
+# the words gist reads with the words after them
+_READ_WITH_NEXT = frozenset(_EMPTY_PHRASES) | frozenset(_PLURALITY) | _FIT_FOR | _MADE
 
 
 def singular(word: str) -> str:
@@ -145,17 +147,14 @@ def _lemma(word: str) -> str:
     return singular(_SAME_SENSE.get(word, word))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a claim set says its words again and again; gist reads each of them
 def _forms(word: str) -> tuple[str, ...]:
     # "wearer-contacting" written "wearer contacting"
     return tuple(map(_lemma, word.split("-"))) if "-" in word else (_lemma(word),)
 
 
-def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """A limitation (:func:`limitation`) as its restatements read (:data:`_SAME_SENSE` and the sets above): one form
-    of each word, without the words that say nothing, "step of" dropped, "the <subject> further comprises X" read as
-    "X" (a dependent claim's "wherein the method further comprises X" is its "further comprising X"), and the
-    conjuncts an "and" joins in sorted order ("a frame and a seat", "a seat and a frame"; "of water and malt", "of
-    malt and water")."""
+def _read_with_next(clause: tuple[str, ...]) -> list[str]:
+    """:func:`gist`'s words of a clause holding a word read with the words after it (:data:`_READ_WITH_NEXT`)."""
     got: list[str] = []
     i = 0
     while i < len(clause):
@@ -179,6 +178,19 @@ def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, .
             i += 1
             continue
         got += _forms(w)
+    return got
+
+
+def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A limitation (:func:`limitation`) as its restatements read (:data:`_SAME_SENSE` and the sets above): one form
+    of each word, without the words that say nothing, "step of" dropped, "the <subject> further comprises X" read as
+    "X" (a dependent claim's "wherein the method further comprises X" is its "further comprising X"), and the
+    conjuncts an "and" joins in sorted order ("a frame and a seat", "a seat and a frame"; "of water and malt", "of
+    malt and water")."""
+    if _READ_WITH_NEXT.isdisjoint(clause):  # most clauses: each word's forms, whatever stands around it
+        got = [f for w in clause if w not in _NO_SENSE for f in _forms(w)]
+    else:
+        got = _read_with_next(clause)
     # "wherein the method further comprises X" adds X as "further comprising X" does; without "further", "wherein
     # the composition comprises X" may choose X from the parent's list (a compound of a Markush group), so it stays.
     # Cut before X ("comprises the steps of" ends a clause), the subject left alone says nothing either.

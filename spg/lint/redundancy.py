@@ -220,7 +220,7 @@ def _kin(a: str, b: str) -> bool:
     "engagement"), or two words of one bound (:data:`_BOUNDS`). Synonyms in WordNet were tried and left out: on the
     written development sets they found no repetition more, and they merge siblings written on purpose ("an integral
     casting", "an integral molding")."""
-    x, y = sorted((a, b), key=len)
+    x, y = (a, b) if len(a) <= len(b) else (b, a)
     if any(x in bound and y in bound for bound in _BOUNDS):
         return True
     return len(x) >= 4 and y.startswith(x) and y[len(x):] in _NOMINAL
@@ -249,7 +249,7 @@ def _near(new: Reading, old: Reading) -> bool:
         return False
     stems_a, stems_b = {s for _, s in mine}, {s for _, s in theirs}
     shared = stems_a & stems_b
-    if len(shared) < SHORTEST_NARROWING or _numbers(new.body) != _numbers(old.body):
+    if len(shared) < SHORTEST_NARROWING:
         return False
     named = {s for _, s in content(new.subject)} & {s for _, s in content(old.subject)}
     idle = _IDLE_DIFFERENCE | named
@@ -265,7 +265,8 @@ def _near(new: Reading, old: Reading) -> bool:
         return False
     first_a, last_a = _orders([s for _, s in mine], shared)
     first_b, last_b = _orders([s for _, s in theirs], shared)
-    return first_a == first_b or last_a == last_b
+    # the numbers last: the siblings asked (_Siblings.near) have the same ones
+    return (first_a == first_b or last_a == last_b) and _numbers(new.body) == _numbers(old.body)
 
 
 def _chain_clauses(chain: list[Reading]) -> list[str]:
@@ -607,8 +608,9 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
         for a in [a for a in chain if a not in every]:  # most of a chain was read for the claims before
             clauses = readings[a].gists
             listed = a in listing
-            every[a] = "\n".join(map(_plain, clauses))
-            plain[a] = "\n".join(_plain(x) for x in clauses if _ALTERNATIVE.isdisjoint(x) and not listed)
+            plains = list(map(_plain, clauses))
+            every[a] = "\n".join(plains)
+            plain[a] = "\n".join(p for p, x in zip(plains, clauses) if _ALTERNATIVE.isdisjoint(x) and not listed)
             if not listed:
                 words.add(a, readings[a].body, CLOSE if forest.by_num[a].parents else CLOSE_INDEPENDENT)
         if not r.limitations:
@@ -646,11 +648,9 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         reported: set[tuple[str, ...]] = set()
         # in the items of a Markush group ("A compound selected from the group consisting of: …; …")
         items = readings[c.num].opening[-2:] in _MARKUSH
-        shapes = {_shape(_restated(said)) for said in readings[c.num].limitations if _counts(said)}
-        for k, said in enumerate(readings[c.num].limitations):
-            if not _counts(said):
-                continue
-            clause = _restated(said)
+        counted = [(k, said, _restated(said)) for k, said in enumerate(readings[c.num].limitations) if _counts(said)]
+        shapes = {_shape(clause) for _, _, clause in counted}
+        for k, said, clause in counted:
             halves = _joined(said, shapes)
             if k == 0 and not c.parents:
                 halves += _after_transition(said)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from itertools import chain as chained
 
 import numpy as np
 
 from spg.forest import Forest
-from spg.lint.clauses import Reading, content
+from spg.lint.clauses import _READ_WITH_NEIGHBOURS, Reading, content
 from spg.lint.meaning.vectors import Vectors
 
 FEATURES = (
@@ -31,27 +32,37 @@ class _Read:
     :class:`SetFeatures`, for all claims of a set at once."""
 
     def __init__(self, reading: Reading, whole: bool) -> None:
-        said = reading.body if whole else tuple(w for lim in reading.limitations for w in lim)
+        said = reading.body if whole else tuple(chained.from_iterable(reading.limitations))
         got = content(said)
         places, stems = zip(*got) if got else ((), ())
         self.stems = frozenset(stems)
         order = list(dict.fromkeys(got))  # a word with two readings keeps its first
-        seq = [s for i, (p, s) in enumerate(order) if i == 0 or order[i - 1][0] != p]
+        seq = [s for (p, s), (before, _) in zip(order, [(-1, ""), *order]) if p != before]  # a place's first stem
         grams = list(zip(seq, seq[1:], seq[2:]))
         self.trigrams = frozenset(grams)
         # a model caught in a loop says the same run of words again and again within one claim
         self.self_repeat = 1 - len(self.trigrams) / len(grams) if grams else 0.0
         self.said = frozenset(said)
-        self.words = list(map(said.__getitem__, dict.fromkeys(places)))
+        self.places = list(dict.fromkeys(places))  # where its content words stand, in order
+        self.words = list(map(said.__getitem__, self.places))
         self.by_stem = dict(zip(stems, map(said.__getitem__, places)))
         self.word_ids: frozenset[int] = frozenset()
         self.vector: np.ndarray | None = None
         self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
 
 
-def _clause_words(reading: Reading) -> list[list[str]]:
-    """The content words of each limitation that has one."""
-    clauses = [[lim[p] for p in dict.fromkeys(p for p, _ in content(lim))] for lim in reading.limitations]
+def _clause_words(reading: Reading, own: _Read | None = None) -> list[list[str]]:
+    """The content words of each limitation that has one. ``own``, the claim's limitations read together, already
+    holds those of each limitation with no word :func:`content` reads with its neighbours: the same words."""
+    clauses = []
+    at = 0
+    for lim in reading.limitations:
+        if own is not None and _READ_WITH_NEIGHBOURS.isdisjoint(lim):
+            places = own.places[bisect_left(own.places, at) : bisect_left(own.places, at + len(lim))]
+            clauses.append([lim[p - at] for p in places])
+        else:
+            clauses.append([lim[p] for p in dict.fromkeys(p for p, _ in content(lim))])
+        at += len(lim)
     return [c for c in clauses if c]
 
 
@@ -63,7 +74,7 @@ class _Chain:
         self.trigrams = frozenset().union(*(u.trigrams for u in up))
         self.said = frozenset().union(*(u.said for u in up))
         self.word_rows = unit_rows[list(frozenset().union(*(u.word_ids for u in up)))]  # each word's, of length 1
-        self.owners = [a for a, u in zip(chain, up) if u.clause_vectors is not None for _ in u.clause_vectors]
+        self.owners = [a for a, u in zip(chain, up) if u.clause_vectors is not None for _ in range(len(u.clause_vectors))]
         self.clauses = np.concatenate([u.clause_vectors for u in up if u.clause_vectors is not None]) \
             if self.owners else None
 
@@ -87,7 +98,7 @@ class SetFeatures:
         whole = list(dict.fromkeys(a for num in own for a in above.get(num, ()) if a in readings))
         self.own = {num: _Read(readings[num], False) for num in own}
         self.whole = {num: _Read(readings[num], True) for num in whole}
-        clauses = {num: _clause_words(readings[num]) for num in dict.fromkeys([*own, *whole])}
+        clauses = {num: _clause_words(readings[num], self.own.get(num)) for num in dict.fromkeys([*own, *whole])}
         # then every word of the set looked up in one call and every vector summed in one numpy call, in the order
         # the claims are read (:meth:`_reads`): a word's row is numbered where first met, and the matrix of the
         # new_like_chain feature follows that numbering to the last bit
@@ -193,7 +204,8 @@ class SetFeatures:
             if len(up.word_rows):
                 rows = self.vectors.unit_rows
                 sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ up.word_rows.T
-                like = float(sims.max(1).mean())
+                best = sims.max(1)
+                like = float(np.float32(float(best.sum()) / len(best)))  # mean()'s sum and division, without its Python
         # the sibling read closest; siblings written on purpose differ in a word or two either way ("greater"
         # against "less", "away from" against "to"), so what it says that this claim does not counts too
         nums = self.siblings(index)
@@ -201,7 +213,8 @@ class SetFeatures:
         new_sib, lost_sib, differ, cos_sib, tri_sib, best_sib = 1.0, 1.0, 1.0, 0.0, 0.0, None
         if sibs:
             cos = np.array([s.vector for s in sibs]) @ me.vector
-            cos[[not s.stems for s in sibs]] = -np.inf
+            if not all(s.stems for s in sibs):
+                cos[[not s.stems for s in sibs]] = -np.inf
             at = int(cos.argmax())
             if cos[at] > 0:
                 s = sibs[at]
