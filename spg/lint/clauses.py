@@ -282,7 +282,7 @@ _IRREGULAR = {"sent": "send", "held": "hold", "built": "build", "bent": "bend", 
 OR_BOUND = {"more": "least", "greater": "least", "higher": "least", "larger": "least", "above": "least",
             "less": "most", "fewer": "most", "lower": "most", "smaller": "most", "below": "most"}
 # the words content() reads with the word before or after them
-_READ_WITH_NEIGHBOURS = _PLACED | frozenset(_SAME_BEFORE) | {"about"} | frozenset(OR_BOUND) | _MADE
+READ_WITH_NEIGHBOURS = _PLACED | frozenset(_SAME_BEFORE) | {"about"} | frozenset(OR_BOUND) | _MADE
 
 
 def _base(word: str) -> str:
@@ -331,7 +331,7 @@ def content(said: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     """(position in ``said``, stem) of each word of ``said`` (:func:`words`) that says what is claimed."""
     out = []
     for i, w in enumerate(said):
-        if w not in _READ_WITH_NEIGHBOURS:  # most words: their stems, whatever stands around them
+        if w not in READ_WITH_NEIGHBOURS:  # most words: their stems, whatever stands around them
             for stem in _stems(w):
                 out.append((i, stem))
             continue

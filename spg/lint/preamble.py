@@ -170,16 +170,15 @@ def check_preambles(forest: Forest, readings: dict[int, Reading] | None = None,
         mine, theirs = category(r.subject), category(parent)
         definite = _DEFINITE.match(c.text) is not None
         crossed = definite and theirs == "process" and mine != "process"  # the definite other category
+        if r.restates and not crossed:  # a claim of its own that cites one
+            continue
         head = _head(r.subject)
         plural = False
-        if r.restates:
-            if not crossed:
-                continue
-        elif _named_up(head, r.opening, _chain(c, forest, readings, above[c.num], subjects)):
-            # most claims end here; the whole chain is read again only where a reading below may apply
-            if not crossed and singular(head) == head:
-                continue
-            chain = list(_chain(c, forest, readings, above[c.num], subjects))
+        if not r.restates and _named_up(head, r.opening, _chain(c, forest, readings, above[c.num], subjects)):
+            # most claims end here: the whole chain is read again only where the plural head or the definite other
+            # category may apply
+            maybe = crossed or singular(head) != head
+            chain = list(_chain(c, forest, readings, above[c.num], subjects)) if maybe else []
             plural = _plural_of_singular(head, chain)
             if not plural and not (crossed and not any(_names(head, s) for s in chain)):
                 continue

@@ -15,7 +15,7 @@ from itertools import chain as chained
 import numpy as np
 
 from spg.forest import Forest
-from spg.lint.clauses import _READ_WITH_NEIGHBOURS, Reading, content
+from spg.lint.clauses import READ_WITH_NEIGHBOURS, Reading, content
 from spg.lint.meaning.vectors import Vectors
 
 FEATURES = (
@@ -57,7 +57,7 @@ def _clause_words(reading: Reading, own: _Read | None = None) -> list[list[str]]
     clauses = []
     at = 0
     for lim in reading.limitations:
-        if own is not None and _READ_WITH_NEIGHBOURS.isdisjoint(lim):
+        if own is not None and READ_WITH_NEIGHBOURS.isdisjoint(lim):
             places = own.places[bisect_left(own.places, at) : bisect_left(own.places, at + len(lim))]
             clauses.append([lim[p - at] for p in places])
         else:
@@ -205,7 +205,8 @@ class SetFeatures:
                 rows = self.vectors.unit_rows
                 sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ up.word_rows.T
                 best = sims.max(1)
-                like = float(np.float32(float(best.sum()) / len(best)))  # mean()'s sum and division, without its Python
+                # best.mean() to the last bit (float32 sum, then the division), without numpy's Python-level wrapper
+                like = float(np.float32(float(best.sum()) / len(best)))
         # the sibling read closest; siblings written on purpose differ in a word or two either way ("greater"
         # against "less", "away from" against "to"), so what it says that this claim does not counts too
         nums = self.siblings(index)
