@@ -667,6 +667,9 @@ def test_a_claim_copied_and_run_on_past_its_end_is_a_duplicate():
     assert found(text, "duplicate-claim") == [2]
     changed = STOOL + " 2. " + STOOL[3:].replace("steel", "brass") + " This claim narrows the step stool."
     assert found(changed, "duplicate-claim") == []
+    siblings = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
+                        " 3. The step stool of claim 1, wherein the hinge is made of steel. I narrowed it down.")
+    assert found(siblings, "duplicate-claim") == [3]
 
 
 def test_an_independent_claim_copied_and_stopped_unfinished_is_a_duplicate():
