@@ -657,35 +657,3 @@ def test_a_long_clause_of_many_ands_makes_only_the_halves_that_can_repeat_a_clau
     assert again in _joined(said, {_shape(_restated(said)), _shape(again)})
     assert found("1. A widget comprising a lever pivoted to the frame and " + "a seat fixed to the lever and " * 200
                  + "a bar; and a lever pivoted to the frame.", "repeated-limitation") == [1]
-
-
-# an independent claim that copies an earlier one: run on past its end, or stopped unfinished (a chat model's next
-# claim) --------------------------------------------------------------------------------------------------------------
-
-def test_a_claim_copied_and_run_on_past_its_end_is_a_duplicate():
-    text = STOOL + " 2. " + STOOL[3:] + " This claim is a new dependent claim that refers to a step stool."
-    assert found(text, "duplicate-claim") == [2]
-    changed = STOOL + " 2. " + STOOL[3:].replace("steel", "brass") + " This claim narrows the step stool."
-    assert found(changed, "duplicate-claim") == []
-    siblings = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
-                        " 3. The step stool of claim 1, wherein the hinge is made of steel. I narrowed it down.")
-    assert found(siblings, "duplicate-claim") == [3]
-
-
-def test_an_independent_claim_copied_and_stopped_unfinished_is_a_duplicate():
-    # the last word cut off inside ("… SEQ ID NO: 12, SE"), as a model stopping at its token budget leaves it
-    cut = " 2. A step stool comprising: a front frame and a rear frame joined at the top by a hinge; a lower step piv"
-    assert found(STOOL + cut, "duplicate-claim") == [2]
-    assert found(STOOL + " 2. A step stool comprising: a front frame and a rear", "duplicate-claim") == [2]
-
-
-def test_a_broader_claim_ending_with_its_period_or_a_bare_preamble_is_no_unfinished_copy():
-    assert found(STOOL + " 2. A step stool comprising: a front frame and a rear frame.", "duplicate-claim") == []
-    assert found(STOOL + " 2. A step stool comprising", "duplicate-claim") == []
-
-
-def test_a_dependent_claim_stopping_inside_a_siblings_words_is_not_read_as_a_copy():
-    # a publication that lost a name: "The method of claim 14, wherein the therapeutic composition comprises"
-    text = STOOL + (" 2. The step stool of claim 1, wherein the hinge is made of steel."
-                    " 3. The step stool of claim 1, wherein the hinge is made")
-    assert found(text, "duplicate-claim") == []

@@ -186,18 +186,3 @@ def test_the_third_batch_keeps_a_whole_sets_dependent_claims_only(tmp_path):
     items = llm_claims.third_items(tmp_path, {})
     assert [(i["claim"], i["batch"], i["settings"]["temperature"]) for i in items] == [(2, 3, 0.7), (4, 3, 0.7)]
     assert items[1]["context"] == "1. A lamp comprising a base.\n2. The lamp of claim 1, wherein the base is round."
-
-
-def test_on_the_train_and_dev_items_the_copies_run_on_or_unfinished_are_claims_no_reader_calls_error_free():
-    """duplicate-claim's two readings of a copied independent claim (text after the claim's end, a copy stopped
-    unfinished) on the committed corpus's train and dev items: the consensus repetitions they were built for, and
-    fragments of claim 1 that the first batch's readers, asked no repetition question of an independent claim,
-    call broken off; never a candidate either reader calls error-free."""
-    items = [item for _, item in llm_claims.jsonl_rows(llm_claims.ITEMS) if item["split"] in ("train", "dev")]
-    found = {item["id"] for item in items for f in llm_claims.candidate_findings(item)
-             if f.rule == "duplicate-claim" and ("after the claim's end" in f.message or "unfinished" in f.message)}
-    assert found == {"L6f4d7b155c", "Le5d19673c8", "L5fd96050e3", "L6ec13f8b37",  # repetition by consensus
-                     "Lf8323ea40d", "L45417ab831", "L1daa4fdc23", "L49a2a329f4", "Le6a3e73730"}  # "breaks off"
-    free = {row["id"] for path in llm_claims.SETS.glob("llm_claims*_labels_*.jsonl")
-            for _, row in llm_claims.jsonl_rows(path) if row["error_free"] == "yes"}
-    assert not found & free

@@ -6,9 +6,7 @@
   the other says (_near: "intermittent time and location information" for "intermittent time information and
   location information", "formed of plastic" for "plastic", "at least 60 mm" for "equal to or greater than 60 mm",
   "in engagement with" for "engaged with"). The same words under *different* parents ("… of claim 26, wherein X",
-  "… of claim 27, wherein X") claim different things and are no finding. A claim is one sentence (MPEP 608.01(m)):
-  one that copies an earlier claim and runs on past its end (_before_its_end), or an independent claim copying one
-  that stops unfinished (_unfinished_copy), repeats it.
+  "… of claim 27, wherein X") claim different things and are no finding.
 * ``not-further-limiting`` (35 USC 112(d); MPEP 608.01(n) III): a dependent claim each of whose limitations its
   parent chain already recites (a wherein-clause copied from the parent, a restated limitation), or that adds no
   text at all. A limitation the parent recites among alternatives ("… or …", "at least one of", "optionally") is a
@@ -36,20 +34,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 
-from spg.forest import Claim, Forest
+from spg.forest import Forest
 from spg.lint.abbreviations import defined, spelled_out
-from spg.lint.clauses import (
-    COPULA,
-    OR_BOUND,
-    Reading,
-    ancestry,
-    content,
-    gist,
-    on_every_path,
-    read_claim,
-    read_claims,
-    singular,
-)
+from spg.lint.clauses import COPULA, OR_BOUND, Reading, ancestry, content, gist, on_every_path, read_claims, singular
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
@@ -170,37 +157,6 @@ def _cut_short(text: str) -> bool:
     before the trailing space, where a match must stand (its longest word, "structure", and the character before it),
     since searching the 40 cost as much as all the rule's comparisons."""
     return _CUT_SHORT.search(text[-40:].rstrip()[-10:]) is not None
-
-
-# a claim is one sentence (MPEP 608.01(m): it "begins with a capital letter and ends with a period"): a period before
-# a capital ends it, as a clause ends (clauses._SPLIT), and what follows is no part of it ("… a PCSK9 inhibitor. This
-# claim is a new dependent claim that …", a chat model's comment on the claim it copied)
-_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z])")
-
-
-def _before_its_end(c: Claim) -> tuple[str, ...] | None:
-    """The words of a claim up to its first sentence end, read as a whole claim is (``Reading.body``), where text
-    follows that end; None for a claim of one sentence."""
-    end = _SENTENCE_END.search(c.text)
-    return None if end is None else read_claim(c.text[: end.start()], c.num, bool(c.parents)).body
-
-
-def _unfinished_copy(c: Claim, r: Reading, earlier: Iterable[int], readings: dict[int, Reading]) -> int | None:
-    """The first of the independent claims ``earlier`` whose words an independent claim that stops without its period
-    recites from their start, past that claim's preamble and transition, its last word perhaps cut off inside ("…
-    SEQ ID NO: 12, SE"): the earlier claim copied until the writer stopped, with no word of its own. A broader claim
-    ends its last limitation; one stopping inside a clause of another (no period: MPEP 608.01(m)) claims nothing
-    that claim does not. Not read for dependent claims: one stopping inside a sibling's only limitation has said
-    its citation and a few words ("The method of claim 14, wherein the therapeutic composition comprises", a
-    published application that lost the name that followed), too little to call a copy."""
-    body, n = r.body, len(r.body)
-    if c.text.rstrip().endswith(".") or not n:
-        return None
-    for e in earlier:
-        old = readings[e].body
-        if len(readings[e].opening) + 1 < n <= len(old) and old[: n - 1] == body[:-1] and old[n - 1].startswith(body[-1]):
-            return e
-    return None
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -403,7 +359,6 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
     exact: dict[tuple, int] = {}
     reworded: dict[tuple, int] = {}
     bags: dict[tuple, list[int]] = {}
-    independent: list[int] = []
     siblings = _Siblings(readings)
     out = []
     for c in forest.claims:
@@ -428,11 +383,6 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             chain = _chain_clauses([readings[a] for a in above[c.num]])
             earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
             how = "the same limitations, with words its chain already says"
-        if earlier is None and (said_first := _before_its_end(c)) is not None:
-            earlier = exact.get((c.parents, said_first))
-            how = "the same text, then words after the claim's end"
-        if earlier is None and not c.parents and (earlier := _unfinished_copy(c, r, independent, readings)):
-            how = "its words from the start, unfinished"
         if earlier is not None:
             out.append(Finding(
                 "duplicate-claim", "warning", c.num,
@@ -441,8 +391,6 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             ))
             continue
         exact.setdefault(key, c.num)
-        if not c.parents:
-            independent.append(c.num)
         if order is not None:
             reworded.setdefault(order, c.num)
         if bag[1]:
