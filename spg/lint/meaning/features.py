@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from functools import cached_property
 from itertools import chain as chained
 
 import numpy as np
@@ -36,19 +37,26 @@ class _Read:
         got = content(said)
         places, stems = zip(*got) if got else ((), ())
         self.stems = frozenset(stems)
-        order = list(dict.fromkeys(got))  # a word with two readings keeps its first
-        seq = [s for (p, s), (before, _) in zip(order, [(-1, ""), *order]) if p != before]  # a place's first stem
-        grams = list(zip(seq, seq[1:], seq[2:]))
-        self.trigrams = frozenset(grams)
+        # a word with two readings keeps its first: content() gives the words in order, a word's stems together, so
+        # read back to front the stem a place keeps last is its first
+        first = dict(zip(places[::-1], stems[::-1]))
+        seq = list(first.values())[::-1]
+        grams = len(seq) - 2
+        self.trigrams = frozenset(zip(seq, seq[1:], seq[2:]))
         # a model caught in a loop says the same run of words again and again within one claim
-        self.self_repeat = 1 - len(self.trigrams) / len(grams) if grams else 0.0
+        self.self_repeat = 1 - len(self.trigrams) / grams if grams > 0 else 0.0
         self.said = frozenset(said)
-        self.places = list(dict.fromkeys(places))  # where its content words stand, in order
+        self.places = list(first)[::-1]  # where its content words stand, in order
         self.words = list(map(said.__getitem__, self.places))
-        self.by_stem = dict(zip(stems, map(said.__getitem__, places)))
+        self._got, self._said = got, said
         self.word_ids: frozenset[int] = frozenset()
         self.vector: np.ndarray | None = None
         self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
+
+    @cached_property
+    def by_stem(self) -> dict[str, str]:
+        """The word each stem was last read from (asked of a dependent claim's words new to its chain only)."""
+        return {stem: self._said[place] for place, stem in self._got}
 
 
 def _clause_words(reading: Reading, own: _Read | None = None) -> list[list[str]]:
@@ -73,7 +81,10 @@ class _Chain:
         self.stems = frozenset().union(*(u.stems for u in up))
         self.trigrams = frozenset().union(*(u.trigrams for u in up))
         self.said = frozenset().union(*(u.said for u in up))
-        self.word_rows = unit_rows[list(frozenset().union(*(u.word_ids for u in up)))]  # each word's, of length 1
+        words = frozenset().union(*(u.word_ids for u in up))
+        # each word's vector of length 1 (numpy reads a list of indices number by number: an array, made in one
+        # call, is taken faster)
+        self.word_rows = unit_rows[np.fromiter(words, np.intp, len(words))]
         self.owners = [a for a, u in zip(chain, up) if u.clause_vectors is not None for _ in range(len(u.clause_vectors))]
         self.clauses = np.concatenate([u.clause_vectors for u in up if u.clause_vectors is not None]) \
             if self.owners else None
@@ -120,16 +131,19 @@ class SetFeatures:
             if r is None or r is self.own.get(num):
                 summed.append(got)
                 of.append(num if r is None else r)
-        got_clauses: dict[int, list[np.ndarray]] = {}
-        for who, unit in zip(of, vectors.units(summed)):
+        # each reading's vector a row of the set's matrix, and a claim's limitations (summed one after another) a
+        # block of its rows: views, where a copy each cost more than the products read from them
+        units = vectors.units(summed)
+        clause_rows: dict[int, list[int]] = {}
+        for row, who in enumerate(of):
             if isinstance(who, _Read):
-                who.vector = unit
+                who.vector = units[row]
             else:
-                got_clauses.setdefault(who, []).append(unit)
-        for num, vs in got_clauses.items():
+                clause_rows.setdefault(who, []).append(row)
+        for num, rows in clause_rows.items():
             for r in (self.own.get(num), self.whole.get(num)):
                 if r is not None:
-                    r.clause_vectors = np.array(vs)
+                    r.clause_vectors = units[rows[0] : rows[-1] + 1]
 
     def _reads(self, clauses: dict[int, list[list[str]]]):
         """(a claim's :class:`_Read`, or None for its limitations, its number) in the order :meth:`features` reads
@@ -192,11 +206,13 @@ class SetFeatures:
         new = me.stems - up.stems
         best_chain, cos_chain, least = chain[0], 0.0, 0.0
         if up.owners:
-            sims = me.clause_vectors @ up.clauses.T
-            whole = up.clauses @ me.vector
-            at = int(whole.argmax())
-            best_chain, cos_chain = up.owners[at], float(whole[at])
-            least = float(sims.max(1).min())
+            # the products as numpy gave them (their last bits follow the shapes BLAS is called with), read in Python:
+            # a few numbers each, where numpy's reductions cost more than they do
+            sims = (me.clause_vectors @ up.clauses.T).tolist()
+            whole = (up.clauses @ me.vector).tolist()
+            at = max(range(len(whole)), key=whole.__getitem__)  # the first of equals, as argmax
+            best_chain, cos_chain = up.owners[at], whole[at]
+            least = min(map(max, sims))
         # how alike the new words are to the chain's words: a synonym is new to the word rules, not to a reader
         like = 1.0
         if new:
@@ -205,21 +221,21 @@ class SetFeatures:
                 rows = self.vectors.unit_rows
                 sims = rows[self.vectors.ids([me.by_stem[s] for s in sorted(new)])] @ up.word_rows.T
                 best = sims.max(1)
-                # best.mean() to the last bit (float32 sum, then the division), without numpy's Python-level wrapper
-                like = float(np.float32(float(best.sum()) / len(best)))
+                # best.mean() to the last bit (float32 sum, then the division), without numpy's Python-level wrapper;
+                # one word's is its own
+                like = float(best[0]) if len(best) == 1 else float(np.float32(float(best.sum()) / len(best)))
         # the sibling read closest; siblings written on purpose differ in a word or two either way ("greater"
         # against "less", "away from" against "to"), so what it says that this claim does not counts too
         nums = self.siblings(index)
         sibs = [self.own[num] for num in nums]
         new_sib, lost_sib, differ, cos_sib, tri_sib, best_sib = 1.0, 1.0, 1.0, 0.0, 0.0, None
         if sibs:
-            cos = np.array([s.vector for s in sibs]) @ me.vector
-            if not all(s.stems for s in sibs):
-                cos[[not s.stems for s in sibs]] = -np.inf
-            at = int(cos.argmax())
+            cos = (np.array([s.vector for s in sibs]) @ me.vector).tolist()
+            cos = [c if s.stems else -math.inf for c, s in zip(cos, sibs)]
+            at = max(range(len(cos)), key=cos.__getitem__)
             if cos[at] > 0:
                 s = sibs[at]
-                cos_sib, best_sib = float(cos[at]), nums[at]
+                cos_sib, best_sib = cos[at], nums[at]
                 new_sib = len(me.stems - s.stems) / len(me.stems)
                 lost_sib = len(s.stems - me.stems) / len(s.stems)
                 differ = len(me.said ^ s.said) / len(me.said | s.said)
