@@ -59,7 +59,7 @@ from spg.lint.antecedent.words import (
     _shares_owner,
     _singular,
     _symbol,
-    _token_classes,
+    _Tokens,
 )
 
 
@@ -101,11 +101,10 @@ class _Chunk:
         self.joined = False
 
 
-def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
-    """The noun phrases of one claim's tokens in order, and its action words ("-ing" words used as verbs) with
-    their token positions."""
-    kinds, lows, sings, flags, digits = _token_classes(tokens)
-    digits = "".join(digits)
+def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
+    """The noun phrases of one claim's tokens (:func:`_token_classes`) in order, and its action words ("-ing" words
+    used as verbs) with their token positions."""
+    tokens, kinds, lows, sings, flags, digits, _ = read
     n = len(tokens)
     claim_at = _positions(lows, "claim") + _positions(lows, "claims") + _positions(lows, "claimed")
     claim_at.sort()
@@ -571,7 +570,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     return out, actions
 
 
-def _named_in_place(tokens: list[str], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
+def _named_in_place(tokens: tuple[str, ...], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
     """Whether the phrase ``j``..``k`` ends in a name of letters and digits given right after its noun ("the order
     RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb the phrase ran into: "the cells
     express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb in "-s" after a singular),
@@ -605,7 +604,7 @@ def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> 
     return at
 
 
-def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
+def _lends(ch: _Chunk, tokens: tuple[str, ...], kinds: tuple[int, ...], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
     """What an introduction ending at token ``k`` lends the phrase right after a comma, a parenthesised
     abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
     When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""

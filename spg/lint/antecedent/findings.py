@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk, _chunks
 from spg.lint.antecedent.reader import _Reader
-from spg.lint.antecedent.words import _IDIOM_HEADS, _NAMED, _POSITIONAL, _PROPERTIES, _TOKEN_RE
+from spg.lint.antecedent.words import _IDIOM_HEADS, _NAMED, _POSITIONAL, _PROPERTIES, _token_classes
 
 # ("A step stool designed to fold flat and have removable lids and a lower step …": "have" and "has" end a preamble
 # as "having" does)
@@ -39,13 +38,13 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     for ci, claim in enumerate(claims):
         here = len(findings)
         blocks.append((reader.ancestry.order[ci], here))
-        tokens = list(map(sys.intern, _TOKEN_RE.findall(claim.text)))  # a word once, however often it recurs
+        read = _token_classes(claim.text)
         dependent = bool(reader.ancestry.parents[ci])
-        chunks, actions = _chunks(tokens, ci, dependent)
-        reader.body = 0 if dependent else _body_start(tokens)
-        reader.tokens = tokens
-        reader.context[ci] = (tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
-                              list(map(sys.intern, map(str.lower, tokens))))
+        chunks, actions = _chunks(read, ci, dependent)
+        reader.body = 0 if dependent else _body_start(read.lower)
+        reader.tokens = read.tokens
+        reader.context[ci] = (read.tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
+                              read.lower)
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
         flagged: set[int] = set()  # chunks reported in this claim, by id
@@ -94,12 +93,12 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     return findings, total, resolved
 
 
-def _body_start(tokens: list[str]) -> int:
+def _body_start(lower: tuple[str, ...]) -> int:
     """The token after an independent claim's transitional phrase ("comprising", "including", ":" …; the first
-    60 tokens), or 0: what the preamble introduces ("A step stool for a ladder comprising: a ladder …") the body may
-    recite again."""
-    for i, t in enumerate(tokens[:60]):
-        if t.lower() in _TRANSITIONS:
+    60 tokens, in lower case), or 0: what the preamble introduces ("A step stool for a ladder comprising: a ladder …")
+    the body may recite again."""
+    for i, t in enumerate(lower[:60]):
+        if t in _TRANSITIONS:
             return i + 1
     return 0
 

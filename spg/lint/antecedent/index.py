@@ -77,7 +77,7 @@ class _Index:
         # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool", its tokens in
         # lower case), kept for the claims read before: a dependent claim's introduction is compared with its
         # parents' in their own words (lowered once: recited_alone reads up to 40 tokens around each introduction)
-        self.context: dict[int, tuple[list[str], int, tuple[str, ...], list[str]]] = {}
+        self.context: dict[int, tuple[tuple[str, ...], int, tuple[str, ...], tuple[str, ...]]] = {}
         # (claim, words without a last postpositive "-able" word) → the first two of the body's introductions read so
         # that introduced_again compares with (_first_alone): the first, and the first in other words than it
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}

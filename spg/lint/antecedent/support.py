@@ -72,7 +72,7 @@ _ABLE_NOUNS = frozenset({"table", "cable", "variable", "vegetable", "consumable"
 _OBJECT_OPENERS = frozenset({"the", "a", "an", "said", "each", "at", "one"})
 
 
-def _bare(ch: _Chunk, tokens: list[str]) -> tuple[str, ...]:
+def _bare(ch: _Chunk, tokens: tuple[str, ...]) -> tuple[str, ...]:
     """An element's words as a drafter recites the element again on its own: without a last postpositive adjective
     ("inner element rotatable" → "inner element"), or without a last "-ing" word that an adverb before it or an
     object after it (:data:`_OBJECT_OPENERS`) shows to be a participle, not a noun ("an articulating joint assembly

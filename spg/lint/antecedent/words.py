@@ -5,6 +5,8 @@ spelling, plural, bare verb) and each token's class, cached per token."""
 from __future__ import annotations
 
 import re
+import sys
+from typing import NamedTuple
 
 
 def _words(*chunks: str) -> frozenset[str]:
@@ -228,7 +230,10 @@ _NOMINAL_SUFFIXES = ("tion", "sion", "ison", "ment", "ance", "ence", "al", "ure"
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
 _BREAKS = frozenset((_NUM, _PUNCT, _STOPW, _DEF, _ART))  # what ends any noun phrase
 _F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT = 1, 2, 4, 8, 16, 32
-_CLASS: dict[str, tuple[int, str, str, int, str]] = {}
+# raw token → (the token, class, lowercased form, singular, flags, class as a digit, lower case): one lookup a token
+# gives the chunker and the reader all they read of it, and the cache's copy of each string is shared by every claim
+# (the claims' tokens and lower-case forms are kept for the whole claim set)
+_CLASS: dict[str, tuple[str, int, str, str, int, str, str]] = {}
 # On the string of class digits of a claim's tokens, regular expressions find in C what the Python loop needs:
 # where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
 _START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
@@ -468,18 +473,33 @@ def _classify(token: str) -> tuple[int, str, str]:
     return cls, w, _american(_singular(w) if cls == _WORD else w)
 
 
-def _token_classes(tokens: list[str]) -> tuple[tuple, ...]:
-    """Per-token (class, lowercased form, singular, flags, class as a digit) as five parallel tuples; classes are
-    cached per token."""
+class _Tokens(NamedTuple):
+    """One claim's tokens and, per token, what the analysis reads of it, as parallel tuples."""
+
+    tokens: tuple[str, ...]  # as written
+    kinds: tuple[int, ...]  # the word class (_DEF … _PUNCT)
+    lows: tuple[str, ...]  # lower case, a possessive "'s" dropped
+    sings: tuple[str, ...]  # the singular of that in American spelling (a content word's)
+    flags: tuple[int, ...]  # _F_QUANT, _F_MODIFIER, …
+    digits: str  # the classes as a string of digits, for the regular expressions above
+    lower: tuple[str, ...]  # lower case as written
+
+
+def _token_classes(text: str) -> _Tokens:
+    """A claim's tokens with their classes, each token's cached: one regular expression pass and one lookup a token."""
+    tokens = _TOKEN_RE.findall(text)
     classes = list(map(_CLASS.get, tokens))
     if None in classes:
         # looked up again: a token new to the cache recurs within the claim (a long claim's every "the" classified
         # anew took a tuple and three strings each, most of the memory a 1 MB claim needed)
         classes = [c or _CLASS.get(t) or _new_class(t) for c, t in zip(classes, tokens)]
-    return tuple(zip(*classes)) if classes else ((), (), (), (), ())
+    if not classes:
+        return _Tokens((), (), (), (), (), "", ())
+    tokens, kinds, lows, sings, flags, digits, lower = zip(*classes)
+    return _Tokens(tokens, kinds, lows, sings, flags, "".join(digits), lower)
 
 
-def _new_class(token: str) -> tuple[int, str, str, int, str]:
+def _new_class(token: str) -> tuple[str, int, str, str, int, str, str]:
     if len(_CLASS) > 200_000:
         _CLASS.clear()
     kind, low, singular = _classify(token)
@@ -492,7 +512,8 @@ def _new_class(token: str) -> tuple[int, str, str, int, str]:
         | (_F_POSSESSIVE if token.endswith(("'s", "’s", "s'", "s’")) else 0)
         | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
     )
-    got = _CLASS[token] = (kind, low, singular, flags, str(kind))
+    token = sys.intern(token)
+    got = _CLASS[token] = (token, kind, sys.intern(low), sys.intern(singular), flags, str(kind), sys.intern(token.lower()))
     return got
 
 
