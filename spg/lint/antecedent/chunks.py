@@ -3,6 +3,8 @@ ends, what it introduces or refers to, and the action words ("-ing" verbs) a cla
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from spg.lint.antecedent.words import (
     _ABSTRACT,
     _ACTION_RE,
@@ -17,6 +19,7 @@ from spg.lint.antecedent.words import (
     _DEF,
     _DEFINING,
     _ED,
+    _F_FORMULA,
     _F_MODIFIER,
     _F_OBJECT,
     _F_POSSESSIVE,
@@ -241,7 +244,9 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         # a phrase of words that may be modifiers or nouns has a head when it ends before punctuation or a verb:
         # "administering to an individual", "the individual is human" (the idioms, "the foregoing", are set
         # phrases below)
-        noun = _NON_RESTRICTIVE.issuperset(raw) and (
+        # (its head tested first: the set test builds a set of the phrase's words)
+        pronoun = raw[-1] in _NON_RESTRICTIVE and _NON_RESTRICTIVE.issuperset(raw)
+        noun = pronoun and (
             k >= n
             or kinds[k] in (_PUNCT, _ED)
             or nxt in _CLAUSE_AFTER_HEAD
@@ -254,7 +259,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         # an output, where "a first of" is a pronoun
         noun = noun or (cls == _ART and nxt == "of" and len(raw) == 1 and raw[0] in _POSITIONAL_NOUNS)
         if not noun and (
-            (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw)
+            (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or pronoun
         ):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
@@ -263,13 +268,13 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         if (
             cls == _DEF
             and k < n
-            and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
             and (
                 nxt in ("one", "ones")
                 or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM))
                 # coordinate participles, a comma between: "said stretched, flattened strand"
                 or (kinds[k - 1] == _ED and nxt == "," and k + 2 < n and kinds[k + 1] == _ED and kinds[k + 2] == _WORD)
             )
+            and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
         ):
             # "the" opens a phrase whose head comes later: before "one", the words are a pronoun's modifiers ("the
             # fallen upper one of the covers", "the identified one or more computers"); participles alone have no
@@ -576,7 +581,7 @@ def _named_in_place(tokens: tuple[str, ...], kinds: tuple[int, ...], flags: tupl
     express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb in "-s" after a singular),
     "the gene encoding CCL7" — there the subject is a reference of its own."""
     name = tokens[k - 1]
-    if k - j < 2 or not _formula(name) or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
+    if k - j < 2 or not flags[k - 1] & _F_FORMULA or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
         return False
     if k - j > 2 and not flags[k - 3] & _F_POSSESSIVE:
         before = lows[k - 2].replace("-", "")
@@ -639,19 +644,17 @@ def _lends(ch: _Chunk, tokens: tuple[str, ...], kinds: tuple[int, ...], lows: tu
 
 
 def _positions(words: tuple[str, ...], word: str) -> list[int]:
-    """Every index of ``word`` in ``words`` (tuple.index searches in C)."""
+    """Every index of ``word`` in ``words`` (tuple.count and tuple.index search in C)."""
     out: list[int] = []
     at = -1
-    try:
-        while True:
-            at = words.index(word, at + 1)
-            out.append(at)
-    except ValueError:
-        return out
+    for _ in range(words.count(word)):
+        at = words.index(word, at + 1)
+        out.append(at)
+    return out
 
 
 def _names_claim(kinds: tuple[int, ...], k: int, claim_at: list[int]) -> bool:
     """Whether "claim(s)" follows within nine tokens without punctuation: "The method of claim 1", "the apparatus
     as claimed in any preceding claim"."""
-    at = next((m for m in claim_at if m >= k), -1)
-    return 0 <= at - k < 9 and all(kinds[m] != _PUNCT for m in range(k, at))
+    x = bisect_left(claim_at, k)
+    return x < len(claim_at) and claim_at[x] - k < 9 and all(kinds[m] != _PUNCT for m in range(k, claim_at[x]))

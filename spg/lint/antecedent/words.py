@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from itertools import chain
 from typing import NamedTuple
 
 
@@ -229,11 +230,12 @@ _NOMINAL_SUFFIXES = ("tion", "sion", "ison", "ment", "ance", "ence", "al", "ure"
 # Word classes, cached per raw token.
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
 _BREAKS = frozenset((_NUM, _PUNCT, _STOPW, _DEF, _ART))  # what ends any noun phrase
-_F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT = 1, 2, 4, 8, 16, 32
+_F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT, _F_FORMULA = 1, 2, 4, 8, 16, 32, 64
 # raw token → (the token, class, lowercased form, singular, flags, class as a digit, lower case): one lookup a token
 # gives the chunker and the reader all they read of it, and the cache's copy of each string is shared by every claim
 # (the claims' tokens and lower-case forms are kept for the whole claim set)
 _CLASS: dict[str, tuple[str, int, str, str, int, str, str]] = {}
+_WORDS: dict[str, tuple[tuple[str, int, str, str, int, str, str], ...]] = {}  # a word between spaces → its tokens
 # On the string of class digits of a claim's tokens, regular expressions find in C what the Python loop needs:
 # where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
 _START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
@@ -486,17 +488,26 @@ class _Tokens(NamedTuple):
 
 
 def _token_classes(text: str) -> _Tokens:
-    """A claim's tokens with their classes, each token's cached: one regular expression pass and one lookup a token."""
-    tokens = _TOKEN_RE.findall(text)
-    classes = list(map(_CLASS.get, tokens))
-    if None in classes:
-        # looked up again: a token new to the cache recurs within the claim (a long claim's every "the" classified
+    """A claim's tokens with their classes. No token crosses white space, so a claim's tokens are those of its
+    words, each word's cached: ``str.split`` and one lookup a word (a regular expression over the whole claim took
+    as long as the rest of this)."""
+    words = text.split()
+    parts = list(map(_WORDS.get, words))
+    if None in parts:
+        # looked up again: a word new to the cache recurs within the claim (a long claim's every "the" classified
         # anew took a tuple and three strings each, most of the memory a 1 MB claim needed)
-        classes = [c or _CLASS.get(t) or _new_class(t) for c, t in zip(classes, tokens)]
-    if not classes:
+        parts = [got or _WORDS.get(w) or _new_word(w) for got, w in zip(parts, words)]
+    if not parts:
         return _Tokens((), (), (), (), (), "", ())
-    tokens, kinds, lows, sings, flags, digits, lower = zip(*classes)
+    tokens, kinds, lows, sings, flags, digits, lower = zip(*chain.from_iterable(parts))
     return _Tokens(tokens, kinds, lows, sings, flags, "".join(digits), lower)
+
+
+def _new_word(word: str) -> tuple[tuple[str, int, str, str, int, str, str], ...]:
+    if len(_WORDS) > 200_000:
+        _WORDS.clear()
+    got = _WORDS[word] = tuple(_CLASS.get(t) or _new_class(t) for t in _TOKEN_RE.findall(word))
+    return got
 
 
 def _new_class(token: str) -> tuple[str, int, str, str, int, str, str]:
@@ -511,6 +522,7 @@ def _new_class(token: str) -> tuple[str, int, str, str, int, str, str]:
         | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
         | (_F_POSSESSIVE if token.endswith(("'s", "’s", "s'", "s’")) else 0)
         | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
+        | (_F_FORMULA if _formula(token) else 0)
     )
     token = sys.intern(token)
     got = _CLASS[token] = (token, kind, sys.intern(low), sys.intern(singular), flags, str(kind), sys.intern(token.lower()))
