@@ -644,10 +644,11 @@ def _lends(ch: _Chunk, tokens: tuple[str, ...], kinds: tuple[int, ...], lows: tu
 
 
 def _positions(words: tuple[str, ...], word: str) -> list[int]:
-    """Every index of ``word`` in ``words`` (tuple.count and tuple.index search in C)."""
+    """Every index of ``word`` in ``words`` (tuple.count and tuple.index search in C; ``in`` first, which stops at
+    the first: most claims name no claim, or one)."""
     out: list[int] = []
     at = -1
-    for _ in range(words.count(word)):
+    for _ in range(words.count(word) if word in words else 0):
         at = words.index(word, at + 1)
         out.append(at)
     return out

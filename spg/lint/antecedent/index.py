@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import chain
 
 from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk
 from spg.lint.antecedent.order import _Ancestry
 from spg.lint.antecedent.support import _bare, _ends_with, _stem, _supports
-from spg.lint.antecedent.words import _TOKEN_RE, _compound_nouns
+from spg.lint.antecedent.words import _compound_nouns, _offsets
 
 # where a claim recites an element of its own (what comes after "having", "with", "of" is a part or property of
 # the element before it, which two elements may each have)
@@ -94,8 +93,7 @@ class _Index:
         """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
         spans = self.spans.get(ch.claim)
         if spans is None:
-            found = _TOKEN_RE.finditer(self.claims[ch.claim].text)
-            spans = self.spans[ch.claim] = array("q", chain.from_iterable(map(re.Match.span, found)))
+            spans = self.spans[ch.claim] = _offsets(self.claims[ch.claim].text, self.context[ch.claim][0])
         return spans[2 * ch.start], spans[2 * ch.end - 1]
 
     def quote(self, ch: _Chunk) -> str:
@@ -309,6 +307,7 @@ class _Index:
         bits = anc.bits_of(claim) if multi else 0
         tin, tout = anc.tin, anc.tout
         tin_c, tout_c = tin[claim], tout[claim]
+        whole = mods + (head,)  # what ``exact`` asks for
         for c in reversed(self.index.get(head, ())):
             cc = c.claim
             if cc == claim:
@@ -323,7 +322,7 @@ class _Index:
                 continue
             if (ending and c.words[-1] != head) or (articled and not c.article):
                 continue
-            if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
+            if c.words == whole if exact else _supports(c, head, mods):
                 out.append(c)
                 if len(out) == 2:
                     break

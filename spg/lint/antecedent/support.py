@@ -35,7 +35,10 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     for j in range(len(words) - 1, 0, -1):
         if words[j] == head:
             before = words[:j]
-            if not [m for m in mods if m not in before]:
+            for m in mods:
+                if m not in before:
+                    break
+            else:
                 return True
     return False
 
