@@ -14,6 +14,7 @@ from spg.lint.antecedent.words import (
     _ART,
     _BREAKS,
     _CARDINALS,
+    _CLAIM_RE,
     _CLAUSE_AFTER_HEAD,
     _COMPLEMENTS,
     _DEF,
@@ -107,15 +108,14 @@ class _Chunk:
 def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
     """The noun phrases of one claim's tokens (:func:`_token_classes`) in order, and its action words ("-ing" words
     used as verbs) with their token positions."""
-    tokens, kinds, lows, sings, flags, digits, _ = read
+    tokens, kinds, lows, sings, flags, chars, _ = read
     n = len(tokens)
-    claim_at = _positions(lows, "claim") + _positions(lows, "claims") + _positions(lows, "claimed")
-    claim_at.sort()
+    claim_at = [m.start() for m in _CLAIM_RE.finditer(chars)]  # "claim", "claims", "claimed"
     first_claim = claim_at[0] if claim_at and dependent else -1
     # "An apparatus for carrying out the process of claim 1": a claim of another category restates what it cites
     restating = dependent and n > 0 and kinds[0] == _ART
     out: list[_Chunk] = []
-    actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
+    actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(chars)]
     pending: _Chunk | None = None  # "the first and" waits for its head
     series: list[_Chunk] = []  # the conjuncts before it in "first, second, and third matrices"
     one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
@@ -129,7 +129,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
     search = _START_RE.search
     i = 0
     while True:
-        start = search(digits, i)
+        start = search(chars, i)
         if start is None:
             break
         i = start.start()
@@ -641,17 +641,6 @@ def _lends(ch: _Chunk, tokens: tuple[str, ...], kinds: tuple[int, ...], lows: tu
     if at < 0 or len(forms) != len(ch.raw):
         return None
     return start, [ch.words, tuple(forms[:at]) + (_american(_singular(short.lower())),)]
-
-
-def _positions(words: tuple[str, ...], word: str) -> list[int]:
-    """Every index of ``word`` in ``words`` (tuple.count and tuple.index search in C; ``in`` first, which stops at
-    the first: most claims name no claim, or one)."""
-    out: list[int] = []
-    at = -1
-    for _ in range(words.count(word) if word in words else 0):
-        at = words.index(word, at + 1)
-        out.append(at)
-    return out
 
 
 def _names_claim(kinds: tuple[int, ...], k: int, claim_at: list[int]) -> bool:

@@ -237,10 +237,14 @@ _F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT, _F_FORMULA
 # (the claims' tokens and lower-case forms are kept for the whole claim set)
 _CLASS: dict[str, tuple[str, int, str, str, int, str, str]] = {}
 _WORDS: dict[str, tuple[tuple[str, int, str, str, int, str, str], ...]] = {}  # a word between spaces → its tokens
-# On the string of class digits of a claim's tokens, regular expressions find in C what the Python loop needs:
-# where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
-_START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
-_ACTION_RE = re.compile(f"[{_ING}{_ED}]")
+# On the string of a claim's token classes (a character a token: the class's digit, or for a word naming a claim,
+# "claim", "claims", "claimed", a letter of its own, "c" as a content word, "d" as a participle), regular expressions
+# find in C what the Python loop needs: where a noun phrase may start (a determiner, a content word), the actions
+# ("-ing", "-ed" words) and the words naming a claim.
+_CLAIM_CHARS = {_WORD: "c", _ED: "d"}
+_START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}c]")
+_ACTION_RE = re.compile(f"[{_ING}{_ED}d]")
+_CLAIM_RE = re.compile("[cd]")
 
 
 def _symbol(token: str) -> bool:
@@ -484,7 +488,7 @@ class _Tokens(NamedTuple):
     lows: tuple[str, ...]  # lower case, a possessive "'s" dropped
     sings: tuple[str, ...]  # the singular of that in American spelling (a content word's)
     flags: tuple[int, ...]  # _F_QUANT, _F_MODIFIER, …
-    digits: str  # the classes as a string of digits, for the regular expressions above
+    chars: str  # the classes as a string, for the regular expressions above
     lower: tuple[str, ...]  # lower case as written
 
 
@@ -500,8 +504,8 @@ def _token_classes(text: str) -> _Tokens:
         parts = [got or _WORDS.get(w) or _new_word(w) for got, w in zip(parts, words)]
     if not parts:
         return _Tokens((), (), (), (), (), "", ())
-    tokens, kinds, lows, sings, flags, digits, lower = zip(*chain.from_iterable(parts))
-    return _Tokens(tokens, kinds, lows, sings, flags, "".join(digits), lower)
+    tokens, kinds, lows, sings, flags, chars, lower = zip(*chain.from_iterable(parts))
+    return _Tokens(tokens, kinds, lows, sings, flags, "".join(chars), lower)
 
 
 def _offsets(text: str, tokens: tuple[str, ...]) -> array:
@@ -541,7 +545,8 @@ def _new_class(token: str) -> tuple[str, int, str, str, int, str, str]:
         | (_F_FORMULA if _formula(token) else 0)
     )
     token = sys.intern(token)
-    got = _CLASS[token] = (token, kind, sys.intern(low), sys.intern(singular), flags, str(kind), sys.intern(token.lower()))
+    char = _CLAIM_CHARS[kind] if flags & _F_CLAIM else str(kind)
+    got = _CLASS[token] = (token, kind, sys.intern(low), sys.intern(singular), flags, char, sys.intern(token.lower()))
     return got
 
 
