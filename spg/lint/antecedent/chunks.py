@@ -259,7 +259,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         # an output, where "a first of" is a pronoun
         noun = noun or (cls == _ART and nxt == "of" and len(raw) == 1 and raw[0] in _POSITIONAL_NOUNS)
         if not noun and (
-            (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or pronoun
+            (nxt in ("one", "ones", "of") and raw[-1] in _PRONOMINAL and _PRONOMINAL.issuperset(raw)) or pronoun
         ):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
@@ -494,7 +494,11 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
             # else two positional nouns, each with its article ("the front and the rear"): each is read alone
             pending = None
             series = []
-        if (nxt in ("and", "or") or (nxt == "," and _series(ch, lows, k, nxt))) and _POSITIONAL.issuperset(ch.words):
+        if (
+            ch.words[-1] in _POSITIONAL
+            and (nxt in ("and", "or") or (nxt == "," and _series(ch, lows, k, nxt)))
+            and _POSITIONAL.issuperset(ch.words)
+        ):
             pending = ch
         out.append(ch)
         if joint is not None:
@@ -614,7 +618,7 @@ def _lends(ch: _Chunk, tokens: tuple[str, ...], kinds: tuple[int, ...], lows: tu
     abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
     When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""
     after = lows[k]
-    if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
+    if after == "," and ch.article and ch.words[-1] in _POSITIONAL and _POSITIONAL.issuperset(ch.words):
         # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
         return _past_adjectives(kinds, lows, k + 1), [ch.words]
     if (

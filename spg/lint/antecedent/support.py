@@ -46,6 +46,8 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
 def _spells(words: tuple[str, ...], target: str, headed: bool = False) -> bool:
     """Whether consecutive words (or hyphenated parts) of ``words``, ending at the end of a word (with ``headed``,
     of the last word), join to ``target``."""
+    if target not in "".join(words).replace("-", ""):  # what they join to is part of that: most are rejected in C
+        return False
     parts = [(part, m == len(w.split("-")) - 1) for w in words for m, part in enumerate(w.split("-"))]
     for end in range(len(parts) - 1, -1, -1):
         if not parts[end][1]:
