@@ -66,8 +66,8 @@ class _Index:
         self.claims = self.ancestry.claims  # in reading order: a chunk's ``claim`` indexes this list
         self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
-        # claim → character offsets of its tokens, start and end of each in turn (an array: a tuple each took a
-        # fifth of the memory a long claim needs)
+        # claim → character offsets of its first tokens, start and end of each in turn, as far as a finding needed
+        # them (an array: a tuple each took a fifth of the memory a long claim needs)
         self.spans: dict[int, array] = {}
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
@@ -93,7 +93,9 @@ class _Index:
         """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
         spans = self.spans.get(ch.claim)
         if spans is None:
-            spans = self.spans[ch.claim] = _offsets(self.claims[ch.claim].text, self.context[ch.claim][0])
+            spans = self.spans[ch.claim] = array("q")
+        if len(spans) < 2 * ch.end:
+            _offsets(self.claims[ch.claim].text, self.context[ch.claim][0], spans, ch.end)
         return spans[2 * ch.start], spans[2 * ch.end - 1]
 
     def quote(self, ch: _Chunk) -> str:

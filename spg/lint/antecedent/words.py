@@ -508,19 +508,17 @@ def _token_classes(text: str) -> _Tokens:
     return _Tokens(tokens, kinds, lows, sings, flags, "".join(chars), lower)
 
 
-def _offsets(text: str, tokens: tuple[str, ...]) -> array:
-    """Character offsets of a claim's tokens in its text, start and end of each in turn: a token starts where its
-    text next occurs, as only white space lies between two tokens (the regular expression run again took several
-    times as long)."""
-    out = array("q")
-    at = 0
+def _offsets(text: str, tokens: tuple[str, ...], spans: array, end: int) -> None:
+    """Extend ``spans``, the character offsets of a claim's first tokens in its text (start and end of each in turn),
+    to its first ``end`` tokens: a token starts where its text next occurs, as only white space lies between two
+    tokens (the regular expression run again took several times as long; a long claim's findings seldom need all)."""
+    at = spans[-1] if spans else 0
     find = text.find
-    for token in tokens:
+    for token in tokens[len(spans) // 2 : end]:
         at = find(token, at)
-        out.append(at)
+        spans.append(at)
         at += len(token)
-        out.append(at)
-    return out
+        spans.append(at)
 
 
 def _new_word(word: str) -> tuple[tuple[str, int, str, str, int, str, str], ...]:
