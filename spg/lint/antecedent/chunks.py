@@ -425,7 +425,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 or raw[0] == "resulting"
                 # a name of letters and digits after the noun is one too ("the order RF39", "the modifications
                 # T366I"), and a sequence identifier (37 CFR 1.821): "the amino acid sequence SEQ ID NO: 18"
-                or _named_in_place(tokens, kinds, flags, lows, j, k)
+                or (flags[k - 1] & _F_FORMULA and _named_in_place(tokens, kinds, flags, lows, j, k))
                 or (raw[-2:] == ("seq", "id") and nxt == "no")
             )
         ):
@@ -580,12 +580,12 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
 
 
 def _named_in_place(tokens: tuple[str, ...], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
-    """Whether the phrase ``j``..``k`` ends in a name of letters and digits given right after its noun ("the order
-    RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb the phrase ran into: "the cells
-    express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb in "-s" after a singular),
-    "the gene encoding CCL7" — there the subject is a reference of its own."""
+    """Whether the phrase ``j``..``k``, whose last token reads as a formula, ends in a name of letters and digits given
+    right after its noun ("the order RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb
+    the phrase ran into: "the cells express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb
+    in "-s" after a singular), "the gene encoding CCL7" — there the subject is a reference of its own."""
     name = tokens[k - 1]
-    if k - j < 2 or not flags[k - 1] & _F_FORMULA or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
+    if k - j < 2 or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
         return False
     if k - j > 2 and not flags[k - 3] & _F_POSSESSIVE:
         before = lows[k - 2].replace("-", "")
