@@ -4,6 +4,7 @@ ends, what it introduces or refers to, and the action words ("-ing" verbs) a cla
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import attrgetter
 
 from spg.lint.antecedent.words import (
     _ABSTRACT,
@@ -65,6 +66,8 @@ from spg.lint.antecedent.words import (
     _symbol,
     _Tokens,
 )
+
+_START = attrgetter("start")
 
 
 class _Chunk:
@@ -566,8 +569,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 counted = ch if raw[0] in _CARDINALS else counted
         i = k + 1 if k < n and lows[k] in _PARTICIPLES_ONLY and kinds[k] == _WORD else k  # not a phrase of its own
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
-        inside = {m for ch in out for m in range(ch.start, ch.end)}
-        actions = [a for a in actions if a[1] not in inside]
+        actions = _outside(actions, out)
         # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
         # media") still names its noun: an introduction of it, in its place
         count = len(out)
@@ -577,6 +579,22 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         if len(out) > count:
             out.sort(key=lambda c: c.start)
     return out, actions
+
+
+def _outside(actions: list[tuple[str, int]], out: list[_Chunk]) -> list[tuple[str, int]]:
+    """The actions (in token order) that no phrase covers: one sweep over the phrases by their start, each action
+    covered when a phrase starting at or before it reaches past it (a set of every covered token cost a long claim
+    each token of its phrases)."""
+    kept = []
+    phrases = sorted(out, key=_START)
+    reach = at = 0
+    for action in actions:
+        while at < len(phrases) and phrases[at].start <= action[1]:
+            reach = max(reach, phrases[at].end)
+            at += 1
+        if action[1] >= reach:
+            kept.append(action)
+    return kept
 
 
 def _named_in_place(tokens: tuple[str, ...], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
