@@ -36,11 +36,10 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     findings: list[AntecedentFinding] = []
     blocks: list[tuple[int, int]] = []  # (document index, where its claim's findings start), in reading order
     total = resolved = 0
-    for ci, read in enumerate(_read_ahead(claims)):
+    for ci, (read, (chunks, actions)) in enumerate(_read_ahead(claims, reader.ancestry.parents)):
         here = len(findings)
         blocks.append((reader.ancestry.order[ci], here))
         dependent = bool(reader.ancestry.parents[ci])
-        chunks, actions = _chunks(read, ci, dependent)
         reader.body = 0 if dependent else _body_start(read.lower)
         reader.tokens = read.tokens
         reader.context[ci] = (read.tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
@@ -93,12 +92,14 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     return findings, total, resolved
 
 
-def _read_ahead(claims: list, batch: int = 64) -> Iterator[_Tokens]:
-    """Each claim's tokens (:func:`_token_classes`), read a batch of claims at a time: in one loop the token cache
-    stays in the processor's cache, where reading one claim between the chunker and the judge of the one before took
-    half as long again; a batch, not the whole set, so that a long claim set's token classes are not all held."""
+def _read_ahead(claims: list, parents: list[list[int]], batch: int = 64) -> Iterator[tuple[_Tokens, tuple]]:
+    """Each claim's tokens (:func:`_token_classes`) and phrases (:func:`_chunks`), read a batch of claims at a time:
+    in one loop the token cache stays in the processor's cache, where reading one claim between the chunker and the
+    judge of the one before took half as long again; a batch, not the whole set, so that a long claim set's token
+    classes are not all held."""
     for at in range(0, len(claims), batch):
-        yield from [_token_classes(c.text) for c in claims[at : at + batch]]
+        reads = [_token_classes(c.text) for c in claims[at : at + batch]]
+        yield from zip(reads, [_chunks(read, ci, bool(parents[ci])) for ci, read in enumerate(reads, at)])
 
 
 def _body_start(lower: tuple[str, ...]) -> int:
