@@ -225,7 +225,8 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         forms = kept
         nxt = lows[k] if k < n else ""
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
-            close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
+            window = lows[k + 1 : k + 12]
+            close = k + 1 + window.index(")") if ")" in window else -1
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
         if (
             cls not in (_DEF, _ART)
@@ -340,7 +341,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 or "following" in raw
                 or raw[0] in _SET_PHRASES
                 or (dependent and i == 0)
-                or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+                or (bool(claim_at) and claim_at[-1] >= k and _names_claim(kinds, k, claim_at))
                 # a reference direction: "at an angle of 30° to the horizontal"
                 or raw in (("horizontal",), ("vertical",))
                 # a unit, not an element: "based on the parts by weight"
@@ -588,11 +589,15 @@ def _outside(actions: list[tuple[str, int]], out: list[_Chunk]) -> list[tuple[st
     kept = []
     phrases = sorted(out, key=_START)
     reach = at = 0
+    last = len(phrases)
     for action in actions:
-        while at < len(phrases) and phrases[at].start <= action[1]:
-            reach = max(reach, phrases[at].end)
+        token = action[1]
+        while at < last and phrases[at].start <= token:
+            end = phrases[at].end
+            if end > reach:
+                reach = end
             at += 1
-        if action[1] >= reach:
+        if token >= reach:
             kept.append(action)
     return kept
 
