@@ -309,7 +309,7 @@ class _Index:
         bits = anc.bits_of(claim) if multi else 0
         tin, tout = anc.tin, anc.tout
         tin_c, tout_c = tin[claim], tout[claim]
-        whole = mods + (head,)  # what ``exact`` asks for
+        whole = mods + (head,) if exact else None  # what ``exact`` asks for
         for c in reversed(self.index.get(head, ())):
             cc = c.claim
             if cc == claim:
