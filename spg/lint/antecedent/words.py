@@ -1,6 +1,6 @@
 """The words of claim English the antecedent analysis reads by: closed classes (articles, quantifiers,
 prepositions, positional and ordinal modifiers, irregular participles …), the forms of a word (singular, American
-spelling, plural, bare verb) and each token's class, cached per token."""
+spelling, plural, bare verb) and each token's class, cached per token and per word."""
 
 from __future__ import annotations
 
@@ -232,7 +232,7 @@ _NOMINAL_SUFFIXES = ("tion", "sion", "ison", "ment", "ance", "ence", "al", "ure"
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
 _BREAKS = frozenset((_NUM, _PUNCT, _STOPW, _DEF, _ART))  # what ends any noun phrase
 _F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT, _F_FORMULA = 1, 2, 4, 8, 16, 32, 64
-# raw token → (the token, class, lowercased form, singular, flags, class as a digit, lower case): one lookup a token
+# raw token → (the token, class, lowercased form, singular, flags, class character, lower case): one lookup a token
 # gives the chunker and the reader all they read of it, and the cache's copy of each string is shared by every claim
 # (the claims' tokens and lower-case forms are kept for the whole claim set)
 _CLASS: dict[str, tuple[str, int, str, str, int, str, str]] = {}
