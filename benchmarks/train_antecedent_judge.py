@@ -46,7 +46,7 @@ from spg.lint.antecedent.judge import (
     priors,
     wordpieces,
 )
-from spg.lint.antecedent.words import _TOKEN_RE
+from spg.lint.antecedent.words import _token_classes
 from spg.parse import parse_claims
 
 SPLITS = ("train", "dev", "test")
@@ -109,7 +109,7 @@ def elementness(docs: list[dict], words: Words) -> tuple[np.ndarray, float]:
         forest = parse_claims(doc["claims"])
         introduced: set[str] = set()
         for ci, claim in enumerate(forest.claims):
-            chunks, _ = _chunks(_TOKEN_RE.findall(claim.text), ci, bool(claim.parents))
+            chunks, _ = _chunks(_token_classes(claim.text), ci, bool(claim.parents))
             for ch in chunks:
                 if not ch.definite:
                     introduced.update(ch.words)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+from array import array
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spg.forest import Forest
 from spg.lint.antecedent import AntecedentFinding, check_antecedents, reference_counts
+from spg.lint.antecedent.words import _TOKEN_RE, _offsets, _token_classes
 from spg.parse import parse_claims
 
 
@@ -1072,3 +1077,21 @@ def test_latin_plurals_in_ices_are_the_plurals_of_ix_and_ex():
     assert _terms("A mesh comprising vertices, wherein the vertex is shared.") == []
     assert _terms("A press comprising devices, wherein the device is shut.") == []
     assert _terms("A press comprising vertices, wherein the device is shut.") == ["the device"]
+
+
+# text a claim set may hold: words, numbers, possessives, hyphens, punctuation, letters beyond ASCII and every kind of
+# white space str.split and the regular expression's \s know (tab, no-break space, line and paragraph separators)
+_CLAIM_TEXT = st.text(alphabet=st.sampled_from(list("aA1-'’s.,;:()é°≥") + [" ", "\t", "\n", "\xa0", "\u2028", "\u3000", "\x1c"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CLAIM_TEXT)
+def test_tokens_and_their_offsets_read_word_by_word_are_the_token_expressions(text):
+    # the reader takes a claim's tokens from its words' (str.split, each word's cached) and finds each token's offsets
+    # from the one before: both must be what the token expression finds in the whole text
+    read = _token_classes(text)
+    assert read.tokens == tuple(_TOKEN_RE.findall(text))
+    spans = array("q")
+    _offsets(text, read.tokens, spans, len(read.tokens) // 2)
+    _offsets(text, read.tokens, spans, len(read.tokens))  # extended where a later finding needs more
+    assert list(spans) == [at for m in _TOKEN_RE.finditer(text) for at in m.span()]

@@ -3,6 +3,9 @@ ends, what it introduces or refers to, and the action words ("-ing" verbs) a cla
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from operator import attrgetter
+
 from spg.lint.antecedent.words import (
     _ABSTRACT,
     _ACTION_RE,
@@ -12,11 +15,13 @@ from spg.lint.antecedent.words import (
     _ART,
     _BREAKS,
     _CARDINALS,
+    _CLAIM_RE,
     _CLAUSE_AFTER_HEAD,
     _COMPLEMENTS,
     _DEF,
     _DEFINING,
     _ED,
+    _F_FORMULA,
     _F_MODIFIER,
     _F_OBJECT,
     _F_POSSESSIVE,
@@ -59,8 +64,10 @@ from spg.lint.antecedent.words import (
     _shares_owner,
     _singular,
     _symbol,
-    _token_classes,
+    _Tokens,
 )
+
+_START = attrgetter("start")
 
 
 class _Chunk:
@@ -101,19 +108,17 @@ class _Chunk:
         self.joined = False
 
 
-def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
-    """The noun phrases of one claim's tokens in order, and its action words ("-ing" words used as verbs) with
-    their token positions."""
-    kinds, lows, sings, flags, digits = _token_classes(tokens)
-    digits = "".join(digits)
+def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
+    """The noun phrases of one claim's tokens (:func:`_token_classes`) in order, and its action words ("-ing" words
+    used as verbs) with their token positions."""
+    tokens, kinds, lows, sings, flags, chars, _ = read
     n = len(tokens)
-    claim_at = _positions(lows, "claim") + _positions(lows, "claims") + _positions(lows, "claimed")
-    claim_at.sort()
+    claim_at = [m.start() for m in _CLAIM_RE.finditer(chars)]  # "claim", "claims", "claimed"
     first_claim = claim_at[0] if claim_at and dependent else -1
     # "An apparatus for carrying out the process of claim 1": a claim of another category restates what it cites
     restating = dependent and n > 0 and kinds[0] == _ART
     out: list[_Chunk] = []
-    actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(digits)]
+    actions = [(lows[m.start()], m.start()) for m in _ACTION_RE.finditer(chars)]
     pending: _Chunk | None = None  # "the first and" waits for its head
     series: list[_Chunk] = []  # the conjuncts before it in "first, second, and third matrices"
     one_of: list[tuple[str, ...]] | None = None  # "a first one of", "a pair of" wait for the phrase they pick from
@@ -127,7 +132,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     search = _START_RE.search
     i = 0
     while True:
-        start = search(digits, i)
+        start = search(chars, i)
         if start is None:
             break
         i = start.start()
@@ -220,7 +225,8 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         forms = kept
         nxt = lows[k] if k < n else ""
         if nxt == "(":  # reference numerals: "a first portion (108) of …" reads on after them
-            close = next((m for m in range(k + 1, min(n, k + 12)) if lows[m] == ")"), -1)
+            window = lows[k + 1 : k + 12]
+            close = k + 1 + window.index(")") if ")" in window else -1
             nxt = lows[close + 1] if 0 < close < n - 1 else nxt
         if (
             cls not in (_DEF, _ART)
@@ -242,7 +248,9 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         # a phrase of words that may be modifiers or nouns has a head when it ends before punctuation or a verb:
         # "administering to an individual", "the individual is human" (the idioms, "the foregoing", are set
         # phrases below)
-        noun = _NON_RESTRICTIVE.issuperset(raw) and (
+        # (its head tested first: the set test builds a set of the phrase's words)
+        pronoun = raw[-1] in _NON_RESTRICTIVE and _NON_RESTRICTIVE.issuperset(raw)
+        noun = pronoun and (
             k >= n
             or kinds[k] in (_PUNCT, _ED)
             or nxt in _CLAUSE_AFTER_HEAD
@@ -255,7 +263,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         # an output, where "a first of" is a pronoun
         noun = noun or (cls == _ART and nxt == "of" and len(raw) == 1 and raw[0] in _POSITIONAL_NOUNS)
         if not noun and (
-            (nxt in ("one", "ones", "of") and _PRONOMINAL.issuperset(raw)) or _NON_RESTRICTIVE.issuperset(raw)
+            (nxt in ("one", "ones", "of") and raw[-1] in _PRONOMINAL and _PRONOMINAL.issuperset(raw)) or pronoun
         ):
             i = k  # "the first of", "the selected ones", "the corresponding said areas": pronouns, not noun phrases
             if cls == _ART and _POSITIONAL.issuperset(kept):
@@ -264,13 +272,13 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
         if (
             cls == _DEF
             and k < n
-            and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
             and (
                 nxt in ("one", "ones")
                 or (kinds[k - 1] == _ED and (nxt in ("other", "and", "or") or kinds[k] == _NUM))
                 # coordinate participles, a comma between: "said stretched, flattened strand"
                 or (kinds[k - 1] == _ED and nxt == "," and k + 2 < n and kinds[k + 1] == _ED and kinds[k + 2] == _WORD)
             )
+            and all(kinds[m] in (_ED, _ADV) or _modifier_only(lows[m]) for m in range(j, k))
         ):
             # "the" opens a phrase whose head comes later: before "one", the words are a pronoun's modifiers ("the
             # fallen upper one of the covers", "the identified one or more computers"); participles alone have no
@@ -333,7 +341,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or "following" in raw
                 or raw[0] in _SET_PHRASES
                 or (dependent and i == 0)
-                or (bool(claim_at) and _names_claim(kinds, k, claim_at))
+                or (bool(claim_at) and claim_at[-1] >= k and _names_claim(kinds, k, claim_at))
                 # a reference direction: "at an angle of 30° to the horizontal"
                 or raw in (("horizontal",), ("vertical",))
                 # a unit, not an element: "based on the parts by weight"
@@ -421,7 +429,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 or raw[0] == "resulting"
                 # a name of letters and digits after the noun is one too ("the order RF39", "the modifications
                 # T366I"), and a sequence identifier (37 CFR 1.821): "the amino acid sequence SEQ ID NO: 18"
-                or _named_in_place(tokens, kinds, flags, lows, j, k)
+                or (flags[k - 1] & _F_FORMULA and _named_in_place(tokens, kinds, flags, lows, j, k))
                 or (raw[-2:] == ("seq", "id") and nxt == "no")
             )
         ):
@@ -490,7 +498,11 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
             # else two positional nouns, each with its article ("the front and the rear"): each is read alone
             pending = None
             series = []
-        if (nxt in ("and", "or") or (nxt == "," and _series(ch, lows, k, nxt))) and _POSITIONAL.issuperset(ch.words):
+        if (
+            ch.words[-1] in _POSITIONAL
+            and (nxt in ("and", "or") or (nxt == "," and _series(ch, lows, k, nxt)))
+            and _POSITIONAL.issuperset(ch.words)
+        ):
             pending = ch
         out.append(ch)
         if joint is not None:
@@ -558,8 +570,7 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
                 counted = ch if raw[0] in _CARDINALS else counted
         i = k + 1 if k < n and lows[k] in _PARTICIPLES_ONLY and kinds[k] == _WORD else k  # not a phrase of its own
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
-        inside = {m for ch in out for m in range(ch.start, ch.end)}
-        actions = [a for a in actions if a[1] not in inside]
+        actions = _outside(actions, out)
         # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
         # media") still names its noun: an introduction of it, in its place
         count = len(out)
@@ -571,13 +582,33 @@ def _chunks(tokens: list[str], claim: int, dependent: bool) -> tuple[list[_Chunk
     return out, actions
 
 
-def _named_in_place(tokens: list[str], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
-    """Whether the phrase ``j``..``k`` ends in a name of letters and digits given right after its noun ("the order
-    RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb the phrase ran into: "the cells
-    express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb in "-s" after a singular),
-    "the gene encoding CCL7" — there the subject is a reference of its own."""
+def _outside(actions: list[tuple[str, int]], out: list[_Chunk]) -> list[tuple[str, int]]:
+    """The actions (in token order) that no phrase covers: one sweep over the phrases by their start, each action
+    covered when a phrase starting at or before it reaches past it (a set of every covered token cost a long claim
+    each token of its phrases)."""
+    kept = []
+    phrases = sorted(out, key=_START)
+    reach = at = 0
+    last = len(phrases)
+    for action in actions:
+        token = action[1]
+        while at < last and phrases[at].start <= token:
+            end = phrases[at].end
+            if end > reach:
+                reach = end
+            at += 1
+        if token >= reach:
+            kept.append(action)
+    return kept
+
+
+def _named_in_place(tokens: tuple[str, ...], kinds: tuple[int, ...], flags: tuple[int, ...], lows: tuple[str, ...], j: int, k: int) -> bool:
+    """Whether the phrase ``j``..``k``, whose last token reads as a formula, ends in a name of letters and digits given
+    right after its noun ("the order RF39", "the genes PPP3CC", "the modifications T366I"). Not the object of a verb
+    the phrase ran into: "the cells express CD133" (a bare verb after a plural), "the plasmid targets KU80-1" (a verb
+    in "-s" after a singular), "the gene encoding CCL7" — there the subject is a reference of its own."""
     name = tokens[k - 1]
-    if k - j < 2 or not _formula(name) or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
+    if k - j < 2 or name.islower() or kinds[k - 2] != _WORD or lows[k - 2].endswith("ing"):
         return False
     if k - j > 2 and not flags[k - 3] & _F_POSSESSIVE:
         before = lows[k - 2].replace("-", "")
@@ -605,12 +636,12 @@ def _past_adjectives(kinds: tuple[int, ...], lows: tuple[str, ...], at: int) -> 
     return at
 
 
-def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
+def _lends(ch: _Chunk, tokens: tuple[str, ...], kinds: tuple[int, ...], lows: tuple[str, ...], k: int) -> tuple[int, list[tuple[str, ...]]] | None:
     """What an introduction ending at token ``k`` lends the phrase right after a comma, a parenthesised
     abbreviation or ", hereafter ABBR,": (the token that phrase must start at, the words it takes before its own).
     When an abbreviation is defined, the last reading is the phrase with the abbreviation for its long form."""
     after = lows[k]
-    if after == "," and _POSITIONAL.issuperset(ch.words) and ch.article:
+    if after == "," and ch.article and ch.words[-1] in _POSITIONAL and _POSITIONAL.issuperset(ch.words):
         # coordinate modifiers: "a second, complementary half-cylinder shell" is a second half-cylinder shell
         return _past_adjectives(kinds, lows, k + 1), [ch.words]
     if (
@@ -639,20 +670,8 @@ def _lends(ch: _Chunk, tokens: list[str], kinds: tuple[int, ...], lows: tuple[st
     return start, [ch.words, tuple(forms[:at]) + (_american(_singular(short.lower())),)]
 
 
-def _positions(words: tuple[str, ...], word: str) -> list[int]:
-    """Every index of ``word`` in ``words`` (tuple.index searches in C)."""
-    out: list[int] = []
-    at = -1
-    try:
-        while True:
-            at = words.index(word, at + 1)
-            out.append(at)
-    except ValueError:
-        return out
-
-
 def _names_claim(kinds: tuple[int, ...], k: int, claim_at: list[int]) -> bool:
     """Whether "claim(s)" follows within nine tokens without punctuation: "The method of claim 1", "the apparatus
     as claimed in any preceding claim"."""
-    at = next((m for m in claim_at if m >= k), -1)
-    return 0 <= at - k < 9 and all(kinds[m] != _PUNCT for m in range(k, at))
+    x = bisect_left(claim_at, k)
+    return x < len(claim_at) and claim_at[x] - k < 9 and all(kinds[m] != _PUNCT for m in range(k, claim_at[x]))

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk, _chunks
 from spg.lint.antecedent.reader import _Reader
-from spg.lint.antecedent.words import _IDIOM_HEADS, _NAMED, _POSITIONAL, _PROPERTIES, _TOKEN_RE
+from spg.lint.antecedent.words import _IDIOM_HEADS, _NAMED, _POSITIONAL, _PROPERTIES, _token_classes, _Tokens
 
 # ("A step stool designed to fold flat and have removable lids and a lower step …": "have" and "has" end a preamble
 # as "having" does)
@@ -36,16 +36,14 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     findings: list[AntecedentFinding] = []
     blocks: list[tuple[int, int]] = []  # (document index, where its claim's findings start), in reading order
     total = resolved = 0
-    for ci, claim in enumerate(claims):
+    for ci, (read, (chunks, actions)) in enumerate(_read_ahead(claims, reader.ancestry.parents)):
         here = len(findings)
         blocks.append((reader.ancestry.order[ci], here))
-        tokens = list(map(sys.intern, _TOKEN_RE.findall(claim.text)))  # a word once, however often it recurs
         dependent = bool(reader.ancestry.parents[ci])
-        chunks, actions = _chunks(tokens, ci, dependent)
-        reader.body = 0 if dependent else _body_start(tokens)
-        reader.tokens = tokens
-        reader.context[ci] = (tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
-                              list(map(sys.intern, map(str.lower, tokens))))
+        reader.body = 0 if dependent else _body_start(read.lower)
+        reader.tokens = read.tokens
+        reader.context[ci] = (read.tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
+                              read.lower)
         reader.act(ci, actions)
         reported: set[tuple[str, ...]] = set()
         flagged: set[int] = set()  # chunks reported in this claim, by id
@@ -94,12 +92,22 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
     return findings, total, resolved
 
 
-def _body_start(tokens: list[str]) -> int:
+def _read_ahead(claims: list, parents: list[list[int]], batch: int = 64) -> Iterator[tuple[_Tokens, tuple]]:
+    """Each claim's tokens (:func:`_token_classes`) and phrases (:func:`_chunks`), read a batch of claims at a time:
+    in one loop the token cache stays in the processor's cache, where reading one claim between the chunker and the
+    judge of the one before took half as long again; a batch, not the whole set, so that a long claim set's token
+    classes are not all held."""
+    for at in range(0, len(claims), batch):
+        reads = [_token_classes(c.text) for c in claims[at : at + batch]]
+        yield from zip(reads, [_chunks(read, ci, bool(parents[ci])) for ci, read in enumerate(reads, at)])
+
+
+def _body_start(lower: tuple[str, ...]) -> int:
     """The token after an independent claim's transitional phrase ("comprising", "including", ":" …; the first
-    60 tokens), or 0: what the preamble introduces ("A step stool for a ladder comprising: a ladder …") the body may
-    recite again."""
-    for i, t in enumerate(tokens[:60]):
-        if t.lower() in _TRANSITIONS:
+    60 tokens, in lower case), or 0: what the preamble introduces ("A step stool for a ladder comprising: a ladder …")
+    the body may recite again."""
+    for i, t in enumerate(lower[:60]):
+        if t in _TRANSITIONS:
             return i + 1
     return 0
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import chain
 
 from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk
 from spg.lint.antecedent.order import _Ancestry
 from spg.lint.antecedent.support import _bare, _ends_with, _stem, _supports
-from spg.lint.antecedent.words import _TOKEN_RE, _compound_nouns
+from spg.lint.antecedent.words import _compound_nouns, _offsets
 
 # where a claim recites an element of its own (what comes after "having", "with", "of" is a part or property of
 # the element before it, which two elements may each have)
@@ -67,8 +66,8 @@ class _Index:
         self.claims = self.ancestry.claims  # in reading order: a chunk's ``claim`` indexes this list
         self.index: dict[str, list[_Chunk]] = {}  # word → introductions holding it, in reading order
         self.acted: dict[str, list[tuple[int, int, str]]] = {}  # action prefix → (claim, token, word)
-        # claim → character offsets of its tokens, start and end of each in turn (an array: a tuple each took a
-        # fifth of the memory a long claim needs)
+        # claim → character offsets of its first tokens, start and end of each in turn, as far as a finding needed
+        # them (an array: a tuple each took a fifth of the memory a long claim needs)
         self.spans: dict[int, array] = {}
         self.text = ""  # the whole claim set in lower case, joined only where a finding needs it
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
@@ -77,7 +76,7 @@ class _Index:
         # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool", its tokens in
         # lower case), kept for the claims read before: a dependent claim's introduction is compared with its
         # parents' in their own words (lowered once: recited_alone reads up to 40 tokens around each introduction)
-        self.context: dict[int, tuple[list[str], int, tuple[str, ...], list[str]]] = {}
+        self.context: dict[int, tuple[tuple[str, ...], int, tuple[str, ...], tuple[str, ...]]] = {}
         # (claim, words without a last postpositive "-able" word) → the first two of the body's introductions read so
         # that introduced_again compares with (_first_alone): the first, and the first in other words than it
         self.bare: dict[tuple[int, tuple[str, ...]], list[_Chunk]] = {}
@@ -94,8 +93,9 @@ class _Index:
         """Character offsets of a chunk in its claim's text (tokens are only located where a finding needs them)."""
         spans = self.spans.get(ch.claim)
         if spans is None:
-            found = _TOKEN_RE.finditer(self.claims[ch.claim].text)
-            spans = self.spans[ch.claim] = array("q", chain.from_iterable(map(re.Match.span, found)))
+            spans = self.spans[ch.claim] = array("q")
+        if len(spans) < 2 * ch.end:
+            _offsets(self.claims[ch.claim].text, self.context[ch.claim][0], spans, ch.end)
         return spans[2 * ch.start], spans[2 * ch.end - 1]
 
     def quote(self, ch: _Chunk) -> str:
@@ -309,6 +309,7 @@ class _Index:
         bits = anc.bits_of(claim) if multi else 0
         tin, tout = anc.tin, anc.tout
         tin_c, tout_c = tin[claim], tout[claim]
+        whole = mods + (head,) if exact else None  # what ``exact`` asks for
         for c in reversed(self.index.get(head, ())):
             cc = c.claim
             if cc == claim:
@@ -323,7 +324,7 @@ class _Index:
                 continue
             if (ending and c.words[-1] != head) or (articled and not c.article):
                 continue
-            if (c.words[-1] == head and c.words[:-1] == mods) if exact else _supports(c, head, mods):
+            if c.words == whole if exact else _supports(c, head, mods):
                 out.append(c)
                 if len(out) == 2:
                     break

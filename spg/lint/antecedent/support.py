@@ -35,7 +35,10 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
     for j in range(len(words) - 1, 0, -1):
         if words[j] == head:
             before = words[:j]
-            if not [m for m in mods if m not in before]:
+            for m in mods:
+                if m not in before:
+                    break
+            else:
                 return True
     return False
 
@@ -43,6 +46,8 @@ def _supports(intro: _Chunk, head: str, mods: tuple[str, ...]) -> bool:
 def _spells(words: tuple[str, ...], target: str, headed: bool = False) -> bool:
     """Whether consecutive words (or hyphenated parts) of ``words``, ending at the end of a word (with ``headed``,
     of the last word), join to ``target``."""
+    if target not in "".join(words).replace("-", ""):  # what they join to is part of that: most are rejected in C
+        return False
     parts = [(part, m == len(w.split("-")) - 1) for w in words for m, part in enumerate(w.split("-"))]
     for end in range(len(parts) - 1, -1, -1):
         if not parts[end][1]:
@@ -72,7 +77,7 @@ _ABLE_NOUNS = frozenset({"table", "cable", "variable", "vegetable", "consumable"
 _OBJECT_OPENERS = frozenset({"the", "a", "an", "said", "each", "at", "one"})
 
 
-def _bare(ch: _Chunk, tokens: list[str]) -> tuple[str, ...]:
+def _bare(ch: _Chunk, tokens: tuple[str, ...]) -> tuple[str, ...]:
     """An element's words as a drafter recites the element again on its own: without a last postpositive adjective
     ("inner element rotatable" → "inner element"), or without a last "-ing" word that an adverb before it or an
     object after it (:data:`_OBJECT_OPENERS`) shows to be a participle, not a noun ("an articulating joint assembly

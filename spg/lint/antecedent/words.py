@@ -1,10 +1,14 @@
 """The words of claim English the antecedent analysis reads by: closed classes (articles, quantifiers,
 prepositions, positional and ordinal modifiers, irregular participles …), the forms of a word (singular, American
-spelling, plural, bare verb) and each token's class, cached per token."""
+spelling, plural, bare verb) and each token's class, cached per token and per word."""
 
 from __future__ import annotations
 
 import re
+import sys
+from array import array
+from itertools import chain
+from typing import NamedTuple
 
 
 def _words(*chunks: str) -> frozenset[str]:
@@ -227,12 +231,20 @@ _NOMINAL_SUFFIXES = ("tion", "sion", "ison", "ment", "ance", "ence", "al", "ure"
 # Word classes, cached per raw token.
 _DEF, _ART, _STOPW, _AFTER, _ADV, _ING, _ED, _WORD, _NUM, _PUNCT = range(10)
 _BREAKS = frozenset((_NUM, _PUNCT, _STOPW, _DEF, _ART))  # what ends any noun phrase
-_F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT = 1, 2, 4, 8, 16, 32
-_CLASS: dict[str, tuple[int, str, str, int, str]] = {}
-# On the string of class digits of a claim's tokens, regular expressions find in C what the Python loop needs:
-# where a noun phrase may start (a determiner, a content word) and the actions ("-ing", "-ed" words).
-_START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}]")
-_ACTION_RE = re.compile(f"[{_ING}{_ED}]")
+_F_QUANT, _F_MODIFIER, _F_VERB_S, _F_CLAIM, _F_POSSESSIVE, _F_OBJECT, _F_FORMULA = 1, 2, 4, 8, 16, 32, 64
+# raw token → (the token, class, lowercased form, singular, flags, class character, lower case): one lookup a token
+# gives the chunker and the reader all they read of it, and the cache's copy of each string is shared by every claim
+# (the claims' tokens and lower-case forms are kept for the whole claim set)
+_CLASS: dict[str, tuple[str, int, str, str, int, str, str]] = {}
+_WORDS: dict[str, tuple[tuple[str, int, str, str, int, str, str], ...]] = {}  # a word between spaces → its tokens
+# On the string of a claim's token classes (a character a token: the class's digit, or for a word naming a claim,
+# "claim", "claims", "claimed", a letter of its own, "c" as a content word, "d" as a participle), regular expressions
+# find in C what the Python loop needs: where a noun phrase may start (a determiner, a content word), the actions
+# ("-ing", "-ed" words) and the words naming a claim.
+_CLAIM_CHARS = {_WORD: "c", _ED: "d"}
+_START_RE = re.compile(f"[{_DEF}{_ART}{_AFTER}{_WORD}c]")
+_ACTION_RE = re.compile(f"[{_ING}{_ED}d]")
+_CLAIM_RE = re.compile("[cd]")
 
 
 def _symbol(token: str) -> bool:
@@ -468,18 +480,55 @@ def _classify(token: str) -> tuple[int, str, str]:
     return cls, w, _american(_singular(w) if cls == _WORD else w)
 
 
-def _token_classes(tokens: list[str]) -> tuple[tuple, ...]:
-    """Per-token (class, lowercased form, singular, flags, class as a digit) as five parallel tuples; classes are
-    cached per token."""
-    classes = list(map(_CLASS.get, tokens))
-    if None in classes:
-        # looked up again: a token new to the cache recurs within the claim (a long claim's every "the" classified
+class _Tokens(NamedTuple):
+    """One claim's tokens and, per token, what the analysis reads of it, as parallel tuples."""
+
+    tokens: tuple[str, ...]  # as written
+    kinds: tuple[int, ...]  # the word class (_DEF … _PUNCT)
+    lows: tuple[str, ...]  # lower case, a possessive "'s" dropped
+    sings: tuple[str, ...]  # the singular of that in American spelling (a content word's)
+    flags: tuple[int, ...]  # _F_QUANT, _F_MODIFIER, …
+    chars: str  # the classes as a string, for the regular expressions above
+    lower: tuple[str, ...]  # lower case as written
+
+
+def _token_classes(text: str) -> _Tokens:
+    """A claim's tokens with their classes. No token crosses white space, so a claim's tokens are those of its
+    words, each word's cached: ``str.split`` and one lookup a word (a regular expression over the whole claim took
+    as long as the rest of this)."""
+    words = text.split()
+    parts = list(map(_WORDS.get, words))
+    if None in parts:
+        # looked up again: a word new to the cache recurs within the claim (a long claim's every "the" classified
         # anew took a tuple and three strings each, most of the memory a 1 MB claim needed)
-        classes = [c or _CLASS.get(t) or _new_class(t) for c, t in zip(classes, tokens)]
-    return tuple(zip(*classes)) if classes else ((), (), (), (), ())
+        parts = [got or _WORDS.get(w) or _new_word(w) for got, w in zip(parts, words)]
+    if not parts:
+        return _Tokens((), (), (), (), (), "", ())
+    tokens, kinds, lows, sings, flags, chars, lower = zip(*chain.from_iterable(parts))
+    return _Tokens(tokens, kinds, lows, sings, flags, "".join(chars), lower)
 
 
-def _new_class(token: str) -> tuple[int, str, str, int, str]:
+def _offsets(text: str, tokens: tuple[str, ...], spans: array, end: int) -> None:
+    """Extend ``spans``, the character offsets of a claim's first tokens in its text (start and end of each in turn),
+    to its first ``end`` tokens: a token starts where its text next occurs, as only white space lies between two
+    tokens (the regular expression run again took several times as long; a long claim's findings seldom need all)."""
+    at = spans[-1] if spans else 0
+    find = text.find
+    for token in tokens[len(spans) // 2 : end]:
+        at = find(token, at)
+        spans.append(at)
+        at += len(token)
+        spans.append(at)
+
+
+def _new_word(word: str) -> tuple[tuple[str, int, str, str, int, str, str], ...]:
+    if len(_WORDS) > 200_000:
+        _WORDS.clear()
+    got = _WORDS[word] = tuple(_CLASS.get(t) or _new_class(t) for t in _TOKEN_RE.findall(word))
+    return got
+
+
+def _new_class(token: str) -> tuple[str, int, str, str, int, str, str]:
     if len(_CLASS) > 200_000:
         _CLASS.clear()
     kind, low, singular = _classify(token)
@@ -491,8 +540,11 @@ def _new_class(token: str) -> tuple[int, str, str, int, str]:
         | (_F_CLAIM if low in ("claim", "claims", "claimed") else 0)
         | (_F_POSSESSIVE if token.endswith(("'s", "’s", "s'", "s’")) else 0)
         | (_F_OBJECT if kind in (_DEF, _ART, _ADV) or low == "to" else 0)
+        | (_F_FORMULA if _formula(token) else 0)
     )
-    got = _CLASS[token] = (kind, low, singular, flags, str(kind))
+    token = sys.intern(token)
+    char = _CLAIM_CHARS[kind] if flags & _F_CLAIM else str(kind)
+    got = _CLASS[token] = (token, kind, sys.intern(low), sys.intern(singular), flags, char, sys.intern(token.lower()))
     return got
 
 
