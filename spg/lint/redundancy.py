@@ -33,6 +33,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
+from functools import cached_property
+from itertools import filterfalse
 
 from spg.forest import Forest
 from spg.lint.abbreviations import defined, spelled_out
@@ -191,9 +193,9 @@ def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     )
 
 
-def _bag(r: Reading) -> tuple[str, ...]:
+def _bag(said: _Words) -> tuple[str, ...]:
     """What a claim says in any order and with other forms of its words (:func:`~spg.lint.clauses.content`)."""
-    return tuple(sorted(stem for _, stem in content(r.body)))
+    return tuple(sorted(said.stems))
 
 
 # words whose presence or absence in a restatement changes nothing it claims: "each respectively", "so as to", "made
@@ -233,7 +235,36 @@ def _orders(stems: list[str], keep: set[str]) -> tuple[list[str], list[str]]:
     return first, last
 
 
-def _near(new: Reading, old: Reading) -> bool:
+class _Words:
+    """What the sibling tests read of a claim (:class:`_Siblings`, :func:`_near`), read once however many siblings
+    it is compared with: each pair read its two claims' words, subjects and parts again, most of the rule's time on
+    sets of many siblings. What only :func:`_near` reads is read when first asked."""
+
+    def __init__(self, r: Reading) -> None:
+        self.reading = r
+        self.stems = [s for _, s in content(r.body)]  # its content words (:func:`~spg.lint.clauses.content`), in order
+
+    @cached_property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(self.stems)
+
+    @cached_property
+    def named(self) -> frozenset[str]:
+        """Its subject's content words."""
+        return frozenset(s for _, s in content(self.reading.subject))
+
+    @cached_property
+    def back(self) -> int:
+        """How often it points back with "the at least one"."""
+        return len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(self.reading.parts)))
+
+    @cached_property
+    def numbers(self) -> tuple:
+        """Its numbers, each with how often it says it, sorted."""
+        return tuple(sorted(_numbers(self.reading.body).items()))
+
+
+def _near(new: _Words, old: _Words) -> bool:
     """Whether two sibling claims recite the same limitations in other words. Their content words
     (:func:`~spg.lint.clauses.content`) are the same, but for words that change nothing (:data:`_IDLE_DIFFERENCE`),
     words of the subject both name ("… on a light emitting side of the device"), the "at least one" of a claim
@@ -244,29 +275,26 @@ def _near(new: Reading, old: Reading) -> bool:
     comes or from the last ("intermittent time information and location information", "intermittent time and
     location information"): two elements given each other's places ("the recess comprises a magnetic member and the
     wrench a magnetized member", and the other way round) claim two things."""
-    mine, theirs = content(new.body), content(old.body)
-    if max(len(mine), len(theirs)) > NEAR_LONGEST:
+    if max(len(new.stems), len(old.stems)) > NEAR_LONGEST:
         return False
-    stems_a, stems_b = {s for _, s in mine}, {s for _, s in theirs}
-    shared = stems_a & stems_b
+    shared = new.kinds & old.kinds
     if len(shared) < SHORTEST_NARROWING:
         return False
-    named = {s for _, s in content(new.subject)} & {s for _, s in content(old.subject)}
-    idle = _IDLE_DIFFERENCE | named
-    back_a, back_b = (len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts))) for r in (new, old))
-    left_a = [s for s in stems_a if s not in shared and s not in idle and not (back_a > back_b and s in _AT_LEAST_ONE)]
-    left_b = [s for s in stems_b if s not in shared and s not in idle and not (back_b > back_a and s in _AT_LEAST_ONE)]
+    idle = _IDLE_DIFFERENCE | (new.named & old.named)
+    back_a, back_b = new.back, old.back
+    left_a = [s for s in new.kinds if s not in shared and s not in idle and not (back_a > back_b and s in _AT_LEAST_ONE)]
+    left_b = [s for s in old.kinds if s not in shared and s not in idle and not (back_b > back_a and s in _AT_LEAST_ONE)]
     if not all(any(_kin(x, y) for y in left_b) for x in left_a) or not all(
             any(_kin(x, y) for x in left_a) for y in left_b):
         return False
-    count_a = Counter(s for _, s in mine if s in shared)
-    count_b = Counter(s for _, s in theirs if s in shared)
+    count_a = Counter(s for s in new.stems if s in shared)
+    count_b = Counter(s for s in old.stems if s in shared)
     if count_a - count_b and count_b - count_a:
         return False
-    first_a, last_a = _orders([s for _, s in mine], shared)
-    first_b, last_b = _orders([s for _, s in theirs], shared)
+    first_a, last_a = _orders(new.stems, shared)
+    first_b, last_b = _orders(old.stems, shared)
     # the numbers last: the siblings asked (_Siblings.near) have the same ones
-    return (first_a == first_b or last_a == last_b) and _numbers(new.body) == _numbers(old.body)
+    return (first_a == first_b or last_a == last_b) and new.numbers == old.numbers
 
 
 def _chain_clauses(chain: list[Reading]) -> list[str]:
@@ -307,43 +335,40 @@ class _Siblings:
     set of many claims citing claim 1 took time quadratic in its size. :func:`_near`: both at most
     :data:`NEAR_LONGEST` content words, with the same numbers; :func:`_adds_what_its_chain_says`: the sibling's
     content words are the claim's with one to :data:`MOST_ADDED` words inserted, so it is that much shorter, and
-    its first and last words are among the claim's first and last ``MOST_ADDED + 1``."""
+    its first and last words are among the claim's first and last ``MOST_ADDED + 1``. Each claim's words are read
+    once (:meth:`words`)."""
 
     def __init__(self, readings: dict[int, Reading]) -> None:
         self.readings = readings
-        self.stems: dict[int, list[str]] = {}
-        self.numbers: dict[int, tuple] = {}
+        self.read: dict[int, _Words] = {}
         self.order: dict[int, int] = {}  # claim → its place among the siblings kept
         self.by_numbers: dict[tuple, list[int]] = {}
         self.by_ends: dict[tuple, dict[str, list[int]]] = {}  # (parents, length, first stem) → last stem → claims
 
-    def _stems(self, num: int) -> list[str]:
-        got = self.stems.get(num)
+    def words(self, num: int) -> _Words:
+        got = self.read.get(num)
         if got is None:
-            got = self.stems[num] = [s for _, s in content(self.readings[num].body)]
-        return got
-
-    def _numbers(self, num: int) -> tuple:
-        got = self.numbers.get(num)
-        if got is None:  # asked by near() and then by add(): read once
-            got = self.numbers[num] = tuple(sorted(_numbers(self.readings[num].body).items()))
+            got = self.read[num] = _Words(self.readings[num])
         return got
 
     def add(self, num: int, parents: tuple[int, ...]) -> None:
         self.order[num] = len(self.order)
-        stems = self._stems(num)
+        said = self.words(num)
+        stems = said.stems
         if len(stems) <= NEAR_LONGEST:
-            self.by_numbers.setdefault((parents, self._numbers(num)), []).append(num)
+            self.by_numbers.setdefault((parents, said.numbers), []).append(num)
         if len(stems) >= SHORTEST_NARROWING:
             self.by_ends.setdefault((parents, len(stems), stems[0]), {}).setdefault(stems[-1], []).append(num)
 
-    def near(self, num: int, parents: tuple[int, ...]) -> list[int]:
-        if len(self._stems(num)) > NEAR_LONGEST:
-            return []
-        return self.by_numbers.get((parents, self._numbers(num)), [])
+    def near(self, num: int, parents: tuple[int, ...]) -> int | None:
+        """The first sibling :func:`_near` finds ``num`` repeating."""
+        said = self.words(num)
+        if len(said.stems) > NEAR_LONGEST:
+            return None
+        return next((e for e in self.by_numbers.get((parents, said.numbers), ()) if _near(said, self.read[e])), None)
 
     def fewer(self, num: int, parents: tuple[int, ...]) -> list[int]:
-        mine = self._stems(num)
+        mine = self.words(num).stems
         if len(mine) > NEAR_LONGEST or not self.order:
             return []
         firsts, lasts = set(mine[: MOST_ADDED + 1]), set(mine[-MOST_ADDED - 1 :])
@@ -368,7 +393,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
         key = (c.parents, r.body)
         said = _said(r)
         order = (c.parents, said) if said is not None else None
-        bag = (c.parents, _bag(r))
+        bag = (c.parents, _bag(siblings.words(c.num)))
         earlier = exact.get(key)
         how = "the same text"
         if earlier is None and order is not None:
@@ -378,7 +403,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             earlier = next((e for e in bags.get(bag, ()) if not _swapped(readings[e].body, r.body)), None)
             how = "the same limitations in other words"
         if earlier is None:
-            earlier = next((e for e in siblings.near(c.num, c.parents) if _near(r, readings[e])), None)
+            earlier = siblings.near(c.num, c.parents)
         if earlier is None and above.get(c.num) and (fewer := siblings.fewer(c.num, c.parents)):
             chain = _chain_clauses([readings[a] for a in above[c.num]])
             earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
@@ -402,7 +427,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
 def _plain(clause: tuple[str, ...]) -> str:
     """A clause joined for a containment test, without the copula ("a lower step pivoted to …" is restated by "the
     lower step is pivoted to …")."""
-    return " " + " ".join(w for w in clause if w not in COPULA) + " "
+    return " " + " ".join(filterfalse(COPULA.__contains__, clause)) + " "
 
 
 def _recited(clause: tuple[str, ...], every: str, plain: str) -> bool:
@@ -419,21 +444,33 @@ def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -
     return all(_recited(clause, every, plain) for clause in clauses)
 
 
-def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: _ChainWords) -> bool:
+def _content_after(body: tuple[str, ...], start: int) -> tuple[tuple[int, str], ...]:
+    """:func:`~spg.lint.clauses.content` of ``body[start:]`` (a dependent claim's words after its opening), taken from
+    that of the whole ``body``, which duplicate-claim read already (reading the words again cost as much as the rest
+    of :func:`_said_closely`). A word reads the word after it alike in both; only a bound said after its number
+    (``OR_BOUND``: "5 mm or more") reads the words before it, which the opening may hold, so those are read anew."""
+    said = body[start:]
+    if not OR_BOUND.keys().isdisjoint(said):
+        return content(said)
+    return tuple((i - start, stem) for i, stem in content(body) if i >= start)
+
+
+def _said_closely(said: tuple[str, ...], where: tuple[tuple[int, str], ...], chain: Sequence[int],
+                  words: _ChainWords) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
     at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
     ``close`` times as long (each claim with its own, :class:`_ChainWords`), in any order and form, and that stretch
     names no alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each
     have a continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words
-    gathered from all over a long claim are a new combination, which narrows."""
-    stems = tuple(stem for _, stem in content(said))
+    gathered from all over a long claim are a new combination, which narrows. ``where``: ``content(said)``."""
+    stems = tuple(stem for _, stem in where)
     if len(stems) < SHORTEST_NARROWING:
         return False
     need = Counter(stems)
     held = words.holding(need, chain)
     if not held:
         return False
-    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
+    own, passive = _bounds_said(said), _forms(where, said, "ed")  # what the restatement itself says
     return any(_close(need, words.body[a], stems, words.close[a], own, passive) for a in held)
 
 
@@ -554,6 +591,8 @@ def _same_members(r: Reading, chain: Iterable[Reading]) -> bool:
     the members a claim of its chain gives it: its clauses, one per member, each stand in the parent's longer list, but
     fewer members narrow ("… ruthenium, palladium, platinum, iridium, and rhodium" under "… rhodium, nickel, copper,
     and iron"). Its words must end where a limitation of that claim ends."""
+    if all(_MARKUSH_WORDS.isdisjoint(x) for x in r.limitations):
+        return True  # most claims: no word of a group's opening, looked for first
     said = [w for x in r.limitations for w in x if w not in COPULA]
     if not any(pair in _MARKUSH for pair in zip(said, said[1:])):
         return True
@@ -621,7 +660,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
             r.gists, "\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain))
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], chain, words):
+        elif _said_closely(r.body[len(r.opening) :], _content_after(r.body, len(r.opening)), chain, words):
             why = "only restates, in other words, what is recited in"
         else:
             continue
