@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
-from functools import cached_property
+from functools import cache
 from itertools import filterfalse
 
 from spg.forest import Forest
@@ -217,15 +217,17 @@ MOST_ADDED = 3  # content words a restating sibling adds from its chain (_adds_w
 _NOMINAL = ("ment", "ement", "al", "ion", "ation")
 
 
-def _kin(a: str, b: str) -> bool:
-    """Whether two words left over between near-duplicate claims (stems) say the same: one the other's noun ("engag",
-    "engagement"), or two words of one bound (:data:`_BOUNDS`). Synonyms in WordNet were tried and left out: on the
+@cache
+def _kin(stem: str) -> frozenset[str]:
+    """The words that say what a word left over between near-duplicate claims (a stem) says: its noun or the verb of
+    it ("engag", "engagement"), or a word of one bound with it (:data:`_BOUNDS`). A set, for a pair of claims compares
+    each word left on one side with those left on the other. Synonyms in WordNet were tried and left out: on the
     written development sets they found no repetition more, and they merge siblings written on purpose ("an integral
     casting", "an integral molding")."""
-    x, y = (a, b) if len(a) <= len(b) else (b, a)
-    if any(x in bound and y in bound for bound in _BOUNDS):
-        return True
-    return len(x) >= 4 and y.startswith(x) and y[len(x):] in _NOMINAL
+    got = {w for bound in _BOUNDS if stem in bound for w in bound}
+    got.update(stem + ending for ending in _NOMINAL if len(stem) >= 4)
+    got.update(stem[: -len(ending)] for ending in _NOMINAL if stem.endswith(ending) and len(stem) - len(ending) >= 4)
+    return frozenset(got)
 
 
 def _orders(stems: list[str], keep: set[str]) -> tuple[list[str], list[str]]:
@@ -238,30 +240,18 @@ def _orders(stems: list[str], keep: set[str]) -> tuple[list[str], list[str]]:
 class _Words:
     """What the sibling tests read of a claim (:class:`_Siblings`, :func:`_near`), read once however many siblings
     it is compared with: each pair read its two claims' words, subjects and parts again, most of the rule's time on
-    sets of many siblings. What only :func:`_near` reads is read when first asked."""
+    sets of many siblings. A claim of more than :data:`NEAR_LONGEST` content words is compared by its words alone."""
+
+    __slots__ = ("stems", "kinds", "named", "back", "numbers")
 
     def __init__(self, r: Reading) -> None:
-        self.reading = r
         self.stems = [s for _, s in content(r.body)]  # its content words (:func:`~spg.lint.clauses.content`), in order
-
-    @cached_property
-    def kinds(self) -> frozenset[str]:
-        return frozenset(self.stems)
-
-    @cached_property
-    def named(self) -> frozenset[str]:
-        """Its subject's content words."""
-        return frozenset(s for _, s in content(self.reading.subject))
-
-    @cached_property
-    def back(self) -> int:
-        """How often it points back with "the at least one"."""
-        return len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(self.reading.parts)))
-
-    @cached_property
-    def numbers(self) -> tuple:
-        """Its numbers, each with how often it says it, sorted."""
-        return tuple(sorted(_numbers(self.reading.body).items()))
+        if len(self.stems) > NEAR_LONGEST:
+            return
+        self.kinds = frozenset(self.stems)
+        self.named = frozenset(s for _, s in content(r.subject))  # its subject's content words
+        self.back = len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts)))  # how often it says "the at least one"
+        self.numbers = tuple(sorted(_numbers(r.body).items()))  # its numbers, each with how often it says it
 
 
 def _near(new: _Words, old: _Words) -> bool:
@@ -284,8 +274,7 @@ def _near(new: _Words, old: _Words) -> bool:
     back_a, back_b = new.back, old.back
     left_a = [s for s in new.kinds if s not in shared and s not in idle and not (back_a > back_b and s in _AT_LEAST_ONE)]
     left_b = [s for s in old.kinds if s not in shared and s not in idle and not (back_b > back_a and s in _AT_LEAST_ONE)]
-    if not all(any(_kin(x, y) for y in left_b) for x in left_a) or not all(
-            any(_kin(x, y) for x in left_a) for y in left_b):
+    if any(_kin(x).isdisjoint(left_b) for x in left_a) or any(_kin(y).isdisjoint(left_a) for y in left_b):
         return False
     count_a = Counter(s for s in new.stems if s in shared)
     count_b = Counter(s for s in old.stems if s in shared)
