@@ -35,6 +35,7 @@ from dataclasses import replace
 from difflib import SequenceMatcher
 from functools import cache
 from itertools import filterfalse
+from operator import itemgetter
 
 from spg.forest import Forest
 from spg.lint.abbreviations import defined, spelled_out
@@ -441,7 +442,7 @@ def _content_after(body: tuple[str, ...], start: int) -> tuple[tuple[int, str], 
     said = body[start:]
     if not OR_BOUND.keys().isdisjoint(said):
         return content(said)
-    return tuple((i - start, stem) for i, stem in content(body) if i >= start)
+    return tuple([(i - start, stem) for i, stem in content(body) if i >= start])
 
 
 def _said_closely(said: tuple[str, ...], where: tuple[tuple[int, str], ...], chain: Sequence[int],
@@ -452,7 +453,7 @@ def _said_closely(said: tuple[str, ...], where: tuple[tuple[int, str], ...], cha
     names no alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each
     have a continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words
     gathered from all over a long claim are a new combination, which narrows. ``where``: ``content(said)``."""
-    stems = tuple(stem for _, stem in where)
+    stems = tuple(map(itemgetter(1), where))
     if len(stems) < SHORTEST_NARROWING:
         return False
     need = Counter(stems)
@@ -478,7 +479,7 @@ class _ChainWords:
 
     def add(self, num: int, body: tuple[str, ...], close: float) -> None:
         self.body[num], self.close[num] = body, close
-        counted = self.counted[num] = Counter(stem for _, stem in content(body))
+        counted = self.counted[num] = Counter(map(itemgetter(1), content(body)))
         for stem in counted:
             got = self.holders.get(stem)
             if got is None:
@@ -622,6 +623,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     # alternatives) and, unless it lists alternatives, its words
     every: dict[int, str] = {}
     plain: dict[int, str] = {}
+    joined: dict[tuple[int, ...], tuple[str, str]] = {}  # a chain's, for the siblings that share it
     words = _ChainWords()
     out = []
     for c in forest.claims:
@@ -646,7 +648,8 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
         elif not _same_members(r, (readings[a] for a in chain)):
             continue
         elif r.gists and any(len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists) and _all_recited(
-            r.gists, "\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain))
+            r.gists, *(joined.get(chain) or joined.setdefault(
+                chain, ("\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain)))))
         ):
             why = "only restates what is recited in"
         elif _said_closely(r.body[len(r.opening) :], _content_after(r.body, len(r.opening)), chain, words):
