@@ -148,14 +148,6 @@ _NAMED = re.compile(r"(?:\bclaims?|\bformula|\bfig(?:ure)?s?\.?|\bno\.?|\bnumber
 _FORMULA = re.compile(r"\s*(?:[×x]\s*10|\^|[a-z]?\d)")
 # a stretch of a sequence ("amino acids 1 to 323 of SEQ ID NO: 1", "a start-end position from 4713000 to …")
 _STRETCH = re.compile(r"\b(?:amino acids?|residues?|positions?|nucleotides?|bases?|exons?|chromosomes?)\s*$")
-
-
-def _ends_in(phrase: re.Pattern[str], text: str, end: int) -> bool:
-    """Whether ``text[:end]`` ends in ``phrase`` (:data:`_NAMED`, :data:`_STRETCH`: words of at most 11 characters,
-    then spaces), searched where those words may start before the spaces, not over all the text before a number
-    (most of the rule's time on long limitations with many numbers); a word boundary still sees the character
-    before."""
-    return phrase.search(text, max(0, len(text[:end].rstrip()) - 11), end) is not None
 # words before a bound that say nothing of what is bounded ("in the range of", "a value of")
 _FILLER = frozenset({"range", "ranging", "value", "within", "selected", "integer", "independent", "independently"})
 # words that end what a bound counts ("at least 4 carbon atoms in its alcohol fraction")
@@ -183,6 +175,14 @@ class Bound:
     low: float | None
     high: float | None
     said: str
+
+
+def _ends_in(phrase: re.Pattern[str], text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends in ``phrase`` (:data:`_NAMED`, :data:`_STRETCH`: words of at most 11 characters,
+    "chromosomes", then spaces), searched only where those words may start, before the spaces: searching all the text
+    before each number took time growing with a limitation's length times its numbers. A word boundary at the start
+    of the search still sees the character before it."""
+    return phrase.search(text, max(0, len(text[:end].rstrip()) - 11), end) is not None
 
 
 def _value(text: str) -> float:
