@@ -652,8 +652,8 @@ def test_a_long_clause_of_many_ands_makes_only_the_halves_that_can_repeat_a_clau
     from spg.lint.redundancy import _joined, _restated, _shape
 
     said = tuple(words("a lever pivoted to the frame and " + "a seat fixed to the lever and " * 200 + "a bar"))
-    assert _joined(said, {_shape(_restated(said))}) == []
+    assert _joined(said, _restated(said), {_shape(_restated(said))}) == []
     again = tuple(words("a lever pivoted to the frame"))
-    assert again in _joined(said, {_shape(_restated(said)), _shape(again)})
+    assert again in _joined(said, _restated(said), {_shape(_restated(said)), _shape(again)})
     assert found("1. A widget comprising a lever pivoted to the frame and " + "a seat fixed to the lever and " * 200
                  + "a bar; and a lever pivoted to the frame.", "repeated-limitation") == [1]

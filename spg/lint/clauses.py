@@ -15,6 +15,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import filterfalse
 from typing import TypeVar
 
 from spg.forest import Forest
@@ -38,11 +39,15 @@ _CONNECTIVES = frozenset({
 })
 # a colon before a number is a name's ("SEQ ID NO: 4"), a period before a lower-case word an abbreviation's ("wt. %");
 # a transition after a preamble that names a part of its own ("… an enzyme having nitrilase activity, which comprises
-# the steps of …", "… of formula I, characterized in that …") ends the preamble's words, not a limitation's
-_SPLIT = re.compile(
-    r";|:(?!\s*\d)|\.(?=\s+[A-Z(]|\s*$)|\b[Ww]here(?:in|by)\b|,\s*[Aa]nd\b|\n|\b[Cc]haracteri[sz]ed\s+(?:in\s+that|by)\b"
-    r"|\b(?:comprises|comprising|includes|including)\s+the\s+steps?\s+of\b"
-)
+# the steps of …", "… of formula I, characterized in that …") ends the preamble's words, not a limitation's. Each
+# alternative opens with a character, its word boundary checked behind it ("[Ww](?<!\w[Ww])here" is "\b[Ww]here"):
+# the regular expression engine then skips to the characters that may open one, where a "\b" first had it try
+# every position (0.6 × the split's time); "comprising the steps of", which opens at a letter as common as "c" or
+# "i", is looked for only in the few texts that say "step" (0.6 × again)
+_SPLIT_AT = (r";|:(?!\s*\d)|\.(?=\s+[A-Z(]|\s*$)|[Ww](?<!\w[Ww])here(?:in|by)\b|,\s*[Aa]nd\b|\n"
+             r"|[Cc](?<!\w[Cc])haracteri[sz]ed\s+(?:in\s+that|by)\b")
+_SPLIT = re.compile(_SPLIT_AT)
+_SPLIT_STEPS = re.compile(_SPLIT_AT + r"|[ci](?<!\w[ci])(?:omprises|omprising|ncludes|ncluding)\s+the\s+steps?\s+of\b")
 # the transitional phrase after an independent claim's preamble (MPEP 2111.03)
 _TRANSITION = re.compile(
     r"(?<![\w-])(?:comprising|comprises|comprise|(?<!group )consisting|consists|including|includes|having|"
@@ -222,7 +227,7 @@ def _unlabelled(text: str) -> str:
 
 def words(text: str) -> tuple[str, ...]:
     """The words of ``text`` in lower case without articles (:data:`_ARTICLES`), reference numerals or list labels."""
-    return tuple(w for w in _WORD.findall(_unlabelled(text).lower()) if w not in _ARTICLES)
+    return tuple(filterfalse(_ARTICLES.__contains__, _WORD.findall(_unlabelled(text).lower())))
 
 
 def _limitation(got: tuple[str, ...]) -> tuple[str, ...]:
@@ -403,9 +408,10 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], f
     parts = []
     every: list[str] = []
     alternatives = set()
-    articles = _ARTICLES
-    for part in _SPLIT.split(_unlabelled(text)):
-        got = tuple(w for w in _WORD.findall(part.lower()) if w not in articles)
+    article = _ARTICLES.__contains__
+    text = _unlabelled(text)
+    for part in (_SPLIT_STEPS if "step" in text else _SPLIT).split(text):
+        got = tuple(filterfalse(article, _WORD.findall(part.lower())))
         every += got
         if got[:1] == ("or",) and clauses:
             alternatives.add(len(clauses) - 1)
@@ -507,12 +513,14 @@ def against_chain(forest: Forest, above: dict[int, Sequence[int]], said: Callabl
     """(claim, what it says, claim up its chain, what that one says) for each dependent claim (the first of its
     number) where something ``said`` by it ``clash``es with something said by a claim of ``above[claim]``: the first
     such pair, in claim order, each claim read once (the rules that read a dependent against its parent chain:
-    spg/lint/contradiction.py, spg/lint/ranges.py)."""
+    spg/lint/contradiction.py, spg/lint/ranges.py): a dependent's reading is kept for the claims below it."""
     read: dict[int, Sequence[T]] = {}
     for c in forest.claims:
         if not c.parents or forest.by_num[c.num] is not c or not above.get(c.num):
             continue
-        mine = said(c.num)
+        mine = read.get(c.num)
+        if mine is None:
+            mine = read[c.num] = said(c.num)
         if not mine:
             continue
         for a in above[c.num]:

@@ -250,6 +250,10 @@ def statements(r: Reading) -> list[Statement]:
     """Every statement of :data:`EXCLUSIVE` a claim makes, from each segment (between commas) of each limitation
     that holds no word of :data:`_UNREAD`; a segment that opens with a participle or a predicate ("…, positioned
     above the first layer") speaks of the element the segment before it opens with (:func:`_lead`)."""
+    # most claims say no word of the table: their words, split where a hyphen or an apostrophe joins two, tell so at
+    # once (a count or a label taken out of a part below leaves such pieces whole, never a new word)
+    if _PLACES.keys().isdisjoint(" ".join(r.body).replace("-", " ").replace("'", " ").replace("’", " ").split()):
+        return []
     out = []
     for part in r.parts:
         part = _COUNT.sub(" ", part)

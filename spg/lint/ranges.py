@@ -131,6 +131,10 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
     _OR_LESS,
     ("or",),
 )
+# how many numbers each row's pattern reads: one that reads two ("from a to b") needs two runs of digits, each
+# number starting one (the character before it is no digit), which most limitations with a number do not have
+_NUMBERS = tuple(2 if "n2" in pattern.groupindex else 1 for pattern, _ in _FORMS)
+_DIGITS = re.compile(r"\d+")
 # where a quantity's words start: the clause boundary before them
 _BOUNDARY = re.compile(r"[,;:]|\b(?:and|or|wherein|whereby|where|while|whilst|but)\b")
 # limitations read as a whole or not at all: "respectively" pairs quantities with ranges, conditions say when
@@ -173,6 +177,14 @@ class Bound:
     said: str
 
 
+def _ends_in(phrase: re.Pattern[str], text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends in ``phrase`` (:data:`_NAMED`, :data:`_STRETCH`: words of at most 11 characters,
+    "chromosomes", then spaces), searched only where those words may start, before the spaces: searching all the text
+    before each number took time growing with a limitation's length times its numbers. A word boundary at the start
+    of the search still sees the character before it."""
+    return phrase.search(text, max(0, len(text[:end].rstrip()) - 11), end) is not None
+
+
 def _value(text: str) -> float:
     return float(text.replace(",", ""))
 
@@ -199,10 +211,12 @@ def _quantity(before: str) -> tuple[tuple[str, ...], str]:
 def bounds(part: str) -> list[Bound]:
     """Every bound the text of one limitation gives a quantity whose words and unit it names (module docstring)."""
     text = _SPELLED_NUMBER.sub(lambda m: _NUMBER_WORDS[m.group(1)], part.lower())
-    if not re.search(r"\d", text) or _UNREAD.search(text) or "×" in text:
+    runs = len(_DIGITS.findall(text))
+    if not runs or _UNREAD.search(text) or "×" in text:
         return []
     # the earliest phrase, and of those the longest: "not greater than 0.5" is no "greater than 0.5"
-    forms = (form for form, needs in zip(_FORMS, _NEEDS) if not needs or any(word in text for word in needs))
+    forms = (form for form, needs, reads in zip(_FORMS, _NEEDS, _NUMBERS)
+             if reads <= runs and (not needs or any(word in text for word in needs)))
     found = sorted(((m.start(), -m.end(), m, kind) for pattern, kind in forms for m in pattern.finditer(text)),
                    key=lambda t: t[:2])
     taken: list[tuple[int, int, re.Match[str], str]] = []
@@ -219,7 +233,7 @@ def bounds(part: str) -> list[Bound]:
     for start, end, m, kind in taken:
         before, after = text[previous:start], text[end:]
         previous = end
-        if _NAMED.search(text[: m.start("n1")]) or _STRETCH.search(text[:start]) or _FORMULA.match(after):
+        if _ends_in(_NAMED, text, m.start("n1")) or _ends_in(_STRETCH, text, start) or _FORMULA.match(after):
             continue
         spelled = {_UNIT_OF[m.group(f"unit{k}")] + " ".join(("",) + words(m.group(f"per{k}") or ""))
                    for k in (1, 2) if m.groupdict().get(f"unit{k}")}

@@ -29,10 +29,14 @@ generate`` has them while decoding) gets the findings the whole set would have f
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
+from functools import cache
+from itertools import filterfalse
+from operator import itemgetter
 
 from spg.forest import Forest
 from spg.lint.abbreviations import defined, spelled_out
@@ -102,31 +106,34 @@ def _shape(clause: tuple[str, ...]) -> tuple[int, str, str]:
     return (len(clause), clause[0], clause[-1]) if clause else (0, "", "")
 
 
-def _joined(said: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tuple[str, ...]]:
+def _joined(said: tuple[str, ...], clause: tuple[str, ...], shapes: set[tuple[int, str, str]]) -> list[tuple[str, ...]]:
     """The two clauses an "and" joins inside one ("a lever pivoted to the frame and a seat fixed to the lever"), each
     :func:`_restated`: a drafter recites either again on its own. Only where both halves say something (:func:`_acts`)
     and are long enough to count (a pair of nouns, "a frame and a seat", is no two limitations), and the second
     has a subject of its own. A half is only ever compared with a whole clause of its claim, so only halves of the
     length and first and last words (``shapes``, :func:`_shape`) of one are made: a long clause of many "and"s made
-    one half per "and", each as long as the clause (time and memory quadratic in its length)."""
+    one half per "and", each as long as the clause (time and memory quadratic in its length). ``clause``: ``said``
+    :func:`_restated`."""
     out: list[tuple[str, ...]] = []
     if len(said) <= 2 * SHORTEST_REPEATED or "and" not in said:
+        return out
+    # a half is shorter than the clause and opens with its first word or ends with its last: where no clause of the
+    # claim is such, no half is made (most claims; looking for one cost a third of the rule's time)
+    if not any(n < len(clause) and (first == clause[0] or last == clause[-1]) for n, first, last in shapes):
         return out
     # whether the words before and after each "and" say something, from the first and last word that does
     acting = [k for k, w in enumerate(said) if w in _RESTATED or w.endswith(("ing", "ed"))]  # _acts per word
     if not acting:
         return out
-    # the clause _restated, and where each of its words stands in ``said``: each half's shape without making it
-    kept = [(k, _SAME_VERB.get(w, w)) for k, w in enumerate(said) if w not in COPULA]
-    before = 0  # words of ``kept`` before position i
-    for i in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED):
-        while before < len(kept) and kept[before][0] < i:
-            before += 1
+    # where each word of ``clause`` stands in ``said``: each half's shape without making it
+    at = [k for k, w in enumerate(said) if w not in COPULA]
+    for i in [k for k in range(SHORTEST_REPEATED, len(said) - SHORTEST_REPEATED) if said[k] == "and"]:
         # "… connected to the switch and disposed at …": the second shares its subject
-        if said[i] == "and" and not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
-            # said[i] is "and", so kept[before] is the "and" itself and the second half starts after it
-            first = (before, kept[0][1], kept[before - 1][1]) if before else (0, "", "")
-            then = (len(kept) - before - 1, kept[before + 1][1], kept[-1][1]) if before + 1 < len(kept) else (0, "", "")
+        if not _acts(said[i + 1 : i + 2]) and acting[0] < i < acting[-1]:
+            # said[i] is "and", so clause[before] is the "and" itself and the second half starts after it
+            before = bisect_left(at, i)  # words of ``clause`` before position i
+            first = (before, clause[0], clause[before - 1]) if before else (0, "", "")
+            then = (len(clause) - before - 1, clause[before + 1], clause[-1]) if before + 1 < len(clause) else (0, "", "")
             if first in shapes or then in shapes:
                 out += [_restated(said[:i]), _restated(said[i + 1 :])]
     return out
@@ -191,9 +198,9 @@ def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     )
 
 
-def _bag(r: Reading) -> tuple[str, ...]:
+def _bag(said: _Words) -> tuple[str, ...]:
     """What a claim says in any order and with other forms of its words (:func:`~spg.lint.clauses.content`)."""
-    return tuple(sorted(stem for _, stem in content(r.body)))
+    return tuple(sorted(said.stems))
 
 
 # words whose presence or absence in a restatement changes nothing it claims: "each respectively", "so as to", "made
@@ -215,15 +222,17 @@ MOST_ADDED = 3  # content words a restating sibling adds from its chain (_adds_w
 _NOMINAL = ("ment", "ement", "al", "ion", "ation")
 
 
-def _kin(a: str, b: str) -> bool:
-    """Whether two words left over between near-duplicate claims (stems) say the same: one the other's noun ("engag",
-    "engagement"), or two words of one bound (:data:`_BOUNDS`). Synonyms in WordNet were tried and left out: on the
+@cache
+def _kin(stem: str) -> frozenset[str]:
+    """The words that say what a word left over between near-duplicate claims (a stem) says: its noun or the verb of
+    it ("engag", "engagement"), or a word of one bound with it (:data:`_BOUNDS`). A set, for a pair of claims compares
+    each word left on one side with those left on the other. Synonyms in WordNet were tried and left out: on the
     written development sets they found no repetition more, and they merge siblings written on purpose ("an integral
     casting", "an integral molding")."""
-    x, y = (a, b) if len(a) <= len(b) else (b, a)
-    if any(x in bound and y in bound for bound in _BOUNDS):
-        return True
-    return len(x) >= 4 and y.startswith(x) and y[len(x):] in _NOMINAL
+    got = {w for bound in _BOUNDS if stem in bound for w in bound}
+    got.update(stem + ending for ending in _NOMINAL if len(stem) >= 4)
+    got.update(stem[: -len(ending)] for ending in _NOMINAL if stem.endswith(ending) and len(stem) - len(ending) >= 4)
+    return frozenset(got)
 
 
 def _orders(stems: list[str], keep: set[str]) -> tuple[list[str], list[str]]:
@@ -233,7 +242,25 @@ def _orders(stems: list[str], keep: set[str]) -> tuple[list[str], list[str]]:
     return first, last
 
 
-def _near(new: Reading, old: Reading) -> bool:
+class _Words:
+    """What the sibling tests read of a claim (:class:`_Siblings`, :func:`_near`), read once however many siblings
+    it is compared with (each pair read its two claims' words, subjects and parts again: a fifth of the rule's time
+    on the shared set, more on sets of many siblings). A claim of more than :data:`NEAR_LONGEST` content words is
+    compared by its words alone, so the rest is not read."""
+
+    __slots__ = ("stems", "kinds", "named", "back", "numbers")
+
+    def __init__(self, r: Reading) -> None:
+        self.stems = [s for _, s in content(r.body)]  # its content words (:func:`~spg.lint.clauses.content`), in order
+        if len(self.stems) > NEAR_LONGEST:
+            return
+        self.kinds = frozenset(self.stems)
+        self.named = frozenset(s for _, s in content(r.subject))  # its subject's content words
+        self.back = len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts)))  # how often it says "the at least one"
+        self.numbers = tuple(sorted(_numbers(r.body).items()))  # its numbers, each with how often it says it
+
+
+def _near(new: _Words, old: _Words) -> bool:
     """Whether two sibling claims recite the same limitations in other words. Their content words
     (:func:`~spg.lint.clauses.content`) are the same, but for words that change nothing (:data:`_IDLE_DIFFERENCE`),
     words of the subject both name ("… on a light emitting side of the device"), the "at least one" of a claim
@@ -244,29 +271,25 @@ def _near(new: Reading, old: Reading) -> bool:
     comes or from the last ("intermittent time information and location information", "intermittent time and
     location information"): two elements given each other's places ("the recess comprises a magnetic member and the
     wrench a magnetized member", and the other way round) claim two things."""
-    mine, theirs = content(new.body), content(old.body)
-    if max(len(mine), len(theirs)) > NEAR_LONGEST:
+    if max(len(new.stems), len(old.stems)) > NEAR_LONGEST:
         return False
-    stems_a, stems_b = {s for _, s in mine}, {s for _, s in theirs}
-    shared = stems_a & stems_b
+    shared = new.kinds & old.kinds
     if len(shared) < SHORTEST_NARROWING:
         return False
-    named = {s for _, s in content(new.subject)} & {s for _, s in content(old.subject)}
-    idle = _IDLE_DIFFERENCE | named
-    back_a, back_b = (len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts))) for r in (new, old))
-    left_a = [s for s in stems_a if s not in shared and s not in idle and not (back_a > back_b and s in _AT_LEAST_ONE)]
-    left_b = [s for s in stems_b if s not in shared and s not in idle and not (back_b > back_a and s in _AT_LEAST_ONE)]
-    if not all(any(_kin(x, y) for y in left_b) for x in left_a) or not all(
-            any(_kin(x, y) for x in left_a) for y in left_b):
+    idle = _IDLE_DIFFERENCE | (new.named & old.named)
+    back_a, back_b = new.back, old.back
+    left_a = [s for s in new.kinds if s not in shared and s not in idle and not (back_a > back_b and s in _AT_LEAST_ONE)]
+    left_b = [s for s in old.kinds if s not in shared and s not in idle and not (back_b > back_a and s in _AT_LEAST_ONE)]
+    if any(_kin(x).isdisjoint(left_b) for x in left_a) or any(_kin(y).isdisjoint(left_a) for y in left_b):
         return False
-    count_a = Counter(s for _, s in mine if s in shared)
-    count_b = Counter(s for _, s in theirs if s in shared)
+    count_a = Counter(s for s in new.stems if s in shared)
+    count_b = Counter(s for s in old.stems if s in shared)
     if count_a - count_b and count_b - count_a:
         return False
-    first_a, last_a = _orders([s for _, s in mine], shared)
-    first_b, last_b = _orders([s for _, s in theirs], shared)
+    first_a, last_a = _orders(new.stems, shared)
+    first_b, last_b = _orders(old.stems, shared)
     # the numbers last: the siblings asked (_Siblings.near) have the same ones
-    return (first_a == first_b or last_a == last_b) and _numbers(new.body) == _numbers(old.body)
+    return (first_a == first_b or last_a == last_b) and new.numbers == old.numbers
 
 
 def _chain_clauses(chain: list[Reading]) -> list[str]:
@@ -307,43 +330,40 @@ class _Siblings:
     set of many claims citing claim 1 took time quadratic in its size. :func:`_near`: both at most
     :data:`NEAR_LONGEST` content words, with the same numbers; :func:`_adds_what_its_chain_says`: the sibling's
     content words are the claim's with one to :data:`MOST_ADDED` words inserted, so it is that much shorter, and
-    its first and last words are among the claim's first and last ``MOST_ADDED + 1``."""
+    its first and last words are among the claim's first and last ``MOST_ADDED + 1``. Each claim's words are read
+    once (:meth:`words`)."""
 
     def __init__(self, readings: dict[int, Reading]) -> None:
         self.readings = readings
-        self.stems: dict[int, list[str]] = {}
-        self.numbers: dict[int, tuple] = {}
+        self.read: dict[int, _Words] = {}
         self.order: dict[int, int] = {}  # claim → its place among the siblings kept
         self.by_numbers: dict[tuple, list[int]] = {}
         self.by_ends: dict[tuple, dict[str, list[int]]] = {}  # (parents, length, first stem) → last stem → claims
 
-    def _stems(self, num: int) -> list[str]:
-        got = self.stems.get(num)
+    def words(self, num: int) -> _Words:
+        got = self.read.get(num)
         if got is None:
-            got = self.stems[num] = [s for _, s in content(self.readings[num].body)]
-        return got
-
-    def _numbers(self, num: int) -> tuple:
-        got = self.numbers.get(num)
-        if got is None:  # asked by near() and then by add(): read once
-            got = self.numbers[num] = tuple(sorted(_numbers(self.readings[num].body).items()))
+            got = self.read[num] = _Words(self.readings[num])
         return got
 
     def add(self, num: int, parents: tuple[int, ...]) -> None:
         self.order[num] = len(self.order)
-        stems = self._stems(num)
+        said = self.words(num)
+        stems = said.stems
         if len(stems) <= NEAR_LONGEST:
-            self.by_numbers.setdefault((parents, self._numbers(num)), []).append(num)
+            self.by_numbers.setdefault((parents, said.numbers), []).append(num)
         if len(stems) >= SHORTEST_NARROWING:
             self.by_ends.setdefault((parents, len(stems), stems[0]), {}).setdefault(stems[-1], []).append(num)
 
-    def near(self, num: int, parents: tuple[int, ...]) -> list[int]:
-        if len(self._stems(num)) > NEAR_LONGEST:
-            return []
-        return self.by_numbers.get((parents, self._numbers(num)), [])
+    def near(self, num: int, parents: tuple[int, ...]) -> int | None:
+        """The first sibling :func:`_near` finds ``num`` repeating."""
+        said = self.words(num)
+        if len(said.stems) > NEAR_LONGEST:
+            return None
+        return next((e for e in self.by_numbers.get((parents, said.numbers), ()) if _near(said, self.read[e])), None)
 
     def fewer(self, num: int, parents: tuple[int, ...]) -> list[int]:
-        mine = self._stems(num)
+        mine = self.words(num).stems
         if len(mine) > NEAR_LONGEST or not self.order:
             return []
         firsts, lasts = set(mine[: MOST_ADDED + 1]), set(mine[-MOST_ADDED - 1 :])
@@ -368,7 +388,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
         key = (c.parents, r.body)
         said = _said(r)
         order = (c.parents, said) if said is not None else None
-        bag = (c.parents, _bag(r))
+        bag = (c.parents, _bag(siblings.words(c.num)))
         earlier = exact.get(key)
         how = "the same text"
         if earlier is None and order is not None:
@@ -378,7 +398,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             earlier = next((e for e in bags.get(bag, ()) if not _swapped(readings[e].body, r.body)), None)
             how = "the same limitations in other words"
         if earlier is None:
-            earlier = next((e for e in siblings.near(c.num, c.parents) if _near(r, readings[e])), None)
+            earlier = siblings.near(c.num, c.parents)
         if earlier is None and above.get(c.num) and (fewer := siblings.fewer(c.num, c.parents)):
             chain = _chain_clauses([readings[a] for a in above[c.num]])
             earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
@@ -402,7 +422,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
 def _plain(clause: tuple[str, ...]) -> str:
     """A clause joined for a containment test, without the copula ("a lower step pivoted to …" is restated by "the
     lower step is pivoted to …")."""
-    return " " + " ".join(w for w in clause if w not in COPULA) + " "
+    return " " + " ".join(filterfalse(COPULA.__contains__, clause)) + " "
 
 
 def _recited(clause: tuple[str, ...], every: str, plain: str) -> bool:
@@ -419,21 +439,33 @@ def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -
     return all(_recited(clause, every, plain) for clause in clauses)
 
 
-def _said_closely(said: tuple[str, ...], chain: Sequence[int], words: _ChainWords) -> bool:
+def _content_after(body: tuple[str, ...], start: int) -> tuple[tuple[int, str], ...]:
+    """:func:`~spg.lint.clauses.content` of ``body[start:]`` (a dependent claim's words after its opening), taken from
+    that of the whole ``body``, which duplicate-claim read already (reading the words again cost as much as the rest
+    of :func:`_said_closely`). A word reads the word after it alike in both; only a bound said after its number
+    (``OR_BOUND``: "5 mm or more") reads the words before it, which the opening may hold, so those are read anew."""
+    said = body[start:]
+    if not OR_BOUND.keys().isdisjoint(said):
+        return content(said)
+    return tuple([(i - start, stem) for i, stem in content(body) if i >= start])
+
+
+def _said_closely(said: tuple[str, ...], where: tuple[tuple[int, str], ...], chain: Sequence[int],
+                  words: _ChainWords) -> bool:
     """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
     at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
     ``close`` times as long (each claim with its own, :class:`_ChainWords`), in any order and form, and that stretch
     names no alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each
     have a continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words
-    gathered from all over a long claim are a new combination, which narrows."""
-    stems = tuple(stem for _, stem in content(said))
+    gathered from all over a long claim are a new combination, which narrows. ``where``: ``content(said)``."""
+    stems = tuple(map(itemgetter(1), where))
     if len(stems) < SHORTEST_NARROWING:
         return False
     need = Counter(stems)
     held = words.holding(need, chain)
     if not held:
         return False
-    own, passive = _bounds_said(said), _forms(content(said), said, "ed")  # what the restatement itself says
+    own, passive = _bounds_said(said), _forms(where, said, "ed")  # what the restatement itself says
     return any(_close(need, words.body[a], stems, words.close[a], own, passive) for a in held)
 
 
@@ -452,7 +484,7 @@ class _ChainWords:
 
     def add(self, num: int, body: tuple[str, ...], close: float) -> None:
         self.body[num], self.close[num] = body, close
-        counted = self.counted[num] = Counter(stem for _, stem in content(body))
+        counted = self.counted[num] = Counter(map(itemgetter(1), content(body)))
         for stem in counted:
             got = self.holders.get(stem)
             if got is None:
@@ -554,6 +586,8 @@ def _same_members(r: Reading, chain: Iterable[Reading]) -> bool:
     the members a claim of its chain gives it: its clauses, one per member, each stand in the parent's longer list, but
     fewer members narrow ("… ruthenium, palladium, platinum, iridium, and rhodium" under "… rhodium, nickel, copper,
     and iron"). Its words must end where a limitation of that claim ends."""
+    if all(_MARKUSH_WORDS.isdisjoint(x) for x in r.limitations):
+        return True  # most claims: no word of a group's opening, looked for first
     said = [w for x in r.limitations for w in x if w not in COPULA]
     if not any(pair in _MARKUSH for pair in zip(said, said[1:])):
         return True
@@ -594,6 +628,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
     # alternatives) and, unless it lists alternatives, its words
     every: dict[int, str] = {}
     plain: dict[int, str] = {}
+    joined: dict[tuple[int, ...], tuple[str, str]] = {}  # a chain's, for the siblings that share it
     words = _ChainWords()
     out = []
     for c in forest.claims:
@@ -618,10 +653,11 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
         elif not _same_members(r, (readings[a] for a in chain)):
             continue
         elif r.gists and any(len(_plain(clause).split()) >= SHORTEST_NARROWING for clause in r.gists) and _all_recited(
-            r.gists, "\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain))
+            r.gists, *(joined.get(chain) or joined.setdefault(
+                chain, ("\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain)))))
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], chain, words):
+        elif _said_closely(r.body[len(r.opening) :], _content_after(r.body, len(r.opening)), chain, words):
             why = "only restates, in other words, what is recited in"
         else:
             continue
@@ -651,7 +687,7 @@ def check_repeated_limitations(forest: Forest, readings: dict[int, Reading]) -> 
         counted = [(k, said, _restated(said)) for k, said in enumerate(readings[c.num].limitations) if _counts(said)]
         shapes = {_shape(clause) for _, _, clause in counted}
         for k, said, clause in counted:
-            halves = _joined(said, shapes)
+            halves = _joined(said, clause, shapes)
             if k == 0 and not c.parents:
                 halves += _after_transition(said)
             # a half against a whole clause, either way round ("A and B" then "A and C" may say A of two things)
