@@ -1,4 +1,7 @@
-from spg.lint import find_all
+import importlib
+import re
+
+from spg.lint import find_all, ranges
 from spg.lint.ranges import bounds, check_ranges
 from spg.lint.rules import RULES
 from spg.parse import parse_claims
@@ -126,3 +129,13 @@ def test_each_way_of_saying_a_bound_holds_a_word_its_row_is_looked_for_by():
     assert [(b.low, b.high) for b in bounds("a thickness of not more than 5 mm")] == [(None, 5.0)]
     assert [(b.low, b.high) for b in bounds("a thickness exceeding 5 mm")] == [(5.0, None)]
     assert [(b.low, b.high) for b in bounds("a thickness between 2 and 5 mm")] == [(2.0, 5.0)]
+
+
+def test_the_names_a_number_may_follow_fit_the_window_bounds_searches_back():
+    # bounds() looks for "claim", "SEQ ID NO:", "amino acids" … only in the last _LONGEST_NAME characters before a
+    # number's spaces: a longer word added to either pattern would go unseen there
+    parser = getattr(re, "_parser", None) or importlib.import_module("sre_parse")  # Python 3.10 names it sre_parse
+    for pattern in (ranges._NAMED, ranges._STRETCH):
+        assert pattern.pattern.endswith(r"\s*$")
+        assert parser.parse(pattern.pattern.removesuffix(r"\s*$")).getwidth()[1] <= ranges._LONGEST_NAME
+    assert bounds("amino acids 1 to 323 of the protein") == bounds("the amino acids 1 to 323") == []

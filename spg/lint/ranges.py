@@ -177,12 +177,17 @@ class Bound:
     said: str
 
 
+# the most characters _NAMED's and _STRETCH's words take before their spaces ("chromosomes", "amino acids"); a test
+# holds both patterns to it
+_LONGEST_NAME = 11
+
+
 def _ends_in(phrase: re.Pattern[str], text: str, end: int) -> bool:
-    """Whether ``text[:end]`` ends in ``phrase`` (:data:`_NAMED`, :data:`_STRETCH`: words of at most 11 characters,
-    "chromosomes", then spaces), searched only where those words may start, before the spaces: searching all the text
-    before each number took time growing with a limitation's length times its numbers. A word boundary at the start
-    of the search still sees the character before it."""
-    return phrase.search(text, max(0, len(text[:end].rstrip()) - 11), end) is not None
+    """Whether ``text[:end]`` ends in ``phrase`` (:data:`_NAMED`, :data:`_STRETCH`: words of at most
+    :data:`_LONGEST_NAME` characters, then spaces), searched only where those words may start, before the spaces:
+    searching all the text before each number took time growing with a limitation's length times its numbers. A word
+    boundary at the start of the search still sees the character before it."""
+    return phrase.search(text, max(0, len(text[:end].rstrip()) - _LONGEST_NAME), end) is not None
 
 
 def _value(text: str) -> float:

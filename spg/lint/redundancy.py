@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
-from functools import cache
+from functools import lru_cache
 from itertools import filterfalse
 from operator import itemgetter
 
@@ -222,7 +222,7 @@ MOST_ADDED = 3  # content words a restating sibling adds from its chain (_adds_w
 _NOMINAL = ("ment", "ement", "al", "ion", "ation")
 
 
-@cache
+@lru_cache(maxsize=1 << 16)  # bounded: a corpus run meets new words for hours
 def _kin(stem: str) -> frozenset[str]:
     """The words that say what a word left over between near-duplicate claims (a stem) says: its noun or the verb of
     it ("engag", "engagement"), or a word of one bound with it (:data:`_BOUNDS`). A set, for a pair of claims compares
