@@ -134,6 +134,9 @@ def main() -> None:
     names = [n for n in args.corpora.split(",") if n]  # none: --time alone
     if not set(names) <= set(CORPORA):
         ap.error(f"--corpora: expected some of {', '.join(CORPORA)}; got {args.corpora!r}")
+    if subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{args.ref}^{{commit}}"], cwd=REPO,
+                      capture_output=True).returncode != 0:
+        ap.error(f"--ref: expected a revision of this repository's history; got {args.ref!r}")
     with tempfile.TemporaryDirectory() as tmp:
         old = reader_at(args.ref, Path(tmp))
         old_reader, new_reader = old.read_reader(new.DIRECTORY), new.read_reader(new.DIRECTORY)
