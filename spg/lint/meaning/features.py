@@ -16,7 +16,7 @@ from itertools import chain as chained
 import numpy as np
 
 from spg.forest import Forest
-from spg.lint.clauses import READ_WITH_NEIGHBOURS, Reading, content
+from spg.lint.clauses import OR_BOUND, READ_WITH_NEIGHBOURS, Reading, content
 from spg.lint.meaning.vectors import Vectors
 
 FEATURES = (
@@ -48,7 +48,7 @@ class _Read:
         self.said = frozenset(said)
         self.places = list(first)[::-1]  # where its content words stand, in order
         self.words = list(map(said.__getitem__, self.places))
-        self._got, self._said = got, said
+        self._columns, self._said = (places, stems), said
         self.word_ids: frozenset[int] = frozenset()
         self.vector: np.ndarray | None = None
         self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
@@ -56,21 +56,24 @@ class _Read:
     @cached_property
     def by_stem(self) -> dict[str, str]:
         """The word each stem was last read from (asked of a dependent claim's words new to its chain only)."""
-        return {stem: self._said[place] for place, stem in self._got}
+        places, stems = self._columns
+        return dict(zip(stems, map(self._said.__getitem__, places)))
 
 
 def _clause_words(reading: Reading, own: _Read | None = None) -> list[list[str]]:
     """The content words of each limitation that has one. ``own``, the claim's limitations read together, already
-    holds those of each limitation with no word :func:`content` reads with its neighbours: the same words."""
+    holds them (the same places, so the same words) for each limitation where no word reads across its ends in
+    :func:`content`: its last word is none read with the word after it, and none of its words is a bound said after
+    its number (``OR_BOUND``, which reads the word before it and looks back past it)."""
     clauses = []
     at = 0
     for lim in reading.limitations:
-        if own is not None and READ_WITH_NEIGHBOURS.isdisjoint(lim):
-            places = own.places[bisect_left(own.places, at) : bisect_left(own.places, at + len(lim))]
-            clauses.append([lim[p - at] for p in places])
+        end = at + len(lim)
+        if own is not None and lim[-1] not in READ_WITH_NEIGHBOURS and OR_BOUND.keys().isdisjoint(lim):
+            clauses.append(own.words[bisect_left(own.places, at) : bisect_left(own.places, end)])
         else:
             clauses.append([lim[p] for p in dict.fromkeys(p for p, _ in content(lim))])
-        at += len(lim)
+        at = end
     return [c for c in clauses if c]
 
 
