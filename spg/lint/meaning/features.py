@@ -109,7 +109,9 @@ class SetFeatures:
         # every claim read once, each way it is compared: its own limitations (a dependent claim) and its whole text
         # (a claim up some chain)
         own = list(dict.fromkeys(c.num for c in forest.claims if c.parents and c.num in readings))
-        whole = list(dict.fromkeys(a for num in own for a in above.get(num, ()) if a in readings))
+        # the claims up each one's chain that have a reading, nearest first
+        self.up = {num: tuple(a for a in above.get(num, ()) if a in readings) for num in own}
+        whole = list(dict.fromkeys(a for num in own for a in self.up[num]))
         self.own = {num: _Read(readings[num], False) for num in own}
         self.whole = {num: _Read(readings[num], True) for num in whole}
         clauses = {num: _clause_words(readings[num], self.own.get(num)) for num in dict.fromkeys([*own, *whole])}
@@ -152,17 +154,17 @@ class SetFeatures:
         """(a claim's :class:`_Read`, or None for its limitations, its number) in the order :meth:`features` reads
         them for each dependent claim in turn: its limitations and own words; then, where there is something to
         compare, each claim up its chain (limitations, whole text) and its siblings."""
-        done: set[tuple[str, int]] = set()
+        owned, wholes, summed = set(), set(), set()  # the claims whose own words, whole text, limitations are in
 
-        def once(kind: str, num: int) -> bool:
-            new = (kind, num) not in done
-            done.add((kind, num))
-            return new
+        def limitations(num: int):
+            if num not in summed:
+                summed.add(num)
+                yield None, num
 
         def own(num: int):
-            if once("own", num):
-                if once("clauses", num):
-                    yield None, num
+            if num not in owned:
+                owned.add(num)
+                yield from limitations(num)
                 yield self.own[num], num
 
         claims = self.forest.claims
@@ -170,16 +172,16 @@ class SetFeatures:
         rest = [i for i, c in enumerate(claims) if c.parents and self.forest.by_num.get(c.num) is not c]
         for index in first + rest:  # a repeated number's later claims last, as only the training script reads them
             num = claims[index].num
-            chain = tuple(a for a in self.above.get(num, ()) if a in self.readings)
-            if num not in self.own or not chain or self.readings[num].restates:
+            chain = self.up.get(num)
+            if not chain or self.readings[num].restates:
                 continue
             yield from own(num)
             if not self.own[num].stems or not clauses[num]:
                 continue
             for a in chain:
-                if once("whole", a):
-                    if once("clauses", a):
-                        yield None, a
+                if a not in wholes:
+                    wholes.add(a)
+                    yield from limitations(a)
                     yield self.whole[a], a
             for sibling in self.siblings(index):
                 yield from own(sibling)
@@ -199,7 +201,7 @@ class SetFeatures:
         """(:data:`FEATURES`, the claim it reads closest to) for the dependent claim ``forest.claims[index]``; None
         where there is nothing to read (no chain, or no content word after its citation)."""
         claim = self.forest.claims[index]
-        chain = tuple(a for a in self.above.get(claim.num, ()) if a in self.readings)
+        chain = self.up.get(claim.num)
         if not chain or self.readings[claim.num].restates:
             return None
         me = self.own[claim.num]
