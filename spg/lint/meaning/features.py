@@ -48,7 +48,8 @@ class _Read:
         self.said = frozenset(said)
         self.places = list(first)[::-1]  # where its content words stand, in order
         self.words = list(map(said.__getitem__, self.places))
-        self._columns, self._said = (places, stems), said
+        self.text = said  # the words read, in order
+        self._columns = places, stems
         self.word_ids: frozenset[int] = frozenset()
         self.vector: np.ndarray | None = None
         self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
@@ -57,22 +58,31 @@ class _Read:
     def by_stem(self) -> dict[str, str]:
         """The word each stem was last read from (asked of a dependent claim's words new to its chain only)."""
         places, stems = self._columns
-        return dict(zip(stems, map(self._said.__getitem__, places)))
+        return dict(zip(stems, map(self.text.__getitem__, places)))
 
 
-def _clause_words(reading: Reading, own: _Read | None = None) -> list[list[str]]:
-    """The content words of each limitation that has one. ``own``, the claim's limitations read together, already
-    holds them (the same places, so the same words) for each limitation where no word reads across its ends in
-    :func:`content`: its last word is none read with the word after it, and none of its words is a bound said after
-    its number (``OR_BOUND``, which reads the word before it and looks back past it)."""
+def _clause_words(reading: Reading, own: _Read | None, whole: _Read | None) -> list[list[str]]:
+    """The content words of each limitation that has one. Where no word of a limitation reads across its ends in
+    :func:`content` (its last word is none read with the word after it, and none of its words is a bound said after
+    its number, ``OR_BOUND``, which reads the word before it and looks back past it), the places content() reads in
+    it are those it reads in the same words anywhere: ``own`` (the claim's limitations read together) or else
+    ``whole`` (its whole text, where every limitation stands in order) holds them already, its words a slice of theirs.
+    """
     clauses = []
-    at = 0
+    at = start = 0  # where the limitation starts in the limitations read together, where it was last found in whole
     for lim in reading.limitations:
         end = at + len(lim)
-        if own is not None and lim[-1] not in READ_WITH_NEIGHBOURS and OR_BOUND.keys().isdisjoint(lim):
+        if lim[-1] in READ_WITH_NEIGHBOURS or not OR_BOUND.keys().isdisjoint(lim):
+            clauses.append([lim[p] for p in dict.fromkeys(p for p, _ in content(lim))])
+        elif own is not None:
             clauses.append(own.words[bisect_left(own.places, at) : bisect_left(own.places, end)])
         else:
-            clauses.append([lim[p] for p in dict.fromkeys(p for p, _ in content(lim))])
+            body = whole.text  # the first run of the limitation's words after the last one found: never past its own
+            start = body.index(lim[0], start)
+            while body[start : start + len(lim)] != lim:
+                start = body.index(lim[0], start + 1)
+            clauses.append(whole.words[bisect_left(whole.places, start) : bisect_left(whole.places, start + len(lim))])
+            start += len(lim)
         at = end
     return [c for c in clauses if c]
 
@@ -114,7 +124,8 @@ class SetFeatures:
         whole = list(dict.fromkeys(a for num in own for a in self.up[num]))
         self.own = {num: _Read(readings[num], False) for num in own}
         self.whole = {num: _Read(readings[num], True) for num in whole}
-        clauses = {num: _clause_words(readings[num], self.own.get(num)) for num in dict.fromkeys([*own, *whole])}
+        clauses = {num: _clause_words(readings[num], self.own.get(num), self.whole.get(num))
+                   for num in dict.fromkeys([*own, *whole])}
         # then every word of the set looked up in one call and every vector summed in one numpy call, in the order
         # the claims are read (:meth:`_reads`): a word's row is numbered where first met, and the matrix of the
         # new_like_chain feature follows that numbering to the last bit
