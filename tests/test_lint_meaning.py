@@ -7,8 +7,8 @@ import pytest
 
 from spg.cli import main
 from spg.lint import lint
-from spg.lint.clauses import ancestry, read_claims
-from spg.lint.meaning.features import FEATURES, SetFeatures
+from spg.lint.clauses import Reading, ancestry, content, read_claims
+from spg.lint.meaning.features import FEATURES, SetFeatures, _clause_words, _Read
 from spg.lint.meaning.reader import Reader, read_reader, restatement_findings, shipped_reader
 from spg.lint.meaning.vectors import DIRECTORY, Vectors, read_vectors
 from spg.parse import parse_claims
@@ -114,6 +114,41 @@ def test_the_trees_are_walked_as_scikit_learn_walks_them():
     x[0] = 0.5
     assert reader.probability(x) == pytest.approx(1 / (1 + np.exp(2)))
 
+
+
+def test_trees_of_different_depths_are_each_walked_to_their_own_leaf():
+    # tree 0 splits twice on its left (new_chain, then cos_chain) and stops on its right; tree 1 is one leaf
+    reader = Reader((0, 5), (0, 2, 0, 0, 0, 0), (0.2, 0.5, 0.0, 0.0, 0.0, 0.0), (1, 3, -1, -1, -1, -1),
+                    (2, 4, -1, -1, -1, -1), (0.0, 0.0, -3.0, 1.0, 2.0, 0.5), -0.25, 0.5, Vectors(PIECES, TABLE))
+
+    def walked(x):  # the plain walk, one row and one tree at a time
+        z = reader.bias
+        for node in reader.roots:
+            while reader.left[node] >= 0:
+                node = reader.left[node] if x[reader.feature[node]] <= reader.split[node] else reader.right[node]
+            z += reader.value[node]
+        return 1 / (1 + np.exp(-z))
+
+    rows = [[0.0] * len(FEATURES) for _ in range(4)]
+    rows[1][0], rows[2][0], rows[2][2], rows[3][2] = 0.9, 0.1, 0.7, 0.5
+    got = reader.probabilities(np.array(rows))
+    assert got.tolist() == pytest.approx([walked(x) for x in rows])
+    assert len({round(p, 6) for p in got}) == 3  # leaves 3 (rows 0 and 3), 2 (row 1) and 4 (row 2)
+
+
+def test_a_limitation_reads_the_content_words_content_gives_it_alone():
+    # limitations of words content() reads with their neighbours, at either end and inside; each read three ways:
+    # alone (content()), from the claim's limitations read together, and from its whole text
+    vocab = ["seat", "leg", "5", "mm", "or", "more", "less", "about", "mounted", "on", "formed", "of", "made",
+             "configured", "to", "located", "light-emitting", "and"]
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        limitations = tuple(tuple(rng.choice(vocab, rng.integers(1, 5))) for _ in range(rng.integers(1, 4)))
+        body = ("stool", "of", "claim", "1") + tuple(w for lim in limitations for w in ("wherein", *lim))
+        reading = Reading((), (), False, limitations, body)
+        alone = [c for c in ([lim[p] for p in dict.fromkeys(p for p, _ in content(lim))] for lim in limitations) if c]
+        assert _clause_words(reading, _Read(reading, False), None) == alone, limitations
+        assert _clause_words(reading, None, _Read(reading, True)) == alone, limitations
 
 # a sibling said again under its subject's longer name (as SmolLM2 wrote one on a test document): the rules miss it
 SILICON = ("1. A composition for forming a silicon film, comprising silicon particles and a silane compound.\n"

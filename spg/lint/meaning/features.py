@@ -16,7 +16,7 @@ from itertools import chain as chained
 import numpy as np
 
 from spg.forest import Forest
-from spg.lint.clauses import READ_WITH_NEIGHBOURS, Reading, content
+from spg.lint.clauses import OR_BOUND, READ_WITH_NEIGHBOURS, Reading, content
 from spg.lint.meaning.vectors import Vectors
 
 FEATURES = (
@@ -48,7 +48,8 @@ class _Read:
         self.said = frozenset(said)
         self.places = list(first)[::-1]  # where its content words stand, in order
         self.words = list(map(said.__getitem__, self.places))
-        self._got, self._said = got, said
+        self.text = said  # the words read, in order
+        self._columns = places, stems
         self.word_ids: frozenset[int] = frozenset()
         self.vector: np.ndarray | None = None
         self.clause_vectors: np.ndarray | None = None  # each limitation's content words, the same for both readings
@@ -56,21 +57,33 @@ class _Read:
     @cached_property
     def by_stem(self) -> dict[str, str]:
         """The word each stem was last read from (asked of a dependent claim's words new to its chain only)."""
-        return {stem: self._said[place] for place, stem in self._got}
+        places, stems = self._columns
+        return dict(zip(stems, map(self.text.__getitem__, places)))
 
 
-def _clause_words(reading: Reading, own: _Read | None = None) -> list[list[str]]:
-    """The content words of each limitation that has one. ``own``, the claim's limitations read together, already
-    holds those of each limitation with no word :func:`content` reads with its neighbours: the same words."""
+def _clause_words(reading: Reading, own: _Read | None, whole: _Read | None) -> list[list[str]]:
+    """The content words of each limitation that has one. Where no word of a limitation reads across its ends in
+    :func:`content` (its last word is none read with the word after it, and none of its words is a bound said after
+    its number, ``OR_BOUND``, which reads the word before it and looks back past it), the places content() reads in
+    it are those it reads in the same words anywhere: ``own`` (the claim's limitations read together) or else
+    ``whole`` (its whole text, where every limitation stands in order) holds them already, its words a slice of theirs.
+    """
     clauses = []
-    at = 0
+    at = start = 0  # where the limitation starts in the limitations read together, where it was last found in whole
     for lim in reading.limitations:
-        if own is not None and READ_WITH_NEIGHBOURS.isdisjoint(lim):
-            places = own.places[bisect_left(own.places, at) : bisect_left(own.places, at + len(lim))]
-            clauses.append([lim[p - at] for p in places])
-        else:
+        end = at + len(lim)
+        if lim[-1] in READ_WITH_NEIGHBOURS or not OR_BOUND.keys().isdisjoint(lim):
             clauses.append([lim[p] for p in dict.fromkeys(p for p, _ in content(lim))])
-        at += len(lim)
+        elif own is not None:
+            clauses.append(own.words[bisect_left(own.places, at) : bisect_left(own.places, end)])
+        else:
+            body = whole.text  # the first run of the limitation's words after the last one found: never past its own
+            start = body.index(lim[0], start)
+            while body[start : start + len(lim)] != lim:
+                start = body.index(lim[0], start + 1)
+            clauses.append(whole.words[bisect_left(whole.places, start) : bisect_left(whole.places, start + len(lim))])
+            start += len(lim)
+        at = end
     return [c for c in clauses if c]
 
 
@@ -106,10 +119,13 @@ class SetFeatures:
         # every claim read once, each way it is compared: its own limitations (a dependent claim) and its whole text
         # (a claim up some chain)
         own = list(dict.fromkeys(c.num for c in forest.claims if c.parents and c.num in readings))
-        whole = list(dict.fromkeys(a for num in own for a in above.get(num, ()) if a in readings))
+        # the claims up each one's chain that have a reading, nearest first
+        self.up = {num: tuple(a for a in above.get(num, ()) if a in readings) for num in own}
+        whole = list(dict.fromkeys(a for num in own for a in self.up[num]))
         self.own = {num: _Read(readings[num], False) for num in own}
         self.whole = {num: _Read(readings[num], True) for num in whole}
-        clauses = {num: _clause_words(readings[num], self.own.get(num)) for num in dict.fromkeys([*own, *whole])}
+        clauses = {num: _clause_words(readings[num], self.own.get(num), self.whole.get(num))
+                   for num in dict.fromkeys([*own, *whole])}
         # then every word of the set looked up in one call and every vector summed in one numpy call, in the order
         # the claims are read (:meth:`_reads`): a word's row is numbered where first met, and the matrix of the
         # new_like_chain feature follows that numbering to the last bit
@@ -149,17 +165,17 @@ class SetFeatures:
         """(a claim's :class:`_Read`, or None for its limitations, its number) in the order :meth:`features` reads
         them for each dependent claim in turn: its limitations and own words; then, where there is something to
         compare, each claim up its chain (limitations, whole text) and its siblings."""
-        done: set[tuple[str, int]] = set()
+        owned, wholes, summed = set(), set(), set()  # the claims whose own words, whole text, limitations are in
 
-        def once(kind: str, num: int) -> bool:
-            new = (kind, num) not in done
-            done.add((kind, num))
-            return new
+        def limitations(num: int):
+            if num not in summed:
+                summed.add(num)
+                yield None, num
 
         def own(num: int):
-            if once("own", num):
-                if once("clauses", num):
-                    yield None, num
+            if num not in owned:
+                owned.add(num)
+                yield from limitations(num)
                 yield self.own[num], num
 
         claims = self.forest.claims
@@ -167,16 +183,16 @@ class SetFeatures:
         rest = [i for i, c in enumerate(claims) if c.parents and self.forest.by_num.get(c.num) is not c]
         for index in first + rest:  # a repeated number's later claims last, as only the training script reads them
             num = claims[index].num
-            chain = tuple(a for a in self.above.get(num, ()) if a in self.readings)
-            if num not in self.own or not chain or self.readings[num].restates:
+            chain = self.up.get(num)
+            if not chain or self.readings[num].restates:
                 continue
             yield from own(num)
             if not self.own[num].stems or not clauses[num]:
                 continue
             for a in chain:
-                if once("whole", a):
-                    if once("clauses", a):
-                        yield None, a
+                if a not in wholes:
+                    wholes.add(a)
+                    yield from limitations(a)
                     yield self.whole[a], a
             for sibling in self.siblings(index):
                 yield from own(sibling)
@@ -196,7 +212,7 @@ class SetFeatures:
         """(:data:`FEATURES`, the claim it reads closest to) for the dependent claim ``forest.claims[index]``; None
         where there is nothing to read (no chain, or no content word after its citation)."""
         claim = self.forest.claims[index]
-        chain = tuple(a for a in self.above.get(claim.num, ()) if a in self.readings)
+        chain = self.up.get(claim.num)
         if not chain or self.readings[claim.num].restates:
             return None
         me = self.own[claim.num]
