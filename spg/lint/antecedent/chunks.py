@@ -68,6 +68,10 @@ from spg.lint.antecedent.words import (
 )
 
 _START = attrgetter("start")
+# what follows a word that ends a noun phrase with it: a comparative ("thinner than", "shorter in length than"), a
+# count of times ("multiple times"), an adjective with its complement ("different from"); one set test of the word
+# after passes most words by all four readings
+_COMPARING = frozenset({"than", "times", "from", "in"})
 
 
 class _Chunk:
@@ -168,16 +172,19 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                     # loss calculators receive an input"; not after an "-ed" participle, which modifies the noun that
                     # follows it ("said elongated sections to receive")
                     break
-                if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
-                    break
-                if k + 1 < n and flags[k] & _F_QUANT and lows[k + 1] == "times":
-                    break  # a count of times is an adverbial of frequency: "running the trained classifier multiple times"
-                if k + 1 < n and lows[k] in ("different", "distinct") and lows[k + 1] in ("from", "than"):
-                    # an adjective with its complement follows the noun it qualifies, as a comparative does: "the
-                    # subject different from the patient" (before a noun it modifies it: "a different subject")
-                    break
-                if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
-                    break  # and one with its dimension: "tubular receptacles shorter in length than …"
+                if k + 1 < n and lows[k + 1] in _COMPARING:
+                    if lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
+                        break
+                    if flags[k] & _F_QUANT and lows[k + 1] == "times":
+                        # a count of times is an adverbial of frequency: "running the trained classifier multiple
+                        # times"
+                        break
+                    if lows[k] in ("different", "distinct") and lows[k + 1] == "from":
+                        # an adjective with its complement follows the noun it qualifies, as a comparative does: "the
+                        # subject different from the patient" (before a noun it modifies it: "a different subject")
+                        break
+                    if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
+                        break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
                     # an irregular past participle after a noun, with no noun after it, is a reduced relative
                     # clause as an "-ed" participle is: "a body made of", "the information sent in", "the
@@ -516,7 +523,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 part.article, part.same, part.joined = before.article, ch, True
                 out.append(part)
             joint = None
-        if not ch.definite and k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k]:
+        if k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k] and not ch.definite:
             joint = k + 1, ch
         if one_of is not None:
             if not ch.singular:
@@ -545,13 +552,14 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 part = _Chunk(claim, i, k, lend[1][-1], raw)
                 part.article = True
                 out.append(part)
-        if cls == _ART and nxt == "of" and len(kept) > 1 and kept[-1] in _GROUPS and _POSITIONAL.issuperset(kept[:-1]):
-            # "a first plurality of receptacles" introduces "first receptacles": "said first receptacles" are its
-            # members, but "the first receptacle" would not say which one
-            one_of, collective = [kept[:-1]], True
-        elif cls == _ART and nxt == "of" and kept == ("pair",):
-            one_of = [("first",), ("second",)]  # "a pair of arms": a first and a second arm
-            pair = True
+        if nxt == "of" and cls == _ART:
+            if len(kept) > 1 and kept[-1] in _GROUPS and _POSITIONAL.issuperset(kept[:-1]):
+                # "a first plurality of receptacles" introduces "first receptacles": "said first receptacles" are
+                # its members, but "the first receptacle" would not say which one
+                one_of, collective = [kept[:-1]], True
+            elif kept == ("pair",):
+                one_of = [("first",), ("second",)]  # "a pair of arms": a first and a second arm
+                pair = True
         if not ch.definite and not ch.singular:
             # a count gives its members ordinals (MPEP 2173.05(e) accepts "the second briseur" after "at least two
             # briseurs"): "two imaging devices" introduces "a first imaging device" and "a second imaging device";
@@ -568,7 +576,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                     part.article, part.same, part.implied = True, ch, True
                     out.append(part)
                 counted = ch if raw[0] in _CARDINALS else counted
-        i = k + 1 if k < n and lows[k] in _PARTICIPLES_ONLY and kinds[k] == _WORD else k  # not a phrase of its own
+        i = k + 1 if k < n and kinds[k] == _WORD and lows[k] in _PARTICIPLES_ONLY else k  # not a phrase of its own
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         actions = _outside(actions, out)
         # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
