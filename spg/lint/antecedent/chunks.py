@@ -68,6 +68,10 @@ from spg.lint.antecedent.words import (
 )
 
 _START = attrgetter("start")
+# what follows a word that ends a noun phrase with it: a comparative ("thinner than", "shorter in length than"), a
+# count of times ("multiple times"), an adjective with its complement ("different from"); one set test of the word
+# after passes most words by all four readings
+_COMPARING = frozenset({"than", "times", "from", "in"})
 
 
 class _Chunk:
@@ -76,8 +80,8 @@ class _Chunk:
 
     __slots__ = ("claim", "start", "end", "words", "definite", "article", "preamble", "subject", "inherent", "raw",
                  "taken", "reintroduces", "clean", "singular", "plural_subject", "complement", "of_named", "forms",
-                 "adverb_last", "alone", "same", "implied", "markush",
-                 "collective", "after", "before", "defines", "parts", "partner", "recited", "joined", "element")  # fmt: skip
+                 "adverb_last", "alone", "same", "implied", "markush", "collective", "after", "before", "defines",
+                 "parts", "partner", "recited", "joined", "element", "site")  # fmt: skip
 
     def __init__(self, claim: int, start: int, end: int, words: tuple[str, ...], raw: tuple[str, ...]) -> None:
         self.claim, self.start, self.end, self.words, self.raw = claim, start, end, words, raw
@@ -106,6 +110,7 @@ class _Chunk:
         # read whole across a participle inside a compound ("a gas supplying means"): the element's own reading,
         # where the other readings ``same`` marks are alternatives of one phrase (a count's ordinals, an abbreviation)
         self.joined = False
+        self.site: tuple | None = None  # a reference's place in its claim, until _context has read it
 
 
 def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], list[tuple[str, int]]]:
@@ -168,16 +173,19 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                     # loss calculators receive an input"; not after an "-ed" participle, which modifies the noun that
                     # follows it ("said elongated sections to receive")
                     break
-                if k + 1 < n and lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
-                    break
-                if k + 1 < n and flags[k] & _F_QUANT and lows[k + 1] == "times":
-                    break  # a count of times is an adverbial of frequency: "running the trained classifier multiple times"
-                if k + 1 < n and lows[k] in ("different", "distinct") and lows[k + 1] in ("from", "than"):
-                    # an adjective with its complement follows the noun it qualifies, as a comparative does: "the
-                    # subject different from the patient" (before a noun it modifies it: "a different subject")
-                    break
-                if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
-                    break  # and one with its dimension: "tubular receptacles shorter in length than …"
+                if k + 1 < n and lows[k + 1] in _COMPARING:
+                    if lows[k + 1] == "than":  # a comparative: "the ring portion thinner than …"
+                        break
+                    if flags[k] & _F_QUANT and lows[k + 1] == "times":
+                        # a count of times is an adverbial of frequency: "running the trained classifier multiple
+                        # times"
+                        break
+                    if lows[k] in ("different", "distinct") and lows[k + 1] == "from":
+                        # an adjective with its complement follows the noun it qualifies, as a comparative does: "the
+                        # subject different from the patient" (before a noun it modifies it: "a different subject")
+                        break
+                    if k + 3 < n and lows[k + 1] == "in" and lows[k + 3] == "than" and lows[k].endswith("er"):
+                        break  # and one with its dimension: "tubular receptacles shorter in length than …"
                 if lows[k] in _PARTICIPLES_ONLY and (k + 1 >= n or kinds[k + 1] in _BREAKS):
                     # an irregular past participle after a noun, with no noun after it, is a reduced relative
                     # clause as an "-ed" participle is: "a body made of", "the information sent in", "the
@@ -318,9 +326,6 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 last -= 1  # "retention members integrally attached": the noun, not the adverb after it, has the number
         ch.singular = not flags[last] & _F_VERB_S
         if ch.definite:
-            ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
-            ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
-            ch.complement = k < n and (kinds[k] in (_DEF, _ART, _ADV) or lows[k] in _COMPLEMENTS)
             ch.after, ch.before = nxt, lows[i - 1] if i > 0 else ""
             if nxt == "to" and k + 1 < n and kinds[k + 1] in (_DEF, _ART):
                 ch.after = "to the"  # a preposition, not the infinitive's "to"
@@ -357,69 +362,9 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                     and lows[k + 1] == "of"
                 )
             )
-            head = ch.words[-1]
-            owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
-            ch.inherent = (
-                owned
-                # "the end edge thereof" names its owner as "the end edge of …" does
-                or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
-                # coordinated parts share the owner after the last: "the lateral circumference and upper portion
-                # of said treatment chamber", "the start and end of diastasis"
-                or (
-                    nxt in ("and", "or")
-                    and (head in _PARTS or head.endswith(_ABSTRACT))
-                    and _shares_owner(kinds, lows, sings, k + 1)
-                )
-                or (
-                    head in _PROPERTIES
-                    and _MEASURES.issuperset(ch.words[:-1])
-                    # "the temperature and pressure sensors" names sensors; "the size and shape" two properties
-                    and (
-                        nxt not in ("and", "or")
-                        or (k + 2 < n and sings[k + 1] in _PROPERTIES and kinds[k + 2] in _BREAKS)
-                    )
-                )
-                or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
-                # and one picked by "last", "next", with its particle: "the last turning off of ignition" is an event
-                or (
-                    kinds[k - 1] == _ING
-                    and k - j > 1
-                    and _RELATIONAL.issuperset(lows[j : k - 1])
-                    and (nxt == "of" or (nxt in ("off", "on", "up", "down", "out") and k + 1 < n and lows[k + 1] == "of"))
-                )
-                # a positional noun alone after a preposition of place, with no owner after it, is an adverbial of
-                # place, not an element: "joined at the top by a hinge", "viewed from the top", "tilt to the side",
-                # "exposed to the outside"
-                or (
-                    k == j + 1
-                    and head in _LOCATIVE
-                    and i > 0
-                    and lows[i - 1] in _LOCATIVE_PREPOSITIONS
-                    and nxt not in ("of", "thereof")
-                    and (k >= n or kinds[k] in (_PUNCT, _STOPW, _AFTER))
-                )
-                # a relation of the things named after it: "the distance between said means and the object"; a
-                # property before it says what quantity it relates ("the potential difference between the anode
-                # and the cathode", "the temperature difference between"), which is no element either
-                or (
-                    nxt == "between"
-                    and head in _RELATIONS
-                    and all(w in _MEASURES or w in _PROPERTIES for w in ch.words[:-1])
-                )
-                # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
-                or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
-                # the same with its list of actions after a colon: "a pot holder made by the process of: providing
-                # a cloth; folding …" (product-by-process)
-                or (nxt == "of" and k + 2 < n and lows[k + 1] == ":" and kinds[k + 2] == _ING)
-                # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
-                # the automated processing of calls" names what is done, not an element
-                or (
-                    i > 0
-                    and lows[i - 1] == "for"
-                    and head.endswith(_NOMINAL_SUFFIXES)
-                    and (nxt == "of" or (nxt[:5] == "there" and k + 1 < n and lows[k + 1] == "of"))
-                )
-            )
+            # what the judge reads of a reference only when no introduction supports it (most have one): read
+            # from this place in the claim then (:func:`_context`), in the words the phrase has here
+            ch.site = j, k, nxt, ch.words
         if (
             ch.definite
             and len(raw) > 1
@@ -516,7 +461,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 part.article, part.same, part.joined = before.article, ch, True
                 out.append(part)
             joint = None
-        if not ch.definite and k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k]:
+        if k + 1 < n and kinds[k] in (_ED, _ING) and kinds[k + 1] == _WORD and "-" not in lows[k] and not ch.definite:
             joint = k + 1, ch
         if one_of is not None:
             if not ch.singular:
@@ -545,13 +490,14 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                 part = _Chunk(claim, i, k, lend[1][-1], raw)
                 part.article = True
                 out.append(part)
-        if cls == _ART and nxt == "of" and len(kept) > 1 and kept[-1] in _GROUPS and _POSITIONAL.issuperset(kept[:-1]):
-            # "a first plurality of receptacles" introduces "first receptacles": "said first receptacles" are its
-            # members, but "the first receptacle" would not say which one
-            one_of, collective = [kept[:-1]], True
-        elif cls == _ART and nxt == "of" and kept == ("pair",):
-            one_of = [("first",), ("second",)]  # "a pair of arms": a first and a second arm
-            pair = True
+        if nxt == "of" and cls == _ART:
+            if len(kept) > 1 and kept[-1] in _GROUPS and _POSITIONAL.issuperset(kept[:-1]):
+                # "a first plurality of receptacles" introduces "first receptacles": "said first receptacles" are
+                # its members, but "the first receptacle" would not say which one
+                one_of, collective = [kept[:-1]], True
+            elif kept == ("pair",):
+                one_of = [("first",), ("second",)]  # "a pair of arms": a first and a second arm
+                pair = True
         if not ch.definite and not ch.singular:
             # a count gives its members ordinals (MPEP 2173.05(e) accepts "the second briseur" after "at least two
             # briseurs"): "two imaging devices" introduces "a first imaging device" and "a second imaging device";
@@ -568,7 +514,7 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
                     part.article, part.same, part.implied = True, ch, True
                     out.append(part)
                 counted = ch if raw[0] in _CARDINALS else counted
-        i = k + 1 if k < n and lows[k] in _PARTICIPLES_ONLY and kinds[k] == _WORD else k  # not a phrase of its own
+        i = k + 1 if k < n and kinds[k] == _WORD and lows[k] in _PARTICIPLES_ONLY else k  # not a phrase of its own
     if actions:  # an "-ing" word inside a noun phrase ("a loading station") names no action
         actions = _outside(actions, out)
         # a participle compound outside any phrase ("at least one spring-loaded ball", "from dyestuff-containing
@@ -580,6 +526,87 @@ def _chunks(read: _Tokens, claim: int, dependent: bool) -> tuple[list[_Chunk], l
         if len(out) > count:
             out.sort(key=lambda c: c.start)
     return out, actions
+
+
+def _context(ch: _Chunk, read: _Tokens) -> None:
+    """What a definite phrase's place in its claim says of it, read once, where the judge found no introduction in
+    scope for it (:meth:`_Reader.judge`; nine references in ten have one, and reading this for each in the chunker
+    took 6 % of its instructions): whether "of" names its owner, whether it is a plural or coordinated subject with
+    a complement after it, and whether it names an inherent part or property (``inherent``), all in the words the
+    phrase had where the chunker read it (``site``; a coordination may lend it a head later). ``read``: the claim's
+    tokens, read while the claim is judged."""
+    if ch.site is None:
+        return
+    j, k, nxt, words = ch.site
+    ch.site = None
+    _, kinds, lows, sings, flags, _, _ = read
+    n, i = len(lows), ch.start
+    ch.of_named = nxt == "of" and k + 1 < n and kinds[k + 1] == _DEF
+    ch.plural_subject = (i > 0 and lows[i - 1] == "and") or (k - j > 1 and bool(flags[k - 2] & _F_VERB_S))
+    ch.complement = k < n and (kinds[k] in (_DEF, _ART, _ADV) or lows[k] in _COMPLEMENTS)
+    head = words[-1]
+    owned = nxt == "of" and k + 1 < n and kinds[k + 1] == _ART  # "the steering wheel of a vehicle"
+    ch.inherent = (
+        owned
+        # "the end edge thereof" names its owner as "the end edge of …" does
+        or (nxt in ("of", "thereof") and (head in _PARTS or head.endswith(_ABSTRACT)))
+        # coordinated parts share the owner after the last: "the lateral circumference and upper portion
+        # of said treatment chamber", "the start and end of diastasis"
+        or (
+            nxt in ("and", "or")
+            and (head in _PARTS or head.endswith(_ABSTRACT))
+            and _shares_owner(kinds, lows, sings, k + 1)
+        )
+        or (
+            head in _PROPERTIES
+            and _MEASURES.issuperset(words[:-1])
+            # "the temperature and pressure sensors" names sensors; "the size and shape" two properties
+            and (
+                nxt not in ("and", "or")
+                or (k + 2 < n and sings[k + 1] in _PROPERTIES and kinds[k + 2] in _BREAKS)
+            )
+        )
+        or (nxt == "of" and kinds[j] == _ING and k == j + 1)  # "the playing of the message"
+        # and one picked by "last", "next", with its particle: "the last turning off of ignition" is an event
+        or (
+            kinds[k - 1] == _ING
+            and k - j > 1
+            and _RELATIONAL.issuperset(lows[j : k - 1])
+            and (nxt == "of" or (nxt in ("off", "on", "up", "down", "out") and k + 1 < n and lows[k + 1] == "of"))
+        )
+        # a positional noun alone after a preposition of place, with no owner after it, is an adverbial of
+        # place, not an element: "joined at the top by a hinge", "viewed from the top", "tilt to the side",
+        # "exposed to the outside"
+        or (
+            k == j + 1
+            and head in _LOCATIVE
+            and i > 0
+            and lows[i - 1] in _LOCATIVE_PREPOSITIONS
+            and nxt not in ("of", "thereof")
+            and (k >= n or kinds[k] in (_PUNCT, _STOPW, _AFTER))
+        )
+        # a relation of the things named after it: "the distance between said means and the object"; a
+        # property before it says what quantity it relates ("the potential difference between the anode
+        # and the cathode", "the temperature difference between"), which is no element either
+        or (
+            nxt == "between"
+            and head in _RELATIONS
+            and all(w in _MEASURES or w in _PROPERTIES for w in words[:-1])
+        )
+        # a noun whose "of" takes an action names how something is done: "the entire process of cutting"
+        or (nxt == "of" and k + 1 < n and kinds[k + 1] == _ING)
+        # the same with its list of actions after a colon: "a pot holder made by the process of: providing
+        # a cloth; folding …" (product-by-process)
+        or (nxt == "of" and k + 2 < n and lows[k + 1] == ":" and kinds[k + 2] == _ING)
+        # a purpose, "for the <action> of": "an enclosure for the reception therein of feed", "a network for
+        # the automated processing of calls" names what is done, not an element
+        or (
+            i > 0
+            and lows[i - 1] == "for"
+            and head.endswith(_NOMINAL_SUFFIXES)
+            and (nxt == "of" or (nxt[:5] == "there" and k + 1 < n and lows[k + 1] == "of"))
+        )
+    )
 
 
 def _outside(actions: list[tuple[str, int]], out: list[_Chunk]) -> list[tuple[str, int]]:

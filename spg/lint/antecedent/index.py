@@ -11,7 +11,7 @@ from spg.forest import Forest
 from spg.lint.antecedent.chunks import _Chunk
 from spg.lint.antecedent.order import _Ancestry
 from spg.lint.antecedent.support import _bare, _ends_with, _stem, _supports
-from spg.lint.antecedent.words import _compound_nouns, _offsets
+from spg.lint.antecedent.words import _compound_nouns, _offsets, _Tokens
 
 # where a claim recites an element of its own (what comes after "having", "with", "of" is a part or property of
 # the element before it, which two elements may each have)
@@ -73,6 +73,7 @@ class _Index:
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
         self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
+        self.read: _Tokens | None = None  # the claim being read, its tokens: where the judge reads a reference's place
         # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool", its tokens in
         # lower case), kept for the claims read before: a dependent claim's introduction is compared with its
         # parents' in their own words (lowered once: recited_alone reads up to 40 tokens around each introduction)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from spg.lint.antecedent.chunks import _Chunk
+from spg.lint.antecedent.chunks import _Chunk, _context
 from spg.lint.antecedent.index import _Index
 from spg.lint.antecedent.support import _contradicts, _spells, _stem
 from spg.lint.antecedent.words import (
@@ -275,6 +275,7 @@ class _Reader(_Index):
             return None
         same_head = [c for c in reversed(self.index.get(head, ())) if c.words[-1] == head]
         in_scope = [c for c in same_head if self.in_scope(c.claim, c.start, ref)]
+        _context(ref, self.read)  # what its place says of it: read only now that no introduction supports it
         if ref.inherent and not _contradicts(mods, in_scope):
             return None
         base = (in_scope[0].same or in_scope[0]).words if in_scope else ()  # what was written, not a reading of it
