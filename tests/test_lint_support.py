@@ -70,3 +70,11 @@ def test_adjectives_adverbs_and_verbs_are_not_taken_for_the_term_they_follow():
     assert [f.message for f in check_description_support(forest, description)] == [
         "'controller' (in 'wireless remote controller') appears nowhere in the description, in no form"
     ]
+
+
+def test_determiners_open_terms_in_any_case_a_long_s_included():
+    from spg.lint.support import _term_heads
+
+    text = "THE WIDGET, One Or More gears, \u017faid sprocket, At least one pulley and a Plurality of cams"
+    assert [head.group(0) for head, _, _ in _term_heads(text)] == ["WIDGET", "gears", "sprocket", "pulley",
+                                                                   "Plurality", "cams"]

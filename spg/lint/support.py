@@ -86,8 +86,8 @@ _NO_SUPPORT_NEEDED = frozenset(fold(w) for w in _words("""
 class Vocabulary:
     """The words of a description, for look-ups by stem: its text reduced to runs of [a-z0-9] between spaces, in
     which a claim word's stem is searched at the start of a run (bytes.find, at C speed). Splitting, deduplicating
-    and sorting the tens of thousands of words of a description took longer than the hundred look-ups a claim set
-    makes."""
+    and sorting the tens of thousands of words of a description took longer than the few dozen look-ups a claim
+    set makes."""
 
     def __init__(self, description: str):
         if any(c in description for c in _LOWER_TO_ASCII):
@@ -167,12 +167,16 @@ def check_description_support(forest: Forest, description: str) -> list[Finding]
     """Each claim-term word that the description never uses, at its first place in the claim set."""
     vocabulary = Vocabulary(description)
     reported: set[str] = set()
+    supported: set[str] = set()  # each looked up once (a look-up scans the description): terms come back in claim after claim
     out = []
     for claim in forest.claims:
         for word, start, term in _term_heads(claim.text):
             w = word.group(0)
             key = fold(w)
-            if len(w) < 3 or key in _NO_SUPPORT_NEEDED or key in reported or vocabulary.supports(w):
+            if len(w) < 3 or key in _NO_SUPPORT_NEEDED or key in reported or w in supported:
+                continue
+            if vocabulary.supports(w):
+                supported.add(w)
                 continue
             reported.add(key)
             out.append(Finding(
