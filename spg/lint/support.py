@@ -167,7 +167,7 @@ def check_description_support(forest: Forest, description: str) -> list[Finding]
     """Each claim-term word that the description never uses, at its first place in the claim set."""
     vocabulary = Vocabulary(description)
     reported: set[str] = set()
-    supported: set[str] = set()  # each looked up once (a look-up scans the description): terms come back in claim after claim
+    supported: set[str] = set()  # looked up once each: a look-up scans the description, and terms recur
     out = []
     for claim in forest.claims:
         for word, start, term in _term_heads(claim.text):
