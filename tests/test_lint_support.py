@@ -1,3 +1,5 @@
+import sys
+
 from spg.lint.support import Vocabulary, check_description_support, fold
 from spg.parse import parse_claims
 
@@ -27,8 +29,22 @@ def test_only_the_head_of_a_term_is_checked():
 
 def test_a_descriptions_words_are_its_runs_of_letters_and_digits_from_their_first_letter():
     # lower-cased first ("\u212a", the Kelvin sign, is a "k"); any other character, a lone surrogate too, ends a word
-    text = "3D-printed \u00c5ngstr\u00f6m x2 caf\u00e9 \ud800 KELVIN\u212a 42abc a1b2"
-    assert Vocabulary(text).sorted == ["a1b2", "abc", "caf", "d", "kelvink", "m", "ngstr", "printed", "x2"]
+    text = "3D-printed \u00c5ngstr\u00f6m x2 caf\u00e9 \ud800 KELVIN\u212a 42abc a1b2 Tab"
+    vocabulary = Vocabulary(text)
+    for word in ("printed", "ngstr", "caf", "kelvink", "abc", "a1b2", "tab"):  # each a word, looked up whole
+        assert vocabulary.supports(word), word
+    for word in ("rinted", "x2d", "kelvan", "bc", "b2", "tabz", "angstr"):
+        assert not vocabulary.supports(word), word
+    assert Vocabulary("a 42abcd").supports("abcd") and not Vocabulary("a42abcd").supports("abcd")  # "a42abcd" is one
+
+
+def test_the_characters_that_lower_case_into_ascii_are_the_ones_the_vocabulary_lower_cases_for():
+    from spg.lint.support import _LOWER_TO_ASCII
+
+    found = [chr(c) for c in range(128, sys.maxunicode + 1) if any(x.isascii() for x in chr(c).lower())]
+    assert tuple(found) == _LOWER_TO_ASCII
+    # lower-cased, I with a dot above is "i" and a combining dot, which ends the word
+    assert Vocabulary("\u0130ron").supports("ron") and not Vocabulary("\u0130ron").supports("iron")
 
 
 def test_fold_removes_inflections_the_same_way_on_both_sides():
@@ -54,3 +70,11 @@ def test_adjectives_adverbs_and_verbs_are_not_taken_for_the_term_they_follow():
     assert [f.message for f in check_description_support(forest, description)] == [
         "'controller' (in 'wireless remote controller') appears nowhere in the description, in no form"
     ]
+
+
+def test_determiners_open_terms_in_any_case_a_long_s_included():
+    from spg.lint.support import _term_heads
+
+    text = "THE WIDGET, One Or More gears, \u017faid sprocket, At least one pulley and a Plurality of cams"
+    assert [head.group(0) for head, _, _ in _term_heads(text)] == ["WIDGET", "gears", "sprocket", "pulley",
+                                                                   "Plurality", "cams"]
