@@ -57,7 +57,9 @@ _LETTERED_ALTERNATIVES = re.compile(
 _DIGIT = re.compile(r"[0-9]")
 # a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
 # restating words of one part chooses it, wherever in the long claim they stand
-_LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
+# ("o(?<!\wo)" is "\bo": an opening character lets the regular expression engine skip to the places it may match,
+# where "\b" had it try every position, half the time of the search)
+_LISTS_ALTERNATIVES = re.compile(r"o(?<!\wo)ne (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # what else makes a recited limitation a range a dependent claim may narrow: "one of", "the other of", examples ("such
