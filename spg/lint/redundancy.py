@@ -259,7 +259,10 @@ class _Words:
             return
         self.kinds = frozenset(self.stems)
         self.named = frozenset(s for _, s in content(r.subject))  # its subject's content words
-        self.back = len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts)))  # how often it says "the at least one"
+        # how often it says "the at least one", searched for only where it says "least" (most claims do not); casefold,
+        # not lower: the pattern, blind to case, reads "ſ" as "s"
+        said = " ".join(r.parts)
+        self.back = len(_BACK_TO_AT_LEAST_ONE.findall(said)) if "least" in said.casefold() else 0
         self.numbers = _numbers(r.body)
 
 
