@@ -692,3 +692,15 @@ def test_the_content_after_an_opening_is_that_of_the_words_after_it_placed_in_th
                  words("a layer of 5 mm or more wherein the layer is made of resin")):
         for start in range(len(body) + 1):
             assert _content_after(body, start) == tuple((i + start, stem) for i, stem in content(body[start:]))
+
+
+def test_alternatives_are_listed_by_one_of_and_or_as_words_of_their_own():
+    from spg.lint.redundancy import _LETTERED_ALTERNATIVES, _LISTS_ALTERNATIVES
+
+    assert _LISTS_ALTERNATIVES.search("comprising at least ONE of: A) treating; B) stabilizing")
+    assert _LISTS_ALTERNATIVES.search("one or more of :")
+    assert not _LISTS_ALTERNATIVES.search("wherein none of: the layers")  # "none", not "one"
+    assert _LETTERED_ALTERNATIVES.search("any one of the following proteins (a), (b) and (c)")
+    assert _LETTERED_ALTERNATIVES.search("the protein of (a) OR (b)")
+    assert not _LETTERED_ALTERNATIVES.search("none of the following (a)")
+    assert not _LETTERED_ALTERNATIVES.search("a means for (b)")  # "for", not "or"

@@ -50,9 +50,10 @@ _INDEFINITE = re.compile(r"\s*an?\s", re.IGNORECASE)
 _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
 # a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
 # restates what each alternative shares; "at least one of the following: X; Y; and Z" without letters lists
-# alternatives that share nothing, so a limitation restated after such a list is still a repetition
+# alternatives that share nothing, so a limitation restated after such a list is still a repetition ("o(?<!\wo)" is
+# "\bo", the regular expression engine skipping to the characters that open a match: see _LISTS_ALTERNATIVES)
 _LETTERED_ALTERNATIVES = re.compile(
-    r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
+    r"o(?<!\wo)ne of the following\b.*?(?<![\w(])\(?a\)|o(?<!\wo)r\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
 )
 _DIGIT = re.compile(r"[0-9]")
 # a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
