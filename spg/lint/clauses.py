@@ -167,7 +167,7 @@ def _said_forms(word: str) -> tuple[str, ...]:
 def _read_with_next(clause: tuple[str, ...]) -> list[str]:
     """:func:`gist`'s words of a clause holding a word read with the words after it (:data:`_READ_WITH_NEXT`). Only
     those words are looked at one by one; the words between them are read alone (:func:`_said_forms`), in C: a third
-    of the words of a claim set stand in such clauses, most of them long ("at least" in a clause of 30 words)."""
+    of the words of the shared set's claims stand in such clauses, long ones (25 words on average)."""
     got: list[str] = []
     i = 0  # the first word not read yet
     for k in [k for k, w in enumerate(clause) if w in _READ_WITH_NEXT]:

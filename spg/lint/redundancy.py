@@ -102,7 +102,7 @@ def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
     "comprises" and "includes" (:data:`_SAME_VERB`)."""
     if _RESTATED.isdisjoint(clause):
         return clause  # most clauses: nothing to change
-    # a list, not a generator, made into a tuple: the generator was resumed once a word (a sixth of the rule's time)
+    # a list, not a generator, made into a tuple: tuple() resumed a generator once a word
     return tuple([_SAME_VERB.get(w, w) for w in clause if w not in COPULA])
 
 
@@ -330,7 +330,7 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[str]) -> b
 def _numbers(said: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     """The words of ``said`` that hold a digit, each with how often it says it, sorted."""
     # a reading's words are ASCII (clauses.words): a digit is 0-9. Most claims say no number (five in six on the
-    # shared set): one search of the joined words tells, where searching each word cost as much as counting them
+    # shared set): one search of the joined words tells, not one search a word
     if _DIGIT.search(" ".join(said)) is None:
         return ()
     return tuple(sorted(Counter(filter(_DIGIT.search, said)).items()))
@@ -454,10 +454,10 @@ def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -
 def _content_after(body: tuple[str, ...], start: int) -> tuple[tuple[int, str], ...]:
     """:func:`~spg.lint.clauses.content` of ``body[start:]`` (a dependent claim's words after its opening), each word
     by its position in ``body``: the pairs of the whole ``body`` from ``start`` on, which duplicate-claim read already
-    (reading the words again cost as much as the rest of :func:`_said_closely`, and so did renumbering the pairs,
-    which only the few dependents held by a claim of their chain read). A word reads the word after it alike in both;
-    only a bound said after its number (``OR_BOUND``: "5 mm or more") reads the words before it, which the opening
-    may hold, so those are read anew."""
+    (reading the words again cost as much as the rest of :func:`_said_closely`), kept as they are, not renumbered
+    (only the few dependents a claim of their chain holds read the positions). A word reads the word after it alike in
+    both; only a bound said after its number (``OR_BOUND``: "5 mm or more") reads the words before it, which the
+    opening may hold, so those are read anew."""
     said = body[start:]
     if not OR_BOUND.keys().isdisjoint(said):
         return tuple([(i + start, stem) for i, stem in content(said)])
