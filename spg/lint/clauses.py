@@ -15,7 +15,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, filterfalse
+from itertools import filterfalse
 from typing import TypeVar
 
 from spg.forest import Forest
@@ -158,32 +158,23 @@ def _forms(word: str) -> tuple[str, ...]:
     return tuple(map(_lemma, word.split("-"))) if "-" in word else (_lemma(word),)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _said_forms(word: str) -> tuple[str, ...]:
-    """:func:`gist`'s forms of a word not read with the words after it: none for a word that says nothing."""
-    return () if word in _NO_SENSE else _forms(word)
-
-
 def _read_with_next(clause: tuple[str, ...]) -> list[str]:
-    """:func:`gist`'s words of a clause holding a word read with the words after it (:data:`_READ_WITH_NEXT`). Only
-    those words are looked at one by one; the words between them are read alone (:func:`_said_forms`), in C: a third
-    of the words of the shared set's claims stand in such clauses, long ones (25 words on average)."""
+    """:func:`gist`'s words of a clause holding a word read with the words after it (:data:`_READ_WITH_NEXT`)."""
     got: list[str] = []
-    i = 0  # the first word not read yet
-    for k in [k for k, w in enumerate(clause) if w in _READ_WITH_NEXT]:
-        if k < i:
-            continue  # read with a word before it
-        got += chain.from_iterable(map(_said_forms, clause[i:k]))
-        w = clause[k]
-        i = k + 1
+    i = 0
+    while i < len(clause):
+        w = clause[i]
         phrase = _EMPTY_PHRASES.get(w)
-        if phrase and clause[k : k + len(phrase)] == phrase:
-            i = k + len(phrase)
+        if phrase and clause[i : i + len(phrase)] == phrase:
+            i += len(phrase)
             continue
         phrase = _PLURALITY.get(w)
-        if phrase and clause[k : k + len(phrase)] == phrase:
-            i = k + len(phrase)
+        if phrase and clause[i : i + len(phrase)] == phrase:
+            i += len(phrase)
             got += ["plurality", "of"] if clause[i : i + 1] != ("of",) else ["plurality"]
+            continue
+        i += 1
+        if w in _NO_SENSE:
             continue
         if w in _FIT_FOR and clause[i : i + 1] == ("to",):
             w = "configured"
@@ -191,8 +182,7 @@ def _read_with_next(clause: tuple[str, ...]) -> list[str]:
             got += ["made", "of"]
             i += 1
             continue
-        got += _forms(w)  # no word of _READ_WITH_NEXT is one of _NO_SENSE
-    got += chain.from_iterable(map(_said_forms, clause[i:]))
+        got += _forms(w)
     return got
 
 
@@ -203,20 +193,19 @@ def gist(clause: tuple[str, ...], subject: tuple[str, ...] = ()) -> tuple[str, .
     conjuncts an "and" joins in sorted order ("a frame and a seat", "a seat and a frame"; "of water and malt", "of
     malt and water")."""
     if _READ_WITH_NEXT.isdisjoint(clause):  # most clauses: each word's forms, whatever stands around it
-        got = tuple(chain.from_iterable(map(_said_forms, clause)))
+        got = [f for w in clause if w not in _NO_SENSE for f in _forms(w)]
     else:
-        got = tuple(_read_with_next(clause))
+        got = _read_with_next(clause)
     # "wherein the method further comprises X" adds X as "further comprising X" does; without "further", "wherein
     # the composition comprises X" may choose X from the parent's list (a compound of a Markush group), so it stays.
     # Cut before X ("comprises the steps of" ends a clause), the subject left alone says nothing either.
     if subject and clause[: len(subject)] == subject and "further" in clause[len(subject) : len(subject) + 2]:
         said = tuple(f for w in subject for f in _forms(w))
-        if got[: len(said)] == said and got[len(said) : len(said) + 1] in ((), ("comprise",)):
+        if tuple(got[: len(said)]) == said and got[len(said) : len(said) + 1] in ([], ["comprise"]):
             got = got[len(said) + 1 :]
-    said = _limitation(got)
-    if "and" not in said:
-        return said
-    got = list(said)
+    got = list(_limitation(tuple(got)))
+    if "and" not in got:
+        return tuple(got)
     # two one-word objects of a preposition ("of water and malt", "between the backsheet and the topsheet"): where
     # the second ends, the words do not say (the comma is gone), so they are sorted in place
     for i in range(2, len(got) - 1):
