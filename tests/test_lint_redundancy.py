@@ -657,3 +657,48 @@ def test_a_long_clause_of_many_ands_makes_only_the_halves_that_can_repeat_a_clau
     assert again in _joined(said, _restated(said), {_shape(_restated(said)), _shape(again)})
     assert found("1. A widget comprising a lever pivoted to the frame and " + "a seat fixed to the lever and " * 200
                  + "a bar; and a lever pivoted to the frame.", "repeated-limitation") == [1]
+
+
+# the readings the rules compare, as read fast -----------------------------------------------------------------------
+
+def test_gist_reads_a_word_with_the_words_after_it_wherever_it_stands_among_words_read_alone():
+    from spg.lint.clauses import gist
+
+    # "step of" dropped, "at least two" a plurality (once, however many of its words are read with the next),
+    # "made of"/"formed of" alike, "arranged to" a fitness; between them each word alone, the idle ("being", "is") out
+    assert gist(words("the step of heating a wafer made of silicon to at least two hundred degrees")) == (
+        "heating", "wafer", "made", "of", "silicon", "to", "plurality", "of", "hundred", "degree")
+    assert gist(words("at least two of the bolts being arranged to engage")) == (
+        "plurality", "of", "bolt", "configured", "to", "engage")
+    assert gist(words("at least one lever which is formed of wood")) == ("at", "least", "one", "lever", "made", "of",
+                                                                       "wood")
+
+
+def test_a_claims_numbers_are_its_words_holding_a_digit_each_counted():
+    from spg.lint.redundancy import _numbers
+
+    assert _numbers(("layer", "5", "mm", "x2", "5")) == (("5", 2), ("x2", 1))
+    assert _numbers(("layer", "is", "thin")) == ()
+
+
+def test_the_content_after_an_opening_is_that_of_the_words_after_it_placed_in_the_whole_body():
+    from spg.lint.clauses import content
+    from spg.lint.redundancy import _content_after
+
+    for body in (words("the stool of claim 1 wherein the step is located in the frame and about 5 mm thick"),
+                 words("layers 5 mm or more thick of claim 2 wherein the layer is 10 mm or more thick"),
+                 words("a layer of 5 mm or more wherein the layer is made of resin")):
+        for start in range(len(body) + 1):
+            assert _content_after(body, start) == tuple((i + start, stem) for i, stem in content(body[start:]))
+
+
+def test_alternatives_are_listed_by_one_of_and_or_as_words_of_their_own():
+    from spg.lint.redundancy import _LETTERED_ALTERNATIVES, _LISTS_ALTERNATIVES
+
+    assert _LISTS_ALTERNATIVES.search("comprising at least ONE of: A) treating; B) stabilizing")
+    assert _LISTS_ALTERNATIVES.search("one or more of :")
+    assert not _LISTS_ALTERNATIVES.search("wherein none of: the layers")  # "none", not "one"
+    assert _LETTERED_ALTERNATIVES.search("any one of the following proteins (a), (b) and (c)")
+    assert _LETTERED_ALTERNATIVES.search("the protein of (a) OR (b)")
+    assert not _LETTERED_ALTERNATIVES.search("none of the following (a)")
+    assert not _LETTERED_ALTERNATIVES.search("a means for (b)")  # "for", not "or"

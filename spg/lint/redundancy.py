@@ -50,14 +50,17 @@ _INDEFINITE = re.compile(r"\s*an?\s", re.IGNORECASE)
 _CUT_SHORT = re.compile(r"(?:\b(?:is|are|of|the|an?|formula|structure|by)|:)\s*$", re.IGNORECASE)
 # a claim listing lettered alternatives ("any one of the following proteins (a), (b) and (c)", "… or (b) …")
 # restates what each alternative shares; "at least one of the following: X; Y; and Z" without letters lists
-# alternatives that share nothing, so a limitation restated after such a list is still a repetition
+# alternatives that share nothing, so a limitation restated after such a list is still a repetition ("o(?<!\wo)" is
+# "\bo", the regular expression engine skipping to the characters that open a match: see _LISTS_ALTERNATIVES)
 _LETTERED_ALTERNATIVES = re.compile(
-    r"\bone of the following\b.*?(?<![\w(])\(?a\)|\bor\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
+    r"o(?<!\wo)ne of the following\b.*?(?<![\w(])\(?a\)|o(?<!\wo)r\s+\(?[b-h]\)", re.IGNORECASE | re.DOTALL
 )
 _DIGIT = re.compile(r"[0-9]")
 # a claim whose parts are alternatives ("comprising at least one of: A) treating …; B) stabilizing …"): a dependent
 # restating words of one part chooses it, wherever in the long claim they stand
-_LISTS_ALTERNATIVES = re.compile(r"\bone (?:or more )?of\s*:", re.IGNORECASE)
+# ("o(?<!\wo)" is "\bo": an opening character lets the regular expression engine skip to the places it may match,
+# where "\b" had it try every position, half the time of the search)
+_LISTS_ALTERNATIVES = re.compile(r"o(?<!\wo)ne (?:or more )?of\s*:", re.IGNORECASE)
 _MARKUSH = {("consisting", "of"), ("selected", "from")}
 _MARKUSH_WORDS = frozenset(w for w, _ in _MARKUSH)
 # what else makes a recited limitation a range a dependent claim may narrow: "one of", "the other of", examples ("such
@@ -99,7 +102,8 @@ def _restated(clause: tuple[str, ...]) -> tuple[str, ...]:
     "comprises" and "includes" (:data:`_SAME_VERB`)."""
     if _RESTATED.isdisjoint(clause):
         return clause  # most clauses: nothing to change
-    return tuple(_SAME_VERB.get(w, w) for w in clause if w not in COPULA)
+    # a list, not a generator, made into a tuple: tuple() resumed a generator once a word
+    return tuple([_SAME_VERB.get(w, w) for w in clause if w not in COPULA])
 
 
 def _shape(clause: tuple[str, ...]) -> tuple[int, str, str]:
@@ -256,8 +260,11 @@ class _Words:
             return
         self.kinds = frozenset(self.stems)
         self.named = frozenset(s for _, s in content(r.subject))  # its subject's content words
-        self.back = len(_BACK_TO_AT_LEAST_ONE.findall(" ".join(r.parts)))  # how often it says "the at least one"
-        self.numbers = tuple(sorted(_numbers(r.body).items()))  # its numbers, each with how often it says it
+        # how often it says "the at least one", searched for only where it says "least" (most claims do not); casefold,
+        # not lower: the pattern, blind to case, reads "ſ" as "s"
+        said = " ".join(r.parts)
+        self.back = len(_BACK_TO_AT_LEAST_ONE.findall(said)) if "least" in said.casefold() else 0
+        self.numbers = _numbers(r.body)
 
 
 def _near(new: _Words, old: _Words) -> bool:
@@ -320,8 +327,13 @@ def _adds_what_its_chain_says(new: Reading, old: Reading, chain: list[str]) -> b
                    if len(run) > j - i) for _, i, j in edits)
 
 
-def _numbers(said: tuple[str, ...]) -> Counter[str]:
-    return Counter(filter(_DIGIT.search, said))  # a reading's words are ASCII (clauses.words): a digit is 0-9
+def _numbers(said: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """The words of ``said`` that hold a digit, each with how often it says it, sorted."""
+    # a reading's words are ASCII (clauses.words): a digit is 0-9. Most claims say no number (five in six on the
+    # shared set): one search of the joined words tells, not one search a word
+    if _DIGIT.search(" ".join(said)) is None:
+        return ()
+    return tuple(sorted(Counter(filter(_DIGIT.search, said)).items()))
 
 
 class _Siblings:
@@ -440,24 +452,28 @@ def _all_recited(clauses: tuple[tuple[str, ...], ...], every: str, plain: str) -
 
 
 def _content_after(body: tuple[str, ...], start: int) -> tuple[tuple[int, str], ...]:
-    """:func:`~spg.lint.clauses.content` of ``body[start:]`` (a dependent claim's words after its opening), taken from
-    that of the whole ``body``, which duplicate-claim read already (reading the words again cost as much as the rest
-    of :func:`_said_closely`). A word reads the word after it alike in both; only a bound said after its number
-    (``OR_BOUND``: "5 mm or more") reads the words before it, which the opening may hold, so those are read anew."""
+    """:func:`~spg.lint.clauses.content` of ``body[start:]`` (a dependent claim's words after its opening), each word
+    by its position in ``body``: the pairs of the whole ``body`` from ``start`` on, which duplicate-claim read already
+    (reading the words again cost as much as the rest of :func:`_said_closely`), kept as they are, not renumbered
+    (only the few dependents a claim of their chain holds read the positions). A word reads the word after it alike in
+    both; only a bound said after its number (``OR_BOUND``: "5 mm or more") reads the words before it, which the
+    opening may hold, so those are read anew."""
     said = body[start:]
     if not OR_BOUND.keys().isdisjoint(said):
-        return content(said)
-    return tuple([(i - start, stem) for i, stem in content(body) if i >= start])
+        return tuple([(i + start, stem) for i, stem in content(said)])
+    where = content(body)
+    return where[bisect_left(where, start, key=itemgetter(0)) :]  # content gives the words in order
 
 
-def _said_closely(said: tuple[str, ...], where: tuple[tuple[int, str], ...], chain: Sequence[int],
-                  words: _ChainWords) -> bool:
-    """Whether every word of ``said`` that says what is claimed (a dependent claim's, :func:`~spg.lint.clauses.content`;
-    at least :data:`SHORTEST_NARROWING` of them) stands in one stretch of the words of a claim of ``chain`` at most
-    ``close`` times as long (each claim with its own, :class:`_ChainWords`), in any order and form, and that stretch
-    names no alternatives: the dependent restates that part of its parent in other words ("wherein the ridges each
-    have a continuously rounded surface" under "wherein the ridges present continuously rounded surfaces"). Words
-    gathered from all over a long claim are a new combination, which narrows. ``where``: ``content(said)``."""
+def _said_closely(body: tuple[str, ...], start: int, chain: Sequence[int], words: _ChainWords) -> bool:
+    """Whether every word of a dependent claim's ``body`` after its opening (``start`` words) that says what is
+    claimed (:func:`~spg.lint.clauses.content`; at least :data:`SHORTEST_NARROWING` of them) stands in one stretch
+    of the words of a claim of ``chain`` at most ``close`` times as long (each claim with its own,
+    :class:`_ChainWords`), in any order and form, and that stretch names no alternatives: the dependent restates
+    that part of its parent in other words ("wherein the ridges each have a continuously rounded surface" under
+    "wherein the ridges present continuously rounded surfaces"). Words gathered from all over a long claim are a new
+    combination, which narrows."""
+    where = _content_after(body, start)
     stems = tuple(map(itemgetter(1), where))
     if len(stems) < SHORTEST_NARROWING:
         return False
@@ -465,7 +481,7 @@ def _said_closely(said: tuple[str, ...], where: tuple[tuple[int, str], ...], cha
     held = words.holding(need, chain)
     if not held:
         return False
-    own, passive = _bounds_said(said), _forms(where, said, "ed")  # what the restatement itself says
+    own, passive = _bounds_said(body[start:]), _forms(where, body, "ed")  # what the restatement itself says
     return any(_close(need, words.body[a], stems, words.close[a], own, passive) for a in held)
 
 
@@ -657,7 +673,7 @@ def check_not_further_limiting(forest: Forest, readings: dict[int, Reading],
                 chain, ("\n".join(map(every.__getitem__, chain)), "\n".join(map(plain.__getitem__, chain)))))
         ):
             why = "only restates what is recited in"
-        elif _said_closely(r.body[len(r.opening) :], _content_after(r.body, len(r.opening)), chain, words):
+        elif _said_closely(r.body, len(r.opening), chain, words):
             why = "only restates, in other words, what is recited in"
         else:
             continue
