@@ -1,11 +1,13 @@
 """What the restatement reader costs ``spg lint`` (issue 43: ≥ 1,000 claims/s with it on, start-up ≤ 1.5 s),
-measured in one run, the rules alone and with the reader alternating claim set by claim set so that a busy machine
-slows both alike:
+measured in one run, the rules alone and with the reader in alternate passes so that a busy machine slows both alike:
 
 * start-up: ``spg lint`` on the shipped example (``spg/examples/folding_step_stool.txt``) as a fresh process, wall
   seconds, ``--repeat`` times each way (median); and, in-process, loading the reader (numpy, the vectors, the trees);
-* rate: every claim set of the shared USPTO set linted in-process (``spg.lint.lint``) each way in turn, process CPU
-  seconds summed per way, ``--repeat`` rounds; claims per second (the best round of each) and their ratio.
+* rate: every claim set of the shared USPTO set linted in-process (``spg.lint.lint``), one whole pass each way in
+  turn (the first way alternating from round to round), process CPU seconds per pass, ``--repeat`` rounds; claims
+  per second (the best round of each) and their ratio. Whole passes, not claim set by claim set: a set linted one
+  way just before leaves the caches warm with its words for the other (with the reader, 812-833 claims/s so against
+  667-722 in a pass of its own in one process, two rounds of a throwaway script: docs/lint.md).
 
     python benchmarks/lint_restatement_speed.py [--repeat 3]
 """
@@ -40,16 +42,16 @@ def loading() -> float:
                                 cwd=REPO).stdout)
 
 
-def rates(forests: list) -> dict[str, float]:
-    """Claims per second each way, the ways taking turns on each claim set."""
-    spent = dict.fromkeys(MODES, 0.0)
-    for forest in forests:
-        for mode in MODES:
-            start = time.process_time()
-            lint(forest, restatement=mode)
-            spent[mode] += time.process_time() - start
+def rates(forests: list, first: int) -> dict[str, float]:
+    """Claims per second each way, each in one pass over every claim set (``first``: which way goes first)."""
     claims = sum(len(f.claims) for f in forests)
-    return {mode: claims / seconds for mode, seconds in spent.items()}
+    got = {}
+    for mode in MODES[first:] + MODES[:first]:
+        start = time.process_time()
+        for forest in forests:
+            lint(forest, restatement=mode)
+        got[mode] = claims / (time.process_time() - start)
+    return got
 
 
 def main() -> None:
@@ -69,7 +71,7 @@ def main() -> None:
     forests = [r.claims for r in shared_records()]
     claims = sum(len(f.claims) for f in forests)
     lint(forests[0], restatement="read")  # the reader loaded before the clock starts
-    rounds = [rates(forests) for _ in range(args.repeat)]
+    rounds = [rates(forests, i % 2) for i in range(args.repeat)]
     for mode in MODES:
         got = [r[mode] for r in rounds]
         print(f"rate, {len(forests)} claim sets ({claims} claims) of the shared USPTO set, --restatement {mode}: "
