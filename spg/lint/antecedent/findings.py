@@ -41,7 +41,7 @@ def _read(forest: Forest, report: bool, reader: _Reader | None = None) -> tuple[
         blocks.append((reader.ancestry.order[ci], here))
         dependent = bool(reader.ancestry.parents[ci])
         reader.body = 0 if dependent else _body_start(read.lower)
-        reader.read, reader.tokens = read, read.tokens
+        reader.read = read
         reader.context[ci] = (read.tokens, reader.body, chunks[0].words if chunks and chunks[0].start <= 1 else (),
                               read.lower)
         reader.act(ci, actions)

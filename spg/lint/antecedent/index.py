@@ -73,7 +73,7 @@ class _Index:
         self.named: dict[tuple[int, int], _Chunk] = {}  # (claim, end token) → a definite reference with basis
         self.again: list[tuple[_Chunk, _Chunk]] = []  # (introduction, the earlier one of the claim it repeats)
         self.body = 0  # the token where the claim being read leaves its preamble (an independent claim's)
-        self.read: _Tokens | None = None  # the claim being read, its tokens: where the judge reads a reference's place
+        self.read: _Tokens | None = None  # the claim being read, its tokens: where introductions and references are read
         # claim → (its tokens, where its body starts, the words naming what it claims: "step", "stool", its tokens in
         # lower case), kept for the claims read before: a dependent claim's introduction is compared with its
         # parents' in their own words (lowered once: recited_alone reads up to 40 tokens around each introduction)
@@ -116,7 +116,7 @@ class _Index:
             # after it tell two such introductions apart or not (introduced_again)
             # the phrase reader keeps a postpositive "-able" word in the phrase ("an inner element rotatable within
             # …"): a drafter recites that element again without it ("…; and an inner element"), or the other way
-            key = (ch.claim, _bare(ch, self.tokens))
+            key = (ch.claim, _bare(ch, self.read.tokens))
             earlier = self.matches(ch, ch.words[-1], ch.words[:-1], exact=True, articled=True)
             earlier += [c for c in self.bare.get(key, ()) if c.words != ch.words][:1]
             self.introduced_again(ch, earlier)

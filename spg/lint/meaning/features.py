@@ -109,7 +109,7 @@ class SetFeatures:
 
     def __init__(self, forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]],
                  vectors: Vectors) -> None:
-        self.forest, self.readings, self.above, self.vectors = forest, readings, above, vectors
+        self.forest, self.readings, self.vectors = forest, readings, vectors
         self.chains: dict[tuple[int, ...], _Chain] = {}
         # the claims citing one set of parents, in order (the first of each number): a claim's siblings
         self.by_parents: dict[tuple[int, ...], list[tuple[int, int]]] = {}
