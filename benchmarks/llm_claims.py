@@ -7,13 +7,14 @@ shipped SPG model with the checker off, on documents of every side of ``spg.data
 (``--more``) of the last two on more train and dev documents only, at several k and temperatures; a third
 (``--batch 3``) of the chat model where it chooses a dependent claim's subject: next claims after claims that hold
 independent claims of two statutory categories or more, and whole sets, on train and dev documents of both shared
-corpora.
+corpora; a fourth (``--batch 4``), the third's procedure on test documents (then dev), of no earlier batch.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 3 [--budget-s 1100]  # the third batch (train, dev)
+    python benchmarks/llm_claims.py --generate WORK --batch 4 [--budget-s 1500]  # the fourth batch (test, dev)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR [--batch 2|3]           # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4]           # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
@@ -31,6 +32,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 from common import bad, jsonl_rows, shared_file
 
@@ -65,6 +67,25 @@ THIRD_NEXT_DOCS = {"train": 26, "dev": 13}
 THIRD_SET_DOCS = {"train": 4, "dev": 2}
 THIRD_SET_TEMPERATURES = (0.7, 1.0)
 THIRD_PROMPT_CHARS = 2000
+# The fourth batch: the third's procedure on the test side first, then dev (about 3:1 of the documents asked for;
+# never train), documents of no earlier batch only: of both corpora's test and dev documents, 27 test and 8 dev are
+# of no earlier batch and have such a k, so dev gives what it has.
+FOURTH_NEXT_DOCS = {"test": 27, "dev": 9}
+FOURTH_SET_DOCS = {"test": 4, "dev": 2}
+
+
+class MixedBatch(NamedTuple):
+    """A batch of the third's procedure (next claims where claims 1..k hold two statutory categories, whole sets)."""
+
+    name: str  # its outputs in WORK: smollm2_next_{name}.jsonl, smollm2_sets_{name}_t{T}.jsonl
+    next_docs: dict[str, int]  # documents asked for per side, next claims on all
+    set_docs: dict[str, int]  # whole sets on the first ones per side
+    fresh: bool  # documents of no earlier batch only (the third took those first, then others where short)
+    side_by_side: bool  # the sides in the order of next_docs, all of one before the next (else mixed in proportion)
+
+
+MIXED = {3: MixedBatch("third", THIRD_NEXT_DOCS, THIRD_SET_DOCS, fresh=False, side_by_side=False),
+         4: MixedBatch("fourth", FOURTH_NEXT_DOCS, FOURTH_SET_DOCS, fresh=True, side_by_side=True)}
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
 PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
@@ -273,6 +294,12 @@ def _in_proportion(chosen: dict[str, list[dict]], counts: dict[str, int]) -> lis
     return [doc for _, _, doc in sorted(ranked, key=lambda r: r[:2])]
 
 
+def _side_by_side(chosen: dict[str, list[dict]], counts: dict[str, int]) -> list[dict]:
+    """The first counts[side] documents of each side, side after side in the order of ``counts``, so that a run cut
+    short keeps the first side whole (the fourth batch's test side before its dev side)."""
+    return [doc for side in counts for doc in chosen[side][: counts[side]]]
+
+
 def _every_temperature(pairs: list[tuple[dict, int]]) -> list[tuple[dict, int, float | None]]:
     """(document, k) pairs as next-claim jobs: MORE_BATCH pairs at every MORE_TEMPERATURES, then the next
     MORE_BATCH, so that a run cut short keeps every temperature."""
@@ -297,21 +324,22 @@ def generate_more(work: Path, budget_s: float) -> None:
     print(f"generation: {time.time() - start:.0f} s wall", flush=True)
 
 
-def third_documents() -> dict[str, list[dict]]:
-    """The third batch's documents per side (train and dev), each with its ``k`` (the first of mixed_ks): the
+def mixed_documents(batch: int) -> dict[str, list[dict]]:
+    """A MIXED batch's documents per side (its next_docs' sides), each with its ``k`` (the first of mixed_ks): the
     USPTO set in the first batches' seeded draw, then Pap2Pat in a draw of its own with SEED; the documents of no
-    earlier batch's item first, in that order."""
-    used = {row["doc"] for _, row in jsonl_rows(ITEMS) if row.get("batch", 1) < 3}
+    earlier batch's item first, in that order (only those, where the batch is ``fresh``)."""
+    spec = MIXED[batch]
+    used = {row["doc"] for _, row in jsonl_rows(ITEMS) if row.get("batch", 1) < batch}
     draws = []
     for rows in (uspto_rows(), pap2pat_rows()):
         rows.sort(key=lambda r: r["id"])
         random.Random(SEED).shuffle(rows)
-        draws += rows
-    chosen: dict[str, list[dict]] = {side: [] for side in THIRD_NEXT_DOCS}
+        draws += [row for row in rows if not (spec.fresh and row["id"] in used)]
+    chosen: dict[str, list[dict]] = {side: [] for side in spec.next_docs}
     for row in sorted(draws, key=lambda r: r["id"] in used):  # a stable sort: each draw's order kept
         side = checker_split(row["id"])
         nums = [c["num"] for c in row["claims"]]
-        if (side not in chosen or len(chosen[side]) >= THIRD_NEXT_DOCS[side] or not row.get("description")
+        if (side not in chosen or len(chosen[side]) >= spec.next_docs[side] or not row.get("description")
                 or nums != sorted(set(nums))):
             continue
         ks = mixed_ks(row["claims"])
@@ -320,18 +348,20 @@ def third_documents() -> dict[str, list[dict]]:
     return chosen
 
 
-def generate_third(work: Path, budget_s: float) -> None:
-    """The third batch: SmolLM2's next claims after the k of third_documents at every MORE_TEMPERATURES (0.7 of
-    ``budget_s``), then its whole sets zero-shot on the first THIRD_SET_DOCS of them at every
-    THIRD_SET_TEMPERATURES, MORE_BATCH documents a run; resumable as ``generate``."""
+def generate_mixed(work: Path, budget_s: float, batch: int) -> None:
+    """A MIXED batch: SmolLM2's next claims after the k of mixed_documents at every MORE_TEMPERATURES (0.7 of
+    ``budget_s``), then its whole sets zero-shot on the first set_docs of them at every THIRD_SET_TEMPERATURES,
+    MORE_BATCH documents a run; resumable as ``generate``."""
+    spec = MIXED[batch]
     _, zero_shot = _setup(work)
-    chosen = third_documents()
+    chosen = mixed_documents(batch)
+    order = _side_by_side if spec.side_by_side else _in_proportion
     start = time.time()
-    pairs = [(doc, doc["k"]) for doc in _in_proportion(chosen, THIRD_NEXT_DOCS)]
-    _next_claims(_every_temperature(pairs), work, "smollm2_next_third", start + 0.7 * budget_s, MORE_BATCH)
-    docs = _in_proportion(chosen, THIRD_SET_DOCS)
+    pairs = [(doc, doc["k"]) for doc in order(chosen, spec.next_docs)]
+    _next_claims(_every_temperature(pairs), work, f"smollm2_next_{spec.name}", start + 0.7 * budget_s, MORE_BATCH)
+    docs = order(chosen, spec.set_docs)
     for i, t in enumerate(THIRD_SET_TEMPERATURES, 1):  # one output file per temperature, each its share
-        _cli_generate(docs, work, more_name("smollm2_sets_third", t),
+        _cli_generate(docs, work, more_name(f"smollm2_sets_{spec.name}", t),
                       ["--config", str(zero_shot), "--max-new-tokens", "200", "--temperature", str(t)],
                       start + (0.7 + 0.3 * i / len(THIRD_SET_TEMPERATURES)) * budget_s, MORE_BATCH)
     print(f"generation: {time.time() - start:.0f} s wall", flush=True)
@@ -480,10 +510,10 @@ def build(work: Path, out: Path) -> list[dict]:
     ids = Counter(item["id"] for item in items)
     assert max(ids.values()) == 1, f"items with one id: {[i for i, n in ids.items() if n > 1]}"
     known = set(ids)
-    if (work / "smollm2_next_third.jsonl").exists():  # the third batch's documents are also Pap2Pat's
+    if any((work / f"smollm2_next_{spec.name}.jsonl").exists() for spec in MIXED.values()):  # also Pap2Pat's
         documents |= {r["id"]: r for r in pap2pat_rows()}
-    # after the first batch's, whose items and ids stay as they were; the second's stay so under the third's
-    for item in more_items(work, documents) + third_items(work, documents):
+    # after the first batch's, whose items and ids stay as they were; each later batch's stay so under the next's
+    for item in more_items(work, documents) + [item for batch in MIXED for item in mixed_items(work, documents, batch)]:
         if item["id"] not in known:  # one claim written again at another temperature is one item: the first kept
             known.add(item["id"])
             items.append(item)
@@ -518,14 +548,15 @@ def _decoded_next_items(path: Path, documents: dict[str, dict], batch: int) -> l
     return items
 
 
-def third_items(work: Path, documents: dict[str, dict]) -> list[dict]:
-    """The third batch's items (where WORK holds its outputs), ``batch`` 3: the next claims as the second batch's,
-    then the dependent claims of the chat model's whole sets (the first SET_CAP of each), T = 0.7, then 1.0."""
-    items = _decoded_next_items(work / "smollm2_next_third.jsonl", documents, 3)
+def mixed_items(work: Path, documents: dict[str, dict], batch: int) -> list[dict]:
+    """A MIXED batch's items (where WORK holds its outputs), with its ``batch``: the next claims as the second
+    batch's, then the dependent claims of the chat model's whole sets (the first SET_CAP of each), T = 0.7, then 1.0."""
+    name = MIXED[batch].name
+    items = _decoded_next_items(work / f"smollm2_next_{name}.jsonl", documents, batch)
     for t in THIRD_SET_TEMPERATURES:
-        for row in _results(work / f"{more_name('smollm2_sets_third', t)}.jsonl"):
+        for row in _results(work / f"{more_name(f'smollm2_sets_{name}', t)}.jsonl"):
             claims = _whole_set_items("smollm2-zero-shot", row["id"], checker_split(row["id"]), row["claims_text"])
-            items += [item | {"batch": 3, "settings": {"temperature": t, "seed": 0, "max_new_tokens": 200,
+            items += [item | {"batch": batch, "settings": {"temperature": t, "seed": 0, "max_new_tokens": 200,
                                                        "batch_size": MORE_BATCH}}
                       for item in [c for c in claims if not c["independent"]][:SET_CAP]]
     return items
@@ -568,8 +599,8 @@ def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) 
     (the first batch's items have no "batch": 1)."""
     items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
     if not items:
-        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 after "
-            "--batch 3)")
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 or 4 "
+            "after --generate with that --batch)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
         bad(f"{directory}: the folder exists and is not empty; expected a new folder for the packet")
@@ -714,7 +745,7 @@ def main() -> None:
     parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
                         help="--build: the --generate folder to read (default: the committed one)")
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
-    parser.add_argument("--batch", type=int, choices=(1, 2, 3),
+    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4),
                         help="--generate: that batch (2 is --more); --packet: only the items of this batch")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")
@@ -723,7 +754,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.generate:
         batch = 2 if args.more else args.batch or 1
-        {1: generate, 2: generate_more, 3: generate_third}[batch](args.generate, args.budget_s)
+        if batch in MIXED:
+            generate_mixed(args.generate, args.budget_s, batch)
+        else:
+            {1: generate, 2: generate_more}[batch](args.generate, args.budget_s)
     if args.build:
         items = build(args.generated, args.items)
         print(f"{len(items)} items -> {args.items}")

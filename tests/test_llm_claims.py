@@ -183,6 +183,36 @@ def test_the_third_batch_keeps_a_whole_sets_dependent_claims_only(tmp_path):
     text = ("1. A lamp comprising a base.\n2. The lamp of claim 1, wherein the base is round.\n"
             "3. The present invention relates to lamps.\n4. The lamp of claim 2, wherein the base is glass.")
     _write(tmp_path / "smollm2_sets_third_t0.7.jsonl", [{"id": "D1", "claims_text": text}])
-    items = llm_claims.third_items(tmp_path, {})
+    items = llm_claims.mixed_items(tmp_path, {}, 3)
     assert [(i["claim"], i["batch"], i["settings"]["temperature"]) for i in items] == [(2, 3, 0.7), (4, 3, 0.7)]
     assert items[1]["context"] == "1. A lamp comprising a base.\n2. The lamp of claim 1, wherein the base is round."
+
+
+def _mixed_document(id_: str) -> dict:
+    claims = ["1. A lamp comprising a base.", "2. A method of lighting a room, comprising switching on a lamp.",
+              "3. The method of claim 2, wherein the room is dark."]
+    return {"id": id_, "description": "A lamp.", "claims": [{"num": n, "text": t} for n, t in enumerate(claims, 1)]}
+
+
+def test_the_fourth_batch_takes_test_then_dev_documents_of_no_earlier_batch_only(tmp_path, monkeypatch):
+    from spg.data import checker_split
+
+    ids = {side: [f"D{n}" for n in range(200) if checker_split(f"D{n}") == side][:4] for side in ("train", "dev", "test")}
+    monkeypatch.setattr(llm_claims, "uspto_rows", lambda: [_mixed_document(i) for side in ids for i in ids[side][:2]])
+    monkeypatch.setattr(llm_claims, "pap2pat_rows", lambda: [_mixed_document(i) for side in ids for i in ids[side][2:]])
+    earlier = [{"doc": ids["test"][0], "batch": 3}, {"doc": ids["dev"][1]}, {"doc": ids["dev"][2], "batch": 2}]
+    monkeypatch.setattr(llm_claims, "ITEMS", _write(tmp_path / "items.jsonl", earlier))
+    monkeypatch.setattr(llm_claims, "MIXED", {**llm_claims.MIXED, 4: llm_claims.MIXED[4]._replace(
+        next_docs={"test": 9, "dev": 3})})
+    chosen = llm_claims.mixed_documents(4)
+    assert sorted(chosen) == ["dev", "test"]  # never train
+    assert sorted(d["id"] for d in chosen["test"]) == sorted(ids["test"][1:])  # the used one left out, not last
+    assert sorted(d["id"] for d in chosen["dev"]) == sorted([ids["dev"][0], ids["dev"][3]])
+    assert all(d["k"] == 2 for side in chosen.values() for d in side)
+    order = [checker_split(d["id"]) for d in llm_claims._side_by_side(chosen, {"test": 9, "dev": 3})]
+    assert order == ["test"] * 3 + ["dev"] * 2
+    # the third batch, by contrast, fills a short side with documents of an earlier batch, after the others
+    monkeypatch.setattr(llm_claims, "MIXED", {**llm_claims.MIXED, 3: llm_claims.MIXED[3]._replace(
+        next_docs={"dev": 3})})
+    third = [d["id"] for d in llm_claims.mixed_documents(3)["dev"]]
+    assert third[:2] == [i for i in third if i in (ids["dev"][0], ids["dev"][3])] and len(third) == 3
