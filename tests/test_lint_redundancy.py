@@ -39,6 +39,30 @@ def test_two_identical_independent_claims_are_duplicates():
     assert found(STOOL + " 2. " + STOOL[3:], "duplicate-claim") == [2]
 
 
+def test_a_copy_of_an_earlier_claim_cut_short_is_a_duplicate():
+    # a language model copying a claim it was shown and breaking off mid-sentence (the LLM corpus's train side)
+    cut = STOOL[3:].split(" and a pawl")[0]
+    assert found(STOOL + " 2. " + cut, "duplicate-claim") == [2]
+    message = next(f.message for f in check_redundancy(parse_claims(STOOL + " 2. " + cut)))
+    assert "repeats claim 1 (its text word for word, cut short, independent)" in message
+
+
+def test_an_earlier_claim_copied_whole_then_chat_text_is_a_duplicate():
+    text = STOOL + " 2. " + STOOL[3:] + " This claim is a new claim numbered with the next number."
+    assert found(text, "duplicate-claim") == [2]
+    assert found(STOOL + " 2. " + STOOL[3:] + " 3. Claim 4 follows.", "duplicate-claim") == [2]
+
+
+def test_a_claim_going_on_after_an_abbreviation_or_ending_its_sentence_is_no_copy():
+    heat = "1. A method of lysing a cell comprising incubating the cell in a droplet at a temperature of 90° C."
+    assert found(heat + " 2. " + heat[3:] + " for 5 minutes and cooling it.", "duplicate-claim") == []
+    # a complete sentence that an earlier claim goes on from is a broader claim, not a copy cut short
+    longer = STOOL + " 2. " + STOOL[3:-1] + ", the pawl being painted red."
+    assert found(longer + " 3. " + STOOL[3:], "duplicate-claim") == [3]  # claim 1 again, not a cut-short claim 2
+    short = "1. A step stool comprising a front frame and a rear frame. 2. A step stool comprising a front frame"
+    assert found(short, "duplicate-claim") == []  # under COPY_SHORTEST words
+
+
 def test_the_same_words_under_different_parents_are_no_duplicate():
     text = STOOL + (" 2. The step stool of claim 1, further comprising a tray."
                     " 3. The step stool of claim 1, further comprising a handle."

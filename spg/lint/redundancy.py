@@ -6,7 +6,9 @@
   the other says (_near: "intermittent time and location information" for "intermittent time information and
   location information", "formed of plastic" for "plastic", "at least 60 mm" for "equal to or greater than 60 mm",
   "in engagement with" for "engaged with"). The same words under *different* parents ("… of claim 26, wherein X",
-  "… of claim 27, wherein X") claim different things and are no finding.
+  "… of claim 27, wherein X") claim different things and are no finding. A language model also copies a claim it
+  was shown and breaks off, or copies it whole and runs on past its final period into chat text ("… a PCSK9
+  inhibitor. This claim is a new dependent claim …"): both are that claim again (_Copies).
 * ``not-further-limiting`` (35 USC 112(d); MPEP 608.01(n) III): a dependent claim each of whose limitations its
   parent chain already recites (a wherein-clause copied from the parent, a restated limitation), or that adds no
   text at all. A limitation the parent recites among alternatives ("… or …", "at least one of", "optionally") is a
@@ -384,6 +386,39 @@ class _Siblings:
         return sorted(found, key=self.order.__getitem__)
 
 
+class _Copies:
+    """The earlier claims' texts (white space normalised), found by their first :data:`COPY_KEY` characters, for
+    the copies a language model writes of a claim it was shown (learned from the LLM corpus's train and dev items,
+    docs/lint.md): a claim whose text is an earlier one's cut short, not ending a sentence, or an earlier one's whole
+    text, then a new sentence after its final period (an upper-case letter or a digit opens it: "90° C. for 5
+    minutes" goes on with the same sentence). Both at least :data:`COPY_SHORTEST` words; a claim ending where a
+    formula or structure was lost (_cut_short) is not compared, as for the other readings."""
+
+    def __init__(self) -> None:
+        self.by_opening: dict[str, list[tuple[int, str]]] = {}
+
+    def add(self, num: int, text: str) -> None:
+        if text.count(" ") + 1 >= COPY_SHORTEST:
+            self.by_opening.setdefault(text[:COPY_KEY], []).append((num, text))
+
+    def find(self, text: str) -> tuple[int, str] | None:
+        """(the earlier claim ``text`` copies, how), or None."""
+        if text.count(" ") + 1 < COPY_SHORTEST:
+            return None
+        for num, earlier in self.by_opening.get(text[:COPY_KEY], ()):
+            if len(text) < len(earlier):
+                if earlier.startswith(text) and not text.endswith("."):
+                    return num, "its text word for word, cut short"
+            elif (len(text) > len(earlier) + 1 and text.startswith(earlier) and earlier.endswith(".")
+                  and (text[len(earlier) + 1].isupper() or text[len(earlier) + 1].isdigit())):
+                return num, "its whole text, then more after its final period"
+        return None
+
+
+COPY_SHORTEST = 10  # words of a claim and of the claim it copies (_Copies)
+COPY_KEY = 40  # characters: the opening two copies share, the copies' index key
+
+
 def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]) -> list[Finding]:
     """``duplicate-claim``: each claim that repeats an earlier one with the same parents, word for word, with its
     limitations in another order or other words (:func:`_said`), or with the same words that say what is claimed
@@ -392,11 +427,13 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
     reworded: dict[tuple, int] = {}
     bags: dict[tuple, list[int]] = {}
     siblings = _Siblings(readings)
+    copies = _Copies()
     out = []
     for c in forest.claims:
         r = readings[c.num]
         if forest.by_num[c.num] is not c or not r.body or _cut_short(c.text):
             continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
+        text = " ".join(c.text.split())
         key = (c.parents, r.body)
         said = _said(r)
         order = (c.parents, said) if said is not None else None
@@ -415,6 +452,8 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             chain = _chain_clauses([readings[a] for a in above[c.num]])
             earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
             how = "the same limitations, with words its chain already says"
+        if earlier is None and (copied := copies.find(text)):
+            earlier, how = copied
         if earlier is not None:
             out.append(Finding(
                 "duplicate-claim", "warning", c.num,
@@ -423,6 +462,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             ))
             continue
         exact.setdefault(key, c.num)
+        copies.add(c.num, text)
         if order is not None:
             reworded.setdefault(order, c.num)
         if bag[1]:
