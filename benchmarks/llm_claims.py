@@ -7,14 +7,16 @@ shipped SPG model with the checker off, on documents of every side of ``spg.data
 (``--more``) of the last two on more train and dev documents only, at several k and temperatures; a third
 (``--batch 3``) of the chat model where it chooses a dependent claim's subject: next claims after claims that hold
 independent claims of two statutory categories or more, and whole sets, on train and dev documents of both shared
-corpora; a fourth (``--batch 4``), the third's procedure on test documents (then dev), of no earlier batch.
+corpora; a fourth (``--batch 4``), the third's procedure on test documents (then dev), of no earlier batch; a fifth
+(``--batch 5``), the fourth's documents again at other k.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 3 [--budget-s 1100]  # the third batch (train, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 4 [--budget-s 1500]  # the fourth batch (test, dev)
+    python benchmarks/llm_claims.py --generate WORK --batch 5 [--budget-s 1300]  # the fifth (the fourth's, other k)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4]           # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5]         # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
@@ -72,6 +74,8 @@ THIRD_PROMPT_CHARS = 2000
 # of no earlier batch and have such a k, so dev gives what it has.
 FOURTH_NEXT_DOCS = {"test": 27, "dev": 9}
 FOURTH_SET_DOCS = {"test": 4, "dev": 2}
+# The fifth batch (more held-out items): the fourth's documents again, at the k of spread(mixed_ks, MORE_KS) other
+# than the fourth's (the smallest): the largest, then one between. No whole sets: those would be the fourth's again.
 
 
 class MixedBatch(NamedTuple):
@@ -82,10 +86,12 @@ class MixedBatch(NamedTuple):
     set_docs: dict[str, int]  # whole sets on the first ones per side
     fresh: bool  # documents of no earlier batch only (the third took those first, then others where short)
     side_by_side: bool  # the sides in the order of next_docs, all of one before the next (else mixed in proportion)
+    again: int | None = None  # that batch's documents again, at its k's others of spread(mixed_ks, MORE_KS)
 
 
 MIXED = {3: MixedBatch("third", THIRD_NEXT_DOCS, THIRD_SET_DOCS, fresh=False, side_by_side=False),
-         4: MixedBatch("fourth", FOURTH_NEXT_DOCS, FOURTH_SET_DOCS, fresh=True, side_by_side=True)}
+         4: MixedBatch("fourth", FOURTH_NEXT_DOCS, FOURTH_SET_DOCS, fresh=True, side_by_side=True),
+         5: MixedBatch("fifth", FOURTH_NEXT_DOCS, {}, fresh=True, side_by_side=True, again=4)}
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
 PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
@@ -348,18 +354,26 @@ def mixed_documents(batch: int) -> dict[str, list[dict]]:
     return chosen
 
 
+def mixed_pairs(docs: list[dict], spec: MixedBatch) -> list[tuple[dict, int]]:
+    """A MIXED batch's (document, k) next-claim jobs: each document's ``k``, or where the batch takes an earlier
+    one's documents ``again``, those of spread(mixed_ks, MORE_KS) other than that ``k``, the largest first."""
+    if spec.again is None:
+        return [(doc, doc["k"]) for doc in docs]
+    return [(doc, k) for doc in docs for k in spread(mixed_ks(doc["claims"]), MORE_KS) if k != doc["k"]]
+
+
 def generate_mixed(work: Path, budget_s: float, batch: int) -> None:
-    """A MIXED batch: SmolLM2's next claims after the k of mixed_documents at every MORE_TEMPERATURES (0.7 of
-    ``budget_s``), then its whole sets zero-shot on the first set_docs of them at every THIRD_SET_TEMPERATURES,
+    """A MIXED batch: SmolLM2's next claims after the k of mixed_pairs at every MORE_TEMPERATURES (0.7 of
+    ``budget_s``; all of it where the batch has no whole sets), then its whole sets zero-shot on the first set_docs of them at every THIRD_SET_TEMPERATURES,
     MORE_BATCH documents a run; resumable as ``generate``."""
     spec = MIXED[batch]
     _, zero_shot = _setup(work)
-    chosen = mixed_documents(batch)
+    chosen = mixed_documents(spec.again or batch)
     order = _side_by_side if spec.side_by_side else _in_proportion
-    start = time.time()
-    pairs = [(doc, doc["k"]) for doc in order(chosen, spec.next_docs)]
-    _next_claims(_every_temperature(pairs), work, f"smollm2_next_{spec.name}", start + 0.7 * budget_s, MORE_BATCH)
     docs = order(chosen, spec.set_docs)
+    start = time.time()
+    _next_claims(_every_temperature(mixed_pairs(order(chosen, spec.next_docs), spec)), work,
+                 f"smollm2_next_{spec.name}", start + (0.7 if docs else 1.0) * budget_s, MORE_BATCH)
     for i, t in enumerate(THIRD_SET_TEMPERATURES, 1):  # one output file per temperature, each its share
         _cli_generate(docs, work, more_name(f"smollm2_sets_{spec.name}", t),
                       ["--config", str(zero_shot), "--max-new-tokens", "200", "--temperature", str(t)],
@@ -599,7 +613,7 @@ def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) 
     (the first batch's items have no "batch": 1)."""
     items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
     if not items:
-        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 or 4 "
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 5 "
             "after --generate with that --batch)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
@@ -745,7 +759,7 @@ def main() -> None:
     parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
                         help="--build: the --generate folder to read (default: the committed one)")
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
-    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4),
+    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4, 5),
                         help="--generate: that batch (2 is --more); --packet: only the items of this batch")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")

@@ -216,3 +216,32 @@ def test_the_fourth_batch_takes_test_then_dev_documents_of_no_earlier_batch_only
         next_docs={"dev": 3})})
     third = [d["id"] for d in llm_claims.mixed_documents(3)["dev"]]
     assert third[:2] == [i for i in third if i in (ids["dev"][0], ids["dev"][3])] and len(third) == 3
+
+
+def test_the_fifth_batch_asks_again_on_the_fourth_batchs_documents_at_other_k_only(tmp_path, monkeypatch):
+    from spg.data import checker_split
+
+    # claims 1..k hold a lamp and a method from k = 2 on; every claim after 2 is a dependent one: mixed_ks 2..6
+    claims = ["1. A lamp comprising a base.", "2. A method of lighting a room, comprising switching on a lamp."]
+    claims += [f"{n}. The method of claim 2, wherein the room is {n} metres wide." for n in range(3, 8)]
+    def document(id_):
+        return {"id": id_, "description": "A lamp.", "claims": [{"num": n, "text": t} for n, t in enumerate(claims, 1)]}
+
+    ids = {side: [f"D{n}" for n in range(200) if checker_split(f"D{n}") == side][:3] for side in ("train", "dev", "test")}
+    monkeypatch.setattr(llm_claims, "uspto_rows", lambda: [document(i) for side in ids for i in ids[side]])
+    monkeypatch.setattr(llm_claims, "pap2pat_rows", lambda: [])
+    monkeypatch.setattr(llm_claims, "ITEMS", _write(tmp_path / "items.jsonl", [{"doc": ids["test"][0], "batch": 3}]))
+    assert llm_claims.mixed_ks(document("x")["claims"]) == [2, 3, 4, 5, 6]
+    fifth = llm_claims.MIXED[5]
+    assert fifth.again == 4 and not any(fifth.set_docs.values())  # whole sets would be the fourth's again
+    chosen = llm_claims.mixed_documents(fifth.again)
+    docs = llm_claims._side_by_side(chosen, fifth.next_docs)
+    fourth = llm_claims.mixed_pairs(docs, llm_claims.MIXED[4])
+    pairs = llm_claims.mixed_pairs(docs, fifth)
+    # the fourth batch's documents (so never train, and not the one of an earlier batch), test before dev
+    assert [doc["id"] for doc, _ in fourth] == ids["test"][1:] + ids["dev"]
+    assert [doc["id"] for doc, _ in pairs] == [i for i in ids["test"][1:] + ids["dev"] for _ in range(2)]
+    # the fourth took the smallest k; the fifth the largest, then the middle: spread's others, never the fourth's
+    assert {k for _, k in fourth} == {2} and [k for _, k in pairs] == [6, 4] * 5
+    # a document with a single admissible k gives the fifth batch nothing
+    assert llm_claims.mixed_pairs([{**docs[0], "claims": docs[0]["claims"][:3]}], fifth) == []
