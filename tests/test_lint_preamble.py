@@ -119,6 +119,17 @@ def test_an_indefinite_article_before_the_citation_is_still_a_dependent_claim():
                              "to claim 1.") == []
 
 
+def test_one_or_more_or_at_least_one_before_the_citation_counts_what_the_claim_claims():
+    # "One or more sequences of claim 1" is "A sequence of claim 1" counted: a product under a method claim (a
+    # language model's slip on the LLM corpus's dev side), and the same subject under a product claim
+    assert found(METHOD + " 2. one or more oligonucleotide sequences of claim 1, wherein the sequence is SEQ ID NO: 9."
+                 ) == [2]
+    assert found(METHOD + " 2. At least one probe according to claim 1, wherein the probe is steel.") == [2]
+    assert found(APPARATUS + " 2. At least one sensor device according to claim 1, wherein the probe is red.") == []
+    # a subject of its own that names the parent's thing is still another claim that cites one
+    assert found(METHOD + " 2. One or more probes for use in the method of claim 1, wherein the probe is red.") == []
+
+
 def test_a_compound_or_a_salt_thereof_names_the_compound():
     assert found("1. A compound of formula (I) or a salt thereof. 2. A compound or a salt thereof according to "
                  "claim 1, wherein R1 is methyl.") == []

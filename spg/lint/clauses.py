@@ -60,6 +60,8 @@ _OWN_CLAIM = re.compile(
     r"^\s*(?:an?|at least one|one or more|(?:the\s+)?use|kit)\b|(?<![\w-])(?:comprising|comprises|including|includes|containing|"
     r"contains|having|characteri[sz]ed|which|that|storing|stores|perform|performing|executing|using|made)(?![\w-])"
 )
+# an opening's count of what it claims, which "An" would say for one (_OWN_CLAIM opens with them too)
+_COUNTED = frozenset({("one", "or", "more"), ("at", "least", "one")})
 # where the words naming a claimed thing end in a preamble: its parts and contents follow
 PARTS_FOLLOW = frozenset({"comprising", "comprises", "including", "includes", "having", "has", "containing", "contains",
                           "consisting", "wherein", "which", "that", "with", "characterized", "characterised"})
@@ -436,8 +438,10 @@ def read_claim(text: str, num: int, dependent: bool) -> Reading:
         # what claim 2 claims; "A method of making the device according to claim 2" names a subject of its own first,
         # as does "A polynucleotide encoding the polypeptide of claim 6" (or "a polypeptide"), which names a thing of
         # claim 6 to do so
+        # "One or more oligonucleotides of claim 5" counts what claim 5 claims as "An oligonucleotide of claim 5" does
+        counted = opened[3:] if opened[:3] in _COUNTED else opened
         restates = _OWN_CLAIM.search(opening) is not None and (
-            opened != said or not PARTS_FOLLOW.isdisjoint(opened) or _NAMES_ITS_THING.search(opening) is not None)
+            counted != said or not PARTS_FOLLOW.isdisjoint(opened) or _NAMES_ITS_THING.search(opening) is not None)
         return _reading(said, opened, restates, _clauses(rest), opened)
     lowered = text.lower()
     cut = _TRANSITION.search(lowered, 0, 400)
