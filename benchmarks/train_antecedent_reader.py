@@ -189,7 +189,7 @@ def train(model, encoded, y, w, args) -> None:
             opt.step()
             sched.step()
             step += 1
-            total += float(loss)
+            total += loss.item()
             if step % 50 == 0:
                 print(f"  epoch {epoch + 1} step {step}/{steps}: loss {total / 50:.4f} ({time.perf_counter() - t0:.0f} s)",
                       flush=True)
@@ -207,8 +207,8 @@ def score(model, encoded, size: int = 32) -> np.ndarray:
     return out
 
 
-def report(name: str, p: np.ndarray, rows, tried, recall: float, per_kind: dict, claims: dict) -> dict:
-    """Print one scorer's dev figures at ``recall`` and return them."""
+def report(name: str, p: np.ndarray, rows, tried, recall: float, per_kind: dict, claims: dict, classes: list) -> dict:
+    """Print one scorer's dev figures at ``recall`` and return them; ``classes``: each row's labelled class or None."""
     origins = [r[5] for r in rows]
     natural = np.array([o[0] == "natural" for o in origins])
     labelled = natural & np.array([r[4] is None for r in rows])
@@ -225,6 +225,13 @@ def report(name: str, p: np.ndarray, rows, tried, recall: float, per_kind: dict,
           f"{kept.sum()} of {natural.sum()}; labelled kept {len(real)} of {labelled.sum()}, {real.sum()} real = "
           f"{share:.0%} (AUC among the labelled {auc(p[labelled], y[labelled]):.3f}); warnings per claim {line}; "
           "cuts " + ", ".join(f"{k} {v:.3f}" for k, v in cut.items()))
+    tally = {True: Counter(), False: Counter()}
+    for c, k in zip(classes, kept):
+        if c is not None:
+            tally[bool(k)][c] += 1
+    names = sorted(set(tally[True]) | set(tally[False]), key=lambda c: -tally[True][c] - tally[False][c])
+    print("  labelled by the first labeller's class, kept / made notes: "
+          + ", ".join(f"{c} {tally[True][c]}/{tally[False][c]}" for c in names))
     return {"threshold": threshold, "share": share, "kept": len(real), "auc": auc(p[labelled], y[labelled])}
 
 
@@ -296,14 +303,21 @@ def main() -> None:
     judge = np.array([r[2] for r in rows])
     per_kind = {d["id"]: kind(d) for d in by["dev"]}
     claims: dict = {"claims": Counter(), "ambiguous": Counter()}
+    warnings = {}  # a document's ``antecedent`` warnings, in the order examples() made its natural rows
     for d in by["dev"]:
         forest = parse_claims(d["claims"])
+        found = check_antecedents(forest)
         claims["claims"][kind(d)] += len(forest)
-        claims["ambiguous"][kind(d)] += sum(f.rule == "antecedent-ambiguous" for f in check_antecedents(forest))
+        claims["ambiguous"][kind(d)] += sum(f.rule == "antecedent-ambiguous" for f in found)
+        warnings[d["id"]] = [(d["id"], f.claim, f.start, f.term) for f in found if f.rule == "antecedent"][::-1]
+    agreed = agreed_labels()
+    classes = [None if r[5][0] != "natural" or (key := warnings[r[5][1]].pop()) not in agreed
+               else ("real " if agreed[key][0] else "false ") + agreed[key][1] for r in rows]
+    assert all((c is not None) == (r[5][0] == "natural" and r[4] is None) for c, r in zip(classes, rows))
     got = {}
     for recall in sorted({args.recall, 0.90}, reverse=True):
         for name, p in (("judge ", judge), ("reader", reader)):
-            got[name, recall] = report(name, p, rows, tried, recall, per_kind, claims)
+            got[name, recall] = report(name, p, rows, tried, recall, per_kind, claims, classes)
     j, r = got["judge ", args.recall], got["reader", args.recall]
     gain = 100 * (r["share"] - j["share"])
     print(f"decision at {args.recall:.0%}: the reader's real share among kept labelled dev warnings {r['share']:.0%} "
