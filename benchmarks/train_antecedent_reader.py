@@ -29,7 +29,9 @@ warnings it keeps beats the judge's by 10 points or more.
 
     .venv/bin/python benchmarks/train_antecedent_reader.py [--work runs/antecedent-reader] [--epochs 2]
 
-needs torch, transformers and tokenizers (``spg[eval]``); about 15-25 minutes on a 2-core CPU.
+needs torch, transformers and tokenizers (``spg[eval]``); the examples take about 2 minutes, training about half an
+hour on a busy 2-core CPU (1,855 s with a generator and a benchmark beside it). The result, negative:
+docs/lint-antecedent.md, "Tried: a cross-encoder reader".
 """
 
 from __future__ import annotations
