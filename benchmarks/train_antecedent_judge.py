@@ -142,10 +142,18 @@ def log_odds(counts: Counter, least: int, prior: float = 5.0) -> dict[str, float
     return out
 
 
-def examples(docs: list[dict], per_doc: int, seed: int, labels: dict[tuple, int], unlabelled: float):
-    """(features, head, modifiers, label, weight, origin) rows: natural warnings and injected defects' findings,
-    and every injected site tried. ``origin`` is ("natural", document id), or the kind "a".."d" with the site's
-    number for the injected ones (their recall is counted per site, found or not by the grammar)."""
+def judge_input(forest, finding, counts: _SetCounts) -> tuple:
+    """What the judge reads of one warning: (grammar features, head, modifiers)."""
+    head, mods = head_and_modifiers(finding.term)
+    return grammar_features(forest, finding, counts), head, mods
+
+
+def examples(docs: list[dict], per_doc: int, seed: int, labels: dict[tuple, int], unlabelled: float,
+             read=judge_input):
+    """(*read(forest, finding, counts), label, weight, origin) rows (by default (features, head, modifiers, ...)):
+    natural warnings and injected defects' findings, and every injected site tried. ``origin`` is ("natural",
+    document id), or the kind "a".."d" with the site's number for the injected ones (their recall is counted per
+    site, found or not by the grammar)."""
     rows, tried = [], []
     rng = random.Random(seed)
     site_no = 0
@@ -155,8 +163,7 @@ def examples(docs: list[dict], per_doc: int, seed: int, labels: dict[tuple, int]
         for f in findings:
             if f.rule != "antecedent":
                 continue
-            head, mods = head_and_modifiers(f.term)
-            rows.append((grammar_features(forest, f, counts), head, mods, label, weight, origin))
+            rows.append((*read(forest, f, counts), label, weight, origin))
 
     for doc in docs:
         forest = parse_claims(doc["claims"])
@@ -235,7 +242,7 @@ def main() -> None:
         fit = LogisticRegression(C=c, max_iter=5000).fit(
             np.hstack([(g - mean) / scale, h, m]), [r[3] for r in rows], sample_weight=[weight.get(r[4], r[4]) for r in rows])
         p = fit.predict_proba(np.hstack([(dg - mean) / scale, dh, dm]))[:, 1]
-        cut = cuts(p, dev_rows, sites_of["dev"], args.recall)
+        cut = cuts(p, [r[5] for r in dev_rows], sites_of["dev"], args.recall)
         threshold = min(cut.values())
         kept = (p >= threshold) & dev_natural
         real = dev_y[kept & dev_labelled]
@@ -270,13 +277,13 @@ def auc(scores: np.ndarray, y: np.ndarray) -> float:
     return float(roc_auc_score(y, scores)) if 0 < y.sum() < len(y) else float("nan")
 
 
-def cuts(p: np.ndarray, rows, tried, recall: float) -> dict[str, float]:
+def cuts(p: np.ndarray, origins, tried, recall: float) -> dict[str, float]:
     """Per kind of injected defect, the highest threshold that keeps ``recall`` of its sites (a site the grammar
-    misses counts as lost at any threshold)."""
+    misses counts as lost at any threshold); ``origins`` are the scored rows' (an example's last field)."""
     best: dict[tuple, float] = {}
-    for s, r in zip(p, rows):
-        if r[5][0] != "natural":
-            best[r[5]] = max(best.get(r[5], 0.0), s)
+    for s, o in zip(p, origins):
+        if o[0] != "natural":
+            best[o] = max(best.get(o, 0.0), s)
     out = {}
     for how in "abcd":
         got = sorted((best.get(site, -1.0) for site in tried if site[0] == how), reverse=True)
