@@ -387,36 +387,42 @@ class _Siblings:
 
 
 class _Copies:
-    """The earlier claims' texts (white space normalised), found by their first :data:`COPY_KEY` characters, for
-    the copies a language model writes of a claim it was shown (learned from the LLM corpus's train and dev items,
-    docs/lint.md): a claim whose text is an earlier one's cut short, not ending a sentence, or an earlier one's whole
-    text, then a new sentence after its final period (an upper-case letter or a digit opens it: "90° C. for 5
-    minutes" goes on with the same sentence). Both at least :data:`COPY_SHORTEST` words; a claim ending where a
-    formula or structure was lost (_cut_short) is not compared, as for the other readings."""
+    """The earlier claims' texts (white space normalised) and words, found by their first :data:`COPY_SHORTEST`
+    words, for the copies a language model writes of a claim it was shown (learned from the LLM corpus's train and
+    dev items, docs/lint.md): a claim whose words are an earlier one's cut short (its last word perhaps cut inside;
+    punctuation and case aside, as a copy changes them: "a)," for "a)", "Dalton;" for "Dalton, and …"), not ending
+    a sentence; or an earlier one's whole text, then a new sentence after its final period (an upper-case letter or
+    a digit opens it: "90° C. for 5 minutes" goes on with the same sentence). Both at least :data:`COPY_SHORTEST`
+    words; a claim ending where a formula or structure was lost (_cut_short) is not compared, as for the other
+    readings."""
 
     def __init__(self) -> None:
-        self.by_opening: dict[str, list[tuple[int, str]]] = {}
+        self.by_opening: dict[tuple[str, ...], list[tuple[int, str, list[str]]]] = {}
 
     def add(self, num: int, text: str) -> None:
-        if text.count(" ") + 1 >= COPY_SHORTEST:
-            self.by_opening.setdefault(text[:COPY_KEY], []).append((num, text))
+        said = _COPY_WORD.findall(text.lower())
+        if len(said) >= COPY_SHORTEST:
+            self.by_opening.setdefault(tuple(said[:COPY_SHORTEST]), []).append((num, text, said))
 
     def find(self, text: str) -> tuple[int, str] | None:
         """(the earlier claim ``text`` copies, how), or None."""
-        if text.count(" ") + 1 < COPY_SHORTEST:
+        said = _COPY_WORD.findall(text.lower())
+        if len(said) < COPY_SHORTEST:
             return None
-        for num, earlier in self.by_opening.get(text[:COPY_KEY], ()):
-            if len(text) < len(earlier):
-                if earlier.startswith(text) and not text.endswith("."):
-                    return num, "its text word for word, cut short"
+        last = len(said) - 1
+        for num, earlier, theirs in self.by_opening.get(tuple(said[:COPY_SHORTEST]), ()):
+            if len(said) <= len(theirs) and len(text) < len(earlier):
+                if (not text.endswith(".") and theirs[last].startswith(said[last])
+                        and theirs[:last] == said[:last]):
+                    return num, "its words, cut short"
             elif (len(text) > len(earlier) + 1 and text.startswith(earlier) and earlier.endswith(".")
                   and (text[len(earlier) + 1].isupper() or text[len(earlier) + 1].isdigit())):
                 return num, "its whole text, then more after its final period"
         return None
 
 
-COPY_SHORTEST = 10  # words of a claim and of the claim it copies (_Copies)
-COPY_KEY = 40  # characters: the opening two copies share, the copies' index key
+COPY_SHORTEST = 10  # words of a claim and of the claim it copies (_Copies), and the copies' index key
+_COPY_WORD = re.compile(r"\w+")
 
 
 def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]) -> list[Finding]:
