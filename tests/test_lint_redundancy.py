@@ -47,6 +47,16 @@ def test_a_copy_of_an_earlier_claim_cut_short_is_a_duplicate():
     assert "repeats claim 1 (its words, cut short, independent)" in message
 
 
+def test_a_copy_cut_short_with_its_punctuation_or_case_changed_or_inside_a_word_is_a_duplicate():
+    # a copy stops at a clause ("...a front frame;" for "...a front frame and a rear frame") or inside a word
+    assert found(STOOL + " 2. A Step Stool comprising: a front frame, and a rear frame joined at the top by a hinge;",
+                 "duplicate-claim") == [2]
+    assert found(STOOL + " 2. " + STOOL[3:-33], "duplicate-claim") == [2]  # "... a flat ste"
+    # the same words going on with other words are no copy cut short
+    assert found(STOOL + " 2. A step stool comprising: a front frame and a rear frame joined at the top by a latch;",
+                 "duplicate-claim") == []
+
+
 def test_an_earlier_claim_copied_whole_then_chat_text_is_a_duplicate():
     text = STOOL + " 2. " + STOOL[3:] + " This claim is a new claim numbered with the next number."
     assert found(text, "duplicate-claim") == [2]

@@ -31,6 +31,7 @@ generate`` has them while decoding) gets the findings the whole set would have f
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -387,33 +388,34 @@ class _Siblings:
 
 
 class _Copies:
-    """The earlier claims' texts (white space normalised) and words, found by their first :data:`COPY_SHORTEST`
-    words, for the copies a language model writes of a claim it was shown (learned from the LLM corpus's train and
-    dev items, docs/lint.md): a claim whose words are an earlier one's cut short (its last word perhaps cut inside;
-    punctuation and case aside, as a copy changes them: "a)," for "a)", "Dalton;" for "Dalton, and …"), not ending
-    a sentence; or an earlier one's whole text, then a new sentence after its final period (an upper-case letter or
-    a digit opens it: "90° C. for 5 minutes" goes on with the same sentence). Both at least :data:`COPY_SHORTEST`
-    words; a claim ending where a formula or structure was lost (_cut_short) is not compared, as for the other
-    readings."""
+    """The earlier claims' texts (white space normalised), found by their first :data:`COPY_KEY` letters and digits,
+    for the copies a language model writes of a claim it was shown (learned from the LLM corpus's train and dev
+    items, docs/lint.md): a claim whose letters and digits are an earlier one's cut short (punctuation, spaces and
+    case aside, as a copy changes them: "a)," for "a)", "Dalton;" for "Dalton, and …"; perhaps inside a word), not
+    ending a sentence; or an earlier one's whole text, then a new sentence after its final period (an upper-case
+    letter or a digit opens it: "90° C. for 5 minutes" goes on with the same sentence). Both at least
+    :data:`COPY_SHORTEST` words; a claim ending where a formula or structure was lost (_cut_short) is not compared,
+    as for the other readings."""
 
     def __init__(self) -> None:
-        self.by_opening: dict[tuple[str, ...], list[tuple[int, str, list[str]]]] = {}
+        self.by_opening: dict[str, list[tuple[int, str]]] = {}
 
-    def add(self, num: int, text: str) -> None:
-        said = _COPY_WORD.findall(text.lower())
-        if len(said) >= COPY_SHORTEST:
-            self.by_opening.setdefault(tuple(said[:COPY_SHORTEST]), []).append((num, text, said))
-
-    def find(self, text: str) -> tuple[int, str] | None:
-        """(the earlier claim ``text`` copies, how), or None."""
-        said = _COPY_WORD.findall(text.lower())
-        if len(said) < COPY_SHORTEST:
+    @staticmethod
+    def opening(text: str) -> str | None:
+        """The index key of a claim long enough to compare: its first letters and digits, lower case."""
+        if text.count(" ") + 1 < COPY_SHORTEST:
             return None
-        last = len(said) - 1
-        for num, earlier, theirs in self.by_opening.get(tuple(said[:COPY_SHORTEST]), ()):
-            if len(said) <= len(theirs) and len(text) < len(earlier):
-                if (not text.endswith(".") and theirs[last].startswith(said[last])
-                        and theirs[:last] == said[:last]):
+        return _letters(text[:COPY_LOOK])[:COPY_KEY]
+
+    def add(self, num: int, text: str, opening: str | None) -> None:
+        if opening is not None:
+            self.by_opening.setdefault(opening, []).append((num, text))
+
+    def find(self, text: str, opening: str | None) -> tuple[int, str] | None:
+        """(the earlier claim ``text`` copies, how), or None."""
+        for num, earlier in self.by_opening.get(opening, ()) if opening is not None else ():
+            if len(text) < len(earlier):
+                if not text.endswith(".") and _letters(earlier).startswith(_letters(text)):
                     return num, "its words, cut short"
             elif (len(text) > len(earlier) + 1 and text.startswith(earlier) and earlier.endswith(".")
                   and (text[len(earlier) + 1].isupper() or text[len(earlier) + 1].isdigit())):
@@ -421,8 +423,14 @@ class _Copies:
         return None
 
 
-COPY_SHORTEST = 10  # words of a claim and of the claim it copies (_Copies), and the copies' index key
-_COPY_WORD = re.compile(r"\w+")
+def _letters(text: str) -> str:
+    return text.lower().translate(_UNPUNCTUATED)
+
+
+COPY_SHORTEST = 10  # words of a claim and of the claim it copies (_Copies)
+COPY_LOOK = 80  # characters whose letters and digits make a claim's index key (_Copies.opening) ...
+COPY_KEY = 40  # ... the first this many of them
+_UNPUNCTUATED = {ord(ch): None for ch in string.punctuation + " "}
 
 
 def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[int, tuple[int, ...]]) -> list[Finding]:
@@ -458,7 +466,8 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             chain = _chain_clauses([readings[a] for a in above[c.num]])
             earlier = next((e for e in fewer if _adds_what_its_chain_says(r, readings[e], chain)), None)
             how = "the same limitations, with words its chain already says"
-        if earlier is None and (copied := copies.find(text)):
+        opening = copies.opening(text)
+        if earlier is None and (copied := copies.find(text, opening)):
             earlier, how = copied
         if earlier is not None:
             out.append(Finding(
@@ -468,7 +477,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
             ))
             continue
         exact.setdefault(key, c.num)
-        copies.add(c.num, text)
+        copies.add(c.num, text, opening)
         if order is not None:
             reworded.setdefault(order, c.num)
         if bag[1]:
