@@ -8,15 +8,16 @@ shipped SPG model with the checker off, on documents of every side of ``spg.data
 (``--batch 3``) of the chat model where it chooses a dependent claim's subject: next claims after claims that hold
 independent claims of two statutory categories or more, and whole sets, on train and dev documents of both shared
 corpora; a fourth (``--batch 4``), the third's procedure on test documents (then dev), of no earlier batch; a fifth
-(``--batch 5``), the fourth's documents again at other k.
+(``--batch 5``), the fourth's documents again at other k; a sixth (``--batch 6``), the third's documents so.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 3 [--budget-s 1100]  # the third batch (train, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 4 [--budget-s 1500]  # the fourth batch (test, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 5 [--budget-s 1300]  # the fifth (the fourth's, other k)
+    python benchmarks/llm_claims.py --generate WORK --batch 6 [--budget-s 1300]  # the sixth (the third's, other k)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5]         # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5|6]       # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
@@ -76,6 +77,8 @@ FOURTH_NEXT_DOCS = {"test": 27, "dev": 9}
 FOURTH_SET_DOCS = {"test": 4, "dev": 2}
 # The fifth batch (more held-out items): the fourth's documents again, at the k of spread(mixed_ks, MORE_KS) other
 # than the fourth's (the smallest): the largest, then one between. No whole sets: those would be the fourth's again.
+# The sixth (train and dev items of the kind the fifth found most preamble slips in): the third's documents so, in
+# the third's order (in proportion: a run cut short keeps both sides).
 
 
 class MixedBatch(NamedTuple):
@@ -91,7 +94,8 @@ class MixedBatch(NamedTuple):
 
 MIXED = {3: MixedBatch("third", THIRD_NEXT_DOCS, THIRD_SET_DOCS, fresh=False, side_by_side=False),
          4: MixedBatch("fourth", FOURTH_NEXT_DOCS, FOURTH_SET_DOCS, fresh=True, side_by_side=True),
-         5: MixedBatch("fifth", FOURTH_NEXT_DOCS, {}, fresh=True, side_by_side=True, again=4)}
+         5: MixedBatch("fifth", FOURTH_NEXT_DOCS, {}, fresh=True, side_by_side=True, again=4),
+         6: MixedBatch("sixth", THIRD_NEXT_DOCS, {}, fresh=False, side_by_side=False, again=3)}
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
 PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
@@ -613,7 +617,7 @@ def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) 
     (the first batch's items have no "batch": 1)."""
     items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
     if not items:
-        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 5 "
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 6 "
             "after --generate with that --batch)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
@@ -759,7 +763,7 @@ def main() -> None:
     parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
                         help="--build: the --generate folder to read (default: the committed one)")
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
-    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4, 5),
+    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4, 5, 6),
                         help="--generate: that batch (2 is --more); --packet: only the items of this batch")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")

@@ -218,20 +218,25 @@ def test_the_fourth_batch_takes_test_then_dev_documents_of_no_earlier_batch_only
     assert third[:2] == [i for i in third if i in (ids["dev"][0], ids["dev"][3])] and len(third) == 3
 
 
-def test_the_fifth_batch_asks_again_on_the_fourth_batchs_documents_at_other_k_only(tmp_path, monkeypatch):
+def _three_ids() -> dict[str, list[str]]:
     from spg.data import checker_split
 
-    # claims 1..k hold a lamp and a method from k = 2 on; every claim after 2 is a dependent one: mixed_ks 2..6
+    return {side: [f"D{n}" for n in range(200) if checker_split(f"D{n}") == side][:3] for side in ("train", "dev", "test")}
+
+
+def _long_mixed_document(id_: str) -> dict:
+    """Claims 1..k hold a lamp and a method from k = 2 on; every claim after 2 is a dependent one: mixed_ks 2..6."""
     claims = ["1. A lamp comprising a base.", "2. A method of lighting a room, comprising switching on a lamp."]
     claims += [f"{n}. The method of claim 2, wherein the room is {n} metres wide." for n in range(3, 8)]
-    def document(id_):
-        return {"id": id_, "description": "A lamp.", "claims": [{"num": n, "text": t} for n, t in enumerate(claims, 1)]}
+    return {"id": id_, "description": "A lamp.", "claims": [{"num": n, "text": t} for n, t in enumerate(claims, 1)]}
 
-    ids = {side: [f"D{n}" for n in range(200) if checker_split(f"D{n}") == side][:3] for side in ("train", "dev", "test")}
-    monkeypatch.setattr(llm_claims, "uspto_rows", lambda: [document(i) for side in ids for i in ids[side]])
+
+def test_the_fifth_batch_asks_again_on_the_fourth_batchs_documents_at_other_k_only(tmp_path, monkeypatch):
+    ids = _three_ids()
+    monkeypatch.setattr(llm_claims, "uspto_rows", lambda: [_long_mixed_document(i) for side in ids for i in ids[side]])
     monkeypatch.setattr(llm_claims, "pap2pat_rows", lambda: [])
     monkeypatch.setattr(llm_claims, "ITEMS", _write(tmp_path / "items.jsonl", [{"doc": ids["test"][0], "batch": 3}]))
-    assert llm_claims.mixed_ks(document("x")["claims"]) == [2, 3, 4, 5, 6]
+    assert llm_claims.mixed_ks(_long_mixed_document("x")["claims"]) == [2, 3, 4, 5, 6]
     fifth = llm_claims.MIXED[5]
     assert fifth.again == 4 and not any(fifth.set_docs.values())  # whole sets would be the fourth's again
     chosen = llm_claims.mixed_documents(fifth.again)
@@ -245,3 +250,31 @@ def test_the_fifth_batch_asks_again_on_the_fourth_batchs_documents_at_other_k_on
     assert {k for _, k in fourth} == {2} and [k for _, k in pairs] == [6, 4] * 5
     # a document with a single admissible k gives the fifth batch nothing
     assert llm_claims.mixed_pairs([{**docs[0], "claims": docs[0]["claims"][:3]}], fifth) == []
+
+
+def test_the_sixth_batch_asks_again_on_the_third_batchs_documents_at_other_k_never_test(tmp_path, monkeypatch):
+    from spg.data import checker_split
+
+    ids = _three_ids()
+    monkeypatch.setattr(llm_claims, "uspto_rows", lambda: [_long_mixed_document(i) for side in ids for i in ids[side]])
+    monkeypatch.setattr(llm_claims, "pap2pat_rows", lambda: [])
+    # a first-batch document (the third took it last), and items of later batches, which move none of its documents
+    earlier = [{"doc": ids["train"][0]}, {"doc": ids["train"][1], "batch": 4}, {"doc": ids["dev"][0], "batch": 6}]
+    monkeypatch.setattr(llm_claims, "ITEMS", _write(tmp_path / "items.jsonl", earlier))
+    sixth = llm_claims.MIXED[6]
+    assert sixth.again == 3 and not any(sixth.set_docs.values()) and not sixth.side_by_side  # no sets: the third's again
+    chosen = llm_claims.mixed_documents(sixth.again)
+    assert sorted(chosen) == ["dev", "train"]  # never test
+    # the third's order: in proportion (26 train to 13 dev), so that a run cut short keeps both sides
+    docs = llm_claims._in_proportion(chosen, sixth.next_docs)
+    assert [checker_split(doc["id"]) for doc in docs] == ["train", "train", "dev", "train", "dev", "dev"]
+    assert sorted(doc["id"] for doc in docs) == sorted(ids["train"] + ids["dev"])
+    assert [doc["id"] for doc in chosen["train"]][-1] == ids["train"][0]  # the first batch's, last
+    third = llm_claims.mixed_pairs(docs, llm_claims.MIXED[3])
+    pairs = llm_claims.mixed_pairs(docs, sixth)
+    order = [doc["id"] for doc, _ in third]
+    assert {k for _, k in third} == {2}
+    # the third batch's documents, each at the largest k, then the middle: spread's others, never the third's
+    assert [doc["id"] for doc, _ in pairs] == [i for i in order for _ in range(2)]
+    assert [k for _, k in pairs] == [6, 4] * 6
+    assert {checker_split(doc["id"]) for doc, _ in pairs} == {"train", "dev"}
