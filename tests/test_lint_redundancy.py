@@ -3,7 +3,7 @@ import json
 from conftest import shared_file
 
 from spg.lint import find_all
-from spg.lint.clauses import words
+from spg.lint.clauses import one_sentence, words
 from spg.lint.redundancy import _chooses, _ends_a_limitation, check_redundancy
 from spg.parse import parse_claims
 
@@ -55,6 +55,17 @@ def test_a_copy_cut_short_with_its_punctuation_or_case_changed_or_inside_a_word_
     # the same words going on with other words are no copy cut short
     assert found(STOOL + " 2. A step stool comprising: a front frame and a rear frame joined at the top by a latch;",
                  "duplicate-claim") == []
+
+
+def test_chat_text_after_a_claims_sentence_limits_nothing():
+    text = STOOL + " 2. The step stool of claim 1, wherein the pawl is a flat steel plate. Here is the next claim:"
+    assert found(text, "not-further-limiting") == [2]
+    assert one_sentence("A stool of claim 1. Here is the next claim:") == "A stool of claim 1."
+    assert one_sentence("A solution of 140 mg/L. Here is the next claim:") == "A solution of 140 mg/L."
+    # a document's or a figure's abbreviation, or a period before a number or a lower-case word, ends no sentence
+    for text in ("A stool as in U.S. Pat. No. 5, wherein the seat is red.", "The seat of Fig. 2 as in Ser. No. 7.",
+                 "SEQ ID No. 4 and wt. % of it."):
+        assert one_sentence(text) == text
 
 
 def test_an_earlier_claim_copied_whole_then_chat_text_is_a_duplicate():

@@ -47,6 +47,11 @@ _CONNECTIVES = frozenset({
 _SPLIT_AT = (r";|:(?!\s*\d)|\.(?=\s+[A-Z(]|\s*$)|[Ww](?<!\w[Ww])here(?:in|by)\b|,\s*[Aa]nd\b|\n"
              r"|[Cc](?<!\w[Cc])haracteri[sz]ed\s+(?:in\s+that|by)\b")
 _SPLIT = re.compile(_SPLIT_AT)
+# where a claim's one sentence (MPEP 608.01(m)) ends and another begins: a period, not one of the abbreviations a
+# claim cites a document or a figure with ("U.S. Pat. No. 5,000,000", "Fig. 2"), then a capitalised word
+_AFTER_THE_SENTENCE = re.compile(
+    r"(?<!\bU\.S)(?<!\bPat)(?<!\bNo)(?<!\bNos)(?<!\bFig)(?<!\bFigs)(?<!\bSer)(?<!\bEx)(?<!\bal)\.\s+(?=[A-Z][a-z])"
+)
 _SPLIT_STEPS = re.compile(_SPLIT_AT + r"|[ci](?<!\w[ci])(?:omprises|omprising|ncludes|ncluding)\s+the\s+steps?\s+of\b")
 # the transitional phrase after an independent claim's preamble (MPEP 2111.03)
 _TRANSITION = re.compile(
@@ -405,6 +410,14 @@ def _reading(said: tuple[str, ...], opening: tuple[str, ...], restates: bool,
     return Reading(said, opening, restates, limitations, before + body, gists, parts)
 
 
+def one_sentence(text: str) -> str:
+    """``text`` up to the end of its first sentence: a claim is one sentence (MPEP 608.01(m)), and what a language
+    model writes after it ("… 100 to 140 mg/L. Here is the additional claim:") limits nothing."""
+    if ". " in text and (end := _AFTER_THE_SENTENCE.search(text)) is not None:
+        return text[: end.start() + 1]
+    return text
+
+
 def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], frozenset[int], tuple[str, ...]]:
     """(the limitations of ``text``, all its words, those followed by a clause opening with "or", the text of each
     limitation): one pass over the text, as this runs after every claim."""
@@ -413,7 +426,7 @@ def _clauses(text: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], f
     every: list[str] = []
     alternatives = set()
     article = _ARTICLES.__contains__
-    text = _unlabelled(text)
+    text = one_sentence(_unlabelled(text))
     for part in (_SPLIT_STEPS if "step" in text else _SPLIT).split(text):
         got = tuple(filterfalse(article, _WORD.findall(part.lower())))
         every += got

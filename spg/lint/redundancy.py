@@ -43,7 +43,18 @@ from operator import itemgetter
 
 from spg.forest import Forest
 from spg.lint.abbreviations import defined, spelled_out
-from spg.lint.clauses import COPULA, OR_BOUND, Reading, ancestry, content, gist, on_every_path, read_claims, singular
+from spg.lint.clauses import (
+    COPULA,
+    OR_BOUND,
+    Reading,
+    ancestry,
+    content,
+    gist,
+    on_every_path,
+    one_sentence,
+    read_claims,
+    singular,
+)
 from spg.lint.finding import Finding
 
 # words that make a recited limitation one of several alternatives, so that a dependent claim choosing it narrows
@@ -170,7 +181,7 @@ def _cut_short(text: str) -> bool:
     """Whether a claim ends as :data:`_CUT_SHORT` reads its last 40 characters: searched in the last 10 of them
     before the trailing space, where a match must stand (its longest word, "structure", and the character before it),
     since searching the 40 cost as much as all the rule's comparisons."""
-    return _CUT_SHORT.search(text[-40:].rstrip()[-10:]) is not None
+    return _CUT_SHORT.search(one_sentence(text)[-40:].rstrip()[-10:]) is not None
 
 
 def _cited(parents: tuple[int, ...]) -> str:
