@@ -23,8 +23,8 @@ not a proper dependent claim). Real claim sets shorten and vary the preamble, an
   method claim that claims no system (the definite other category);
 * a Jepson parent ("In a television receiver, the improvement comprising") names no subject to compare with;
 * "A method according to claim 2" (an indefinite article, then only the subject) is a dependent claim like "The
-  method of claim 2", European style, and is compared, as is "One or more probes of claim 2" (or "At least one"); "A method of calibrating the sensor according to claim 2"
-  names a subject of its own first and is not;
+  method of claim 2", European style, and is compared, as is "One or more probes of claim 2" (or "At least one");
+  "A method of calibrating the sensor according to claim 2" names a subject of its own first and is not;
 * a subject read short at a comma ("A non-naturally occurring, pore-forming, … protein comprising") is also read
   whole, up to the words that end a subject; a purpose is not part of it ("A controller for an industrial robot"
   claims no robot system); "A compound or a salt thereof" names the compound.
