@@ -266,7 +266,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--llm", nargs=3, action="append", type=Path, metavar=("ITEMS", "SHEET_A", "SHEET_B"),
-                    help="labelled LLM items and two blind sheets (repeatable; default: the committed corpus, every labelled batch)")
+                    help="labelled LLM items and two blind sheets (repeatable; default: the committed corpus, its first three labelled batches, those the shipped reader learnt from)")
     ap.add_argument("--work", type=Path, default=Path("runs/restatement-reader"), help="cache of the static vectors")
     ap.add_argument("--dims", type=int, default=64, help="PCA dimensions of the static vectors (default 64)")
     ap.add_argument("--written-weight", type=float, default=0.2, help="weight of a written next claim (default 0.2)")
@@ -281,7 +281,7 @@ def main() -> None:
     ap.add_argument("--report", type=Path, help="write the figures as JSON here")
     args = ap.parse_args()
     corpora = args.llm or [(ITEMS, SETS / f"llm_claims{batch}_labels_1.jsonl", SETS / f"llm_claims{batch}_labels_2.jsonl")
-                           for batch in ("", "_batch2", "_batch3")]  # the labelled batches of the corpus
+                           for batch in ("", "_batch2", "_batch3")]  # the shipped reader's batches
     pieces, table = piece_vectors(args.work, 128)
     # what ships is float16: train on exactly that
     vectors = Vectors(pieces, table[:, : args.dims].astype(np.float16))
