@@ -181,7 +181,9 @@ def _cut_short(text: str) -> bool:
     """Whether a claim ends as :data:`_CUT_SHORT` reads its last 40 characters: searched in the last 10 of them
     before the trailing space, where a match must stand (its longest word, "structure", and the character before it),
     since searching the 40 cost as much as all the rule's comparisons."""
-    return _CUT_SHORT.search(one_sentence(text)[-40:].rstrip()[-10:]) is not None
+    # a claim whose one sentence ends with a period, a language model's chat after it ending as a cut claim does
+    # ("Here is the additional claim:"), is not cut short: read only where its end matches, one claim in fifty
+    return _CUT_SHORT.search(text[-40:].rstrip()[-10:]) is not None and len(one_sentence(text)) == len(text)
 
 
 def _cited(parents: tuple[int, ...]) -> str:
@@ -409,7 +411,7 @@ class _Copies:
     as for the other readings."""
 
     def __init__(self) -> None:
-        self.by_opening: dict[str, list[tuple[int, str]]] = {}
+        self.by_opening: dict[str, list[tuple[int, str, list[str]]]] = {}
 
     @staticmethod
     def opening(text: str) -> str | None:
@@ -419,19 +421,33 @@ class _Copies:
         return _letters(text[:COPY_LOOK])[:COPY_KEY]
 
     def add(self, num: int, text: str, opening: str | None) -> None:
-        if opening is not None:
-            self.by_opening.setdefault(opening, []).append((num, text))
+        if opening is not None:  # its letters read once, when a later claim opening alike is shorter (find)
+            self.by_opening.setdefault(opening, []).append((num, text, []))
 
     def find(self, text: str, opening: str | None) -> tuple[int, str] | None:
         """(the earlier claim ``text`` copies, how), or None."""
-        for num, earlier in self.by_opening.get(opening, ()) if opening is not None else ():
+        mine = None
+        for num, earlier, theirs in self.by_opening.get(opening, ()) if opening is not None else ():
             if len(text) < len(earlier):
-                if not text.endswith(".") and _letters(earlier).startswith(_letters(text)):
+                if text.endswith("."):
+                    continue
+                if mine is None:
+                    mine = _letters(text)
+                if not theirs:
+                    theirs.append(_letters(earlier))
+                if theirs[0].startswith(mine):
                     return num, "its words, cut short"
             elif (len(text) > len(earlier) + 1 and text.startswith(earlier) and earlier.endswith(".")
                   and (text[len(earlier) + 1].isupper() or text[len(earlier) + 1].isdigit())):
                 return num, "its whole text, then more after its final period"
         return None
+
+
+def _spaced(text: str) -> str:
+    """``text`` with its white space normalised; parsed claims mostly are already, which three searches tell."""
+    if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
+        return " ".join(text.split())
+    return text
 
 
 def _letters(text: str) -> str:
@@ -458,7 +474,7 @@ def check_duplicates(forest: Forest, readings: dict[int, Reading], above: dict[i
         r = readings[c.num]
         if forest.by_num[c.num] is not c or not r.body or _cut_short(c.text):
             continue  # "The method of claim 1 wherein the compound is" (a formula lost): nothing to compare
-        text = " ".join(c.text.split())
+        text = _spaced(c.text)
         key = (c.parents, r.body)
         said = _said(r)
         order = (c.parents, said) if said is not None else None
