@@ -368,8 +368,8 @@ def mixed_pairs(docs: list[dict], spec: MixedBatch) -> list[tuple[dict, int]]:
 
 def generate_mixed(work: Path, budget_s: float, batch: int) -> None:
     """A MIXED batch: SmolLM2's next claims after the k of mixed_pairs at every MORE_TEMPERATURES (0.7 of
-    ``budget_s``; all of it where the batch has no whole sets), then its whole sets zero-shot on the first set_docs of them at every THIRD_SET_TEMPERATURES,
-    MORE_BATCH documents a run; resumable as ``generate``."""
+    ``budget_s``; all of it where the batch has no whole sets), then its whole sets zero-shot on the first set_docs
+    of them at every THIRD_SET_TEMPERATURES, MORE_BATCH documents a run; resumable as ``generate``."""
     spec = MIXED[batch]
     _, zero_shot = _setup(work)
     chosen = mixed_documents(spec.again or batch)
@@ -763,7 +763,7 @@ def main() -> None:
     parser.add_argument("--generated", type=Path, default=SETS / "llm_claims_generated",
                         help="--build: the --generate folder to read (default: the committed one)")
     parser.add_argument("--packet", type=Path, metavar="DIR", help="write the blind readers' packet into DIR")
-    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4, 5, 6),
+    parser.add_argument("--batch", type=int, choices=(1, 2, *MIXED),
                         help="--generate: that batch (2 is --more); --packet: only the items of this batch")
     parser.add_argument("--score", type=Path, nargs=2, metavar=("SHEET_A", "SHEET_B"), help="score two sheets")
     parser.add_argument("--items", type=Path, default=ITEMS, help="the corpus (default: %(default)s)")

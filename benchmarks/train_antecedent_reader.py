@@ -264,7 +264,8 @@ def main() -> None:
     path = Path(default_bertscore_model())
     docs = load("uspto/patents.jsonl") + load("pap2pat/patents.jsonl.gz")
     by = {s: [d for d in docs if checker_split(d["id"]) == s] for s in ("train", "dev")}
-    labels = {k: int(real) for k, (real, _) in agreed_labels().items()}
+    agreed = agreed_labels()
+    labels = {k: int(real) for k, (real, _) in agreed.items()}
     unlabelled = (args.unlabelled_weight, args.named_weight)
     args.work.mkdir(parents=True, exist_ok=True)
     data = {}
@@ -312,7 +313,6 @@ def main() -> None:
         claims["claims"][kind(d)] += len(forest)
         claims["ambiguous"][kind(d)] += sum(f.rule == "antecedent-ambiguous" for f in found)
         warnings[d["id"]] = [(d["id"], f.claim, f.start, f.term) for f in found if f.rule == "antecedent"][::-1]
-    agreed = agreed_labels()
     classes = [None if r[5][0] != "natural" or (key := warnings[r[5][1]].pop()) not in agreed
                else ("real " if agreed[key][0] else "false ") + agreed[key][1] for r in rows]
     assert all((c is not None) == (r[5][0] == "natural" and r[4] is None) for c, r in zip(classes, rows))

@@ -411,7 +411,8 @@ class _Copies:
     as for the other readings."""
 
     def __init__(self) -> None:
-        self.by_opening: dict[str, list[tuple[int, str, list[str]]]] = {}
+        self.by_opening: dict[str, list[tuple[int, str]]] = {}
+        self.letters: dict[int, str] = {}  # an earlier claim's, read only when a shorter claim opens alike
 
     @staticmethod
     def opening(text: str) -> str | None:
@@ -421,21 +422,19 @@ class _Copies:
         return _letters(text[:COPY_LOOK])[:COPY_KEY]
 
     def add(self, num: int, text: str, opening: str | None) -> None:
-        if opening is not None:  # its letters read once, when a later claim opening alike is shorter (find)
-            self.by_opening.setdefault(opening, []).append((num, text, []))
+        if opening is not None:
+            self.by_opening.setdefault(opening, []).append((num, text))
 
     def find(self, text: str, opening: str | None) -> tuple[int, str] | None:
         """(the earlier claim ``text`` copies, how), or None."""
         mine = None
-        for num, earlier, theirs in self.by_opening.get(opening, ()) if opening is not None else ():
+        for num, earlier in self.by_opening.get(opening, ()) if opening is not None else ():
             if len(text) < len(earlier):
-                if text.endswith("."):
+                if text.endswith("."):  # a whole sentence is no copy cut short
                     continue
-                if mine is None:
-                    mine = _letters(text)
-                if not theirs:
-                    theirs.append(_letters(earlier))
-                if theirs[0].startswith(mine):
+                mine = mine or _letters(text)
+                theirs = self.letters.get(num) or self.letters.setdefault(num, _letters(earlier))
+                if theirs.startswith(mine):
                     return num, "its words, cut short"
             elif (len(text) > len(earlier) + 1 and text.startswith(earlier) and earlier.endswith(".")
                   and (text[len(earlier) + 1].isupper() or text[len(earlier) + 1].isdigit())):
