@@ -8,7 +8,9 @@ shipped SPG model with the checker off, on documents of every side of ``spg.data
 (``--batch 3``) of the chat model where it chooses a dependent claim's subject: next claims after claims that hold
 independent claims of two statutory categories or more, and whole sets, on train and dev documents of both shared
 corpora; a fourth (``--batch 4``), the third's procedure on test documents (then dev), of no earlier batch; a fifth
-(``--batch 5``), the fourth's documents again at other k; a sixth (``--batch 6``), the third's documents so.
+(``--batch 5``), the fourth's documents again at other k; a sixth (``--batch 6``), the third's documents so; a
+seventh (``--batch 7``), the third's procedure on test documents of no earlier batch, claims 1..k up to 3,000
+characters.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
@@ -16,8 +18,9 @@ corpora; a fourth (``--batch 4``), the third's procedure on test documents (then
     python benchmarks/llm_claims.py --generate WORK --batch 4 [--budget-s 1500]  # the fourth batch (test, dev)
     python benchmarks/llm_claims.py --generate WORK --batch 5 [--budget-s 1300]  # the fifth (the fourth's, other k)
     python benchmarks/llm_claims.py --generate WORK --batch 6 [--budget-s 1300]  # the sixth (the third's, other k)
+    python benchmarks/llm_claims.py --generate WORK --batch 7 [--budget-s 1200]  # the seventh (test, longer prompts)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5|6]       # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5|6|7]       # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
@@ -79,6 +82,10 @@ FOURTH_SET_DOCS = {"test": 4, "dev": 2}
 # than the fourth's (the smallest): the largest, then one between. No whole sets: those would be the fourth's again.
 # The sixth (train and dev items of the kind the fifth found most preamble slips in): the third's documents so, in
 # the third's order (in proportion: a run cut short keeps both sides).
+# The seventh (more held-out items: every test document with such a k within THIRD_PROMPT_CHARS was the fourth's):
+# test documents of no earlier batch whose first such k lies within SEVENTH_PROMPT_CHARS, the third's procedure else.
+SEVENTH_NEXT_DOCS = {"test": 40}
+SEVENTH_PROMPT_CHARS = 3000  # about 750 tokens: within the generator's max_prompt_tokens (1,024) with the instruction
 
 
 class MixedBatch(NamedTuple):
@@ -90,12 +97,15 @@ class MixedBatch(NamedTuple):
     fresh: bool  # documents of no earlier batch only (the third took those first, then others where short)
     side_by_side: bool  # the sides in the order of next_docs, all of one before the next (else mixed in proportion)
     again: int | None = None  # that batch's documents again, at its k's others of spread(mixed_ks, MORE_KS)
+    prompt_chars: int = THIRD_PROMPT_CHARS  # claims 1..k at most this long (mixed_ks)
 
 
 MIXED = {3: MixedBatch("third", THIRD_NEXT_DOCS, THIRD_SET_DOCS, fresh=False, side_by_side=False),
          4: MixedBatch("fourth", FOURTH_NEXT_DOCS, FOURTH_SET_DOCS, fresh=True, side_by_side=True),
          5: MixedBatch("fifth", FOURTH_NEXT_DOCS, {}, fresh=True, side_by_side=True, again=4),
-         6: MixedBatch("sixth", THIRD_NEXT_DOCS, {}, fresh=False, side_by_side=False, again=3)}
+         6: MixedBatch("sixth", THIRD_NEXT_DOCS, {}, fresh=False, side_by_side=False, again=3),
+         7: MixedBatch("seventh", SEVENTH_NEXT_DOCS, {}, fresh=True, side_by_side=True,
+                       prompt_chars=SEVENTH_PROMPT_CHARS)}
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
 PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
@@ -143,14 +153,14 @@ def next_k(claims: list[dict]) -> int | None:
     return max(next_ks(claims), default=None)
 
 
-def mixed_ks(claims: list[dict]) -> list[int]:
-    """The next_ks within THIRD_PROMPT_CHARS whose claims 1..k hold independent claims of two statutory categories
+def mixed_ks(claims: list[dict], chars: int = THIRD_PROMPT_CHARS) -> list[int]:
+    """The next_ks within ``chars`` whose claims 1..k hold independent claims of two statutory categories
     or more (spg.lint.preamble.category of each subject as spg.lint.clauses reads it), in order."""
     from spg.lint.clauses import read_claim
     from spg.lint.preamble import category
     from spg.parse import claim_parents
 
-    ks, categories = set(next_ks(claims, THIRD_PROMPT_CHARS)), set()
+    ks, categories = set(next_ks(claims, chars)), set()
     mixed = []
     for claim in claims:
         if not claim_parents(claim["text"], claim["num"]):
@@ -352,7 +362,7 @@ def mixed_documents(batch: int) -> dict[str, list[dict]]:
         if (side not in chosen or len(chosen[side]) >= spec.next_docs[side] or not row.get("description")
                 or nums != sorted(set(nums))):
             continue
-        ks = mixed_ks(row["claims"])
+        ks = mixed_ks(row["claims"], spec.prompt_chars)
         if ks:  # the first: most often the second category's claim, its dependent next
             chosen[side].append({**row, "k": ks[0]})
     return chosen
@@ -363,7 +373,8 @@ def mixed_pairs(docs: list[dict], spec: MixedBatch) -> list[tuple[dict, int]]:
     one's documents ``again``, those of spread(mixed_ks, MORE_KS) other than that ``k``, the largest first."""
     if spec.again is None:
         return [(doc, doc["k"]) for doc in docs]
-    return [(doc, k) for doc in docs for k in spread(mixed_ks(doc["claims"]), MORE_KS) if k != doc["k"]]
+    return [(doc, k) for doc in docs for k in spread(mixed_ks(doc["claims"], spec.prompt_chars), MORE_KS)
+            if k != doc["k"]]
 
 
 def generate_mixed(work: Path, budget_s: float, batch: int) -> None:
@@ -617,7 +628,7 @@ def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) 
     (the first batch's items have no "batch": 1)."""
     items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
     if not items:
-        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 6 "
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 7 "
             "after --generate with that --batch)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
