@@ -10,7 +10,7 @@ independent claims of two statutory categories or more, and whole sets, on train
 corpora; a fourth (``--batch 4``), the third's procedure on test documents (then dev), of no earlier batch; a fifth
 (``--batch 5``), the fourth's documents again at other k; a sixth (``--batch 6``), the third's documents so; a
 seventh (``--batch 7``), the third's procedure on test documents of no earlier batch, claims 1..k up to 3,000
-characters.
+characters; an eighth (``--batch 8``), the fourth's test documents at the k neither it nor the fifth took.
 
     python benchmarks/llm_claims.py --generate WORK [--budget-s 2400]   # run the models (CPU), WORK/*.jsonl
     python benchmarks/llm_claims.py --generate WORK --more [--budget-s 1200]  # the second batch (train, dev)
@@ -19,8 +19,9 @@ characters.
     python benchmarks/llm_claims.py --generate WORK --batch 5 [--budget-s 1300]  # the fifth (the fourth's, other k)
     python benchmarks/llm_claims.py --generate WORK --batch 6 [--budget-s 1300]  # the sixth (the third's, other k)
     python benchmarks/llm_claims.py --generate WORK --batch 7 [--budget-s 1200]  # the seventh (test, longer prompts)
+    python benchmarks/llm_claims.py --generate WORK --batch 8 [--budget-s 1200]  # the eighth (the fourth's, the rest)
     python benchmarks/llm_claims.py --build [--generated WORK]           # benchmarks/sets/llm_claims.jsonl
-    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5|6|7]       # what the blind readers get
+    python benchmarks/llm_claims.py --packet DIR [--batch 2|3|4|5|6|7|8]       # what the blind readers get
     python benchmarks/llm_claims.py --score SHEET_A SHEET_B [--restatement read]  # agreement, consensus, spg lint
 """
 
@@ -86,6 +87,9 @@ FOURTH_SET_DOCS = {"test": 4, "dev": 2}
 # test documents of no earlier batch whose first such k lies within SEVENTH_PROMPT_CHARS, the third's procedure else.
 SEVENTH_NEXT_DOCS = {"test": 40}
 SEVENTH_PROMPT_CHARS = 3000  # about 750 tokens: within the generator's max_prompt_tokens (1,024) with the instruction
+# The eighth (more held-out preamble items, which the seventh's longer prompts hardly gave): the fourth's test
+# documents again, at the k of mixed_ks neither it nor the fifth took, spread(..., MORE_KS) of them.
+EIGHTH_NEXT_DOCS = {"test": FOURTH_NEXT_DOCS["test"]}
 
 
 class MixedBatch(NamedTuple):
@@ -98,6 +102,7 @@ class MixedBatch(NamedTuple):
     side_by_side: bool  # the sides in the order of next_docs, all of one before the next (else mixed in proportion)
     again: int | None = None  # that batch's documents again, at its k's others of spread(mixed_ks, MORE_KS)
     prompt_chars: int = THIRD_PROMPT_CHARS  # claims 1..k at most this long (mixed_ks)
+    rest: bool = False  # with again: the k that neither that batch nor its first repeat took
 
 
 MIXED = {3: MixedBatch("third", THIRD_NEXT_DOCS, THIRD_SET_DOCS, fresh=False, side_by_side=False),
@@ -105,7 +110,8 @@ MIXED = {3: MixedBatch("third", THIRD_NEXT_DOCS, THIRD_SET_DOCS, fresh=False, si
          5: MixedBatch("fifth", FOURTH_NEXT_DOCS, {}, fresh=True, side_by_side=True, again=4),
          6: MixedBatch("sixth", THIRD_NEXT_DOCS, {}, fresh=False, side_by_side=False, again=3),
          7: MixedBatch("seventh", SEVENTH_NEXT_DOCS, {}, fresh=True, side_by_side=True,
-                       prompt_chars=SEVENTH_PROMPT_CHARS)}
+                       prompt_chars=SEVENTH_PROMPT_CHARS),
+         8: MixedBatch("eighth", EIGHTH_NEXT_DOCS, {}, fresh=True, side_by_side=True, again=4, rest=True)}
 
 MIN_WORDS = 5  # usable(): shorter candidates are dropped
 PATCLAIMEVAL_ITEMS = 100  # asked of its 146 distinct generated first claims (about 520 words each); 90 had
@@ -370,11 +376,17 @@ def mixed_documents(batch: int) -> dict[str, list[dict]]:
 
 def mixed_pairs(docs: list[dict], spec: MixedBatch) -> list[tuple[dict, int]]:
     """A MIXED batch's (document, k) next-claim jobs: each document's ``k``, or where the batch takes an earlier
-    one's documents ``again``, those of spread(mixed_ks, MORE_KS) other than that ``k``, the largest first."""
+    one's documents ``again``, those of spread(mixed_ks, MORE_KS) other than that ``k``, the largest first (and
+    where it takes the ``rest``, spread(..., MORE_KS) of the k those left)."""
     if spec.again is None:
         return [(doc, doc["k"]) for doc in docs]
-    return [(doc, k) for doc in docs for k in spread(mixed_ks(doc["claims"], spec.prompt_chars), MORE_KS)
-            if k != doc["k"]]
+    pairs = []
+    for doc in docs:
+        ks = mixed_ks(doc["claims"], spec.prompt_chars)
+        taken = spread(ks, MORE_KS)  # the first batch's k (the smallest) is one of them
+        pairs += [(doc, k) for k in (spread([k for k in ks if k not in taken], MORE_KS) if spec.rest else taken)
+                  if k != doc["k"]]
+    return pairs
 
 
 def generate_mixed(work: Path, budget_s: float, batch: int) -> None:
@@ -628,7 +640,7 @@ def packet(directory: Path, items_path: Path = ITEMS, batch: int | None = None) 
     (the first batch's items have no "batch": 1)."""
     items = [row for _, row in jsonl_rows(items_path) if batch is None or row.get("batch", 1) == batch]
     if not items:
-        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 7 "
+        bad(f"{items_path}: no item of batch {batch}; expected a batch the corpus holds (1; 2 after --more, 3 to 8 "
             "after --generate with that --batch)")
     random.Random(SEED).shuffle(items)
     if directory.exists() and any(directory.iterdir()):  # a labeller's sheet may sit there: nothing is written over
