@@ -13,7 +13,7 @@ Printed, by document kind (US grants, US applications, EP):
   claims were dropped is left out), each listed by document and claim so that it can be read: on US documents
   every one is a real defect of the published text (docs/lint.md).
 * **description-support warnings** per claim against each record's own description, and **112(f)** info per claim.
-* **restatement and preamble rules per unmodified claim** (issue 43's bound: 0.01 each), by kind and side of
+* **restatement, preamble and commentary rules per unmodified claim** (issue 43's bound: 0.01 each), by kind and side of
   ``spg.data.checker_split`` (the test side is what counts; train and dev are where rules were tuned).
 * **claims/s** in process: what ``spg lint`` computed before these rules (structure, antecedent basis), the whole
   pipeline (``spg.lint.lint``: every check, suppressions) without and with the description, and with parsing the
@@ -41,7 +41,7 @@ KINDS = {"grant": "US grants", "application": "US applications", "ep": "EP"}
 STRUCTURE = {"empty", "no-independent", "duplicate-number", "bad-number", "missing-number", "unnumbered-claim", "out-of-order",
              "self-reference", "missing-parent", "forward-reference", "broken-parent", "unread-citation"}
 STATUTE = {"multiple-dependency-cumulative", "multiple-dependent-basis"}
-MEANING = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "preamble-mismatch")
+MEANING = ("duplicate-claim", "not-further-limiting", "repeated-limitation", "preamble-mismatch", "not-a-claim")
 
 
 def single_citations(forest: Forest) -> dict[int, tuple[int, int, int]]:

@@ -23,9 +23,9 @@ import spg.lint.meaning.reader as reader
 import spg.lint.redundancy as redundancy
 
 # find_all's calls, looked up in spg.lint.check at each call, and the rules check_redundancy calls in its module
-STAGES = {check: ("unread_citations", "antecedent_findings", "check_multiple_dependency", "check_means_plus_function",
-                  "read_claims", "ancestry", "check_redundancy", "check_preambles", "check_contradictions",
-                  "check_ranges"),
+STAGES = {check: ("unread_citations", "check_commentary", "antecedent_findings", "check_multiple_dependency",
+                  "check_means_plus_function", "read_claims", "ancestry", "check_redundancy", "check_preambles",
+                  "check_contradictions", "check_ranges"),
           redundancy: ("check_duplicates", "check_not_further_limiting", "check_repeated_limitations"),
           reader: ("restatement_findings",)}
 

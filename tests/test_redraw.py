@@ -193,6 +193,11 @@ def test_structure_errors_and_the_drafting_rules_block_a_claim():
         Claim(2, "The stool of claim 1, wherein the seat has a height of from 30 to 60 cm.", (1,)),
     ])
     assert {f.rule for f in check.blocking(widened)} == {"range-outside-parent"}
+    chat = Forest.from_claims([
+        Claim(1, "A stool comprising a seat.", ()),
+        Claim(2, "Here is the next claim: the stool of claim 1, further comprising a seat.", (1,)),
+    ])
+    assert {f.rule for f in check.blocking(chat)} == {"not-a-claim"}
     assert set(RULES) >= REDRAW_RULES  # each id the checker blocks is a rule spg lint reports
 
 

@@ -48,6 +48,7 @@ REDRAW_RULES = frozenset({
     "preamble-mismatch",  # a dependent's subject or category other than its parent's; MPEP 608.01(n) II-III
     "contradicts-parent",  # a dependent saying the opposite of its parent chain; 35 USC 112(b), (d)
     "range-outside-parent",  # a dependent's range reaching outside its parent chain's for one quantity; 112(d)
+    "not-a-claim",  # commentary in a claim's place; lint then drops its multiple-introduction, so it must block
 })
 # Those a claim cannot lose by growing: checked at each limitation's end (";", ":") while the claim is written, so a
 # claim that will be rejected stops there rather than at its end.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from spg.forest import Forest
 from spg.lint.antecedent import check_antecedents
 from spg.lint.clauses import ancestry, read_claims
+from spg.lint.commentary import ANTECEDENT_RULES, check_commentary
 from spg.lint.contradiction import check_contradictions
 from spg.lint.dependency import check_multiple_dependency
 from spg.lint.finding import SEVERITIES, Finding, from_diagnostic
@@ -93,7 +94,10 @@ def find_all(forest: Forest, description: str | None = None, antecedent: str = "
     if restatement not in RESTATEMENT_MODES:
         raise ValueError(f"restatement mode {restatement!r}; expected one of {', '.join(RESTATEMENT_MODES)}")
     found = [from_diagnostic(d) for d in forest.diagnostics() + unread_citations(forest)]
-    found += antecedent_findings(forest, antecedent, terms)
+    commentary = check_commentary(forest)
+    chat = {f.claim for f in commentary}
+    found += commentary + [f for f in antecedent_findings(forest, antecedent, terms)
+                           if f.claim not in chat or f.rule not in ANTECEDENT_RULES]
     found += check_multiple_dependency(forest)
     found += check_means_plus_function(forest)
     readings, above = read_claims(forest), ancestry(forest)  # read once for the rules that read along chains

@@ -36,6 +36,10 @@ _RULES = (
     Rule("broken-parent", "error", "37 CFR 1.75(c)", "A claim depends on a claim whose own dependency is broken."),
     Rule("unread-citation", "warning", "spg parser",
          "A claim read as independent seems to cite a claim through a misspelt word such as 'cam 1'."),
+    Rule("not-a-claim", "warning", "37 CFR 1.75(a); MPEP 608.01(m)",
+         "Text in a claim's place that talks about claims, the invention or its reader ('Here is the next claim:', "
+         "'The present invention relates to', 'I hope'), as a language model's chat does: it claims nothing, and no "
+         "antecedent basis is read in it."),
     Rule("antecedent", "warning", "35 USC 112(b); MPEP 2173.05(e)",
          "A definite reference ('the X', 'said X') without an earlier introduction ('a X') in the claim or the "
          "claims it depends on."),
